@@ -1,0 +1,1 @@
+"""Source clients for billing exports. No Dagster imports here."""

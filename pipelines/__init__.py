@@ -1,0 +1,1 @@
+"""RunLedger pipelines: the Dagster code location, normalization, attribution, budgets, reports."""

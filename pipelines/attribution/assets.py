@@ -1,0 +1,141 @@
+"""Attribution assets: run registry, cost_allocations and the views built on them."""
+
+import dagster as dg
+
+from pipelines.attribution.allocate import allocate_period, check_period
+from pipelines.attribution.registry import load_registry, replace_run_registry
+from pipelines.ingest.assets import focus_line_items
+from pipelines.partitions import billing_period_of, billing_periods
+from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.sqlfiles import read_sql
+from pipelines.warehouse import transaction
+
+CONSERVATION_CHECK = "conservation"
+RECONCILIATION_CHECK = "zero_differences"
+
+
+@dg.asset(group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
+def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """The run registry (`attribution.runs`): experiment, dataset version, owner, window and
+    resource patterns of each training run."""
+    config = runledger.load_config()
+    runs = load_registry(config.runs_path) if config.runs_path else []
+    with runledger.warehouse(config) as conn, transaction(conn):
+        count = replace_run_registry(conn, runs)
+    return dg.MaterializeResult(metadata={"runs": dg.MetadataValue.int(count)})
+
+
+@dg.asset(
+    partitions_def=billing_periods,
+    deps=[focus_line_items, run_registry],
+    group_name="attribution",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    pool=WAREHOUSE_POOL,
+    check_specs=[
+        dg.AssetCheckSpec(
+            CONSERVATION_CHECK,
+            asset="cost_allocations",
+            blocking=True,
+            description="Per line item the allocation ratios sum to 1 and the allocated costs equal its "
+            "BilledCost and EffectiveCost exactly; per source and currency the totals match.",
+        )
+    ],
+)
+def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """Every line item of the billing period attributed to a training run, experiment, dataset
+    version and owner — by its own tags, with the registry filling experiment, dataset version
+    and owner of known runs — or explicitly `unattributed`."""
+    billing_period = billing_period_of(context.partition_key)
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        allocate_period(conn, billing_period, config.attribution.dimensions)
+        checks = check_period(conn, billing_period)
+        method_rows = conn.execute(read_sql("cost_allocations_period_methods"), {"billing_period": billing_period}).fetchall()
+    unbalanced = sum(c["unbalanced_line_items"] for c in checks)
+    for method, rows, effective in method_rows:
+        context.log.info(f"{billing_period:%Y-%m} {method}: {rows:,} allocations, effective cost {effective:,.2f}")
+    return dg.MaterializeResult(
+        metadata={
+            "rows": dg.MetadataValue.int(sum(c["allocation_rows"] for c in checks)),
+            "by_method": dg.MetadataValue.md(
+                "| method | allocations | effective cost |\n|---|---:|---:|\n"
+                + "\n".join(f"| {m} | {r:,} | {e:,.2f} |" for m, r, e in method_rows)
+            ),
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=CONSERVATION_CHECK,
+                passed=unbalanced == 0,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata={
+                    "unbalanced_line_items": dg.MetadataValue.int(unbalanced),
+                    "per_source": dg.MetadataValue.json([{k: str(v) for k, v in c.items()} for c in checks]),
+                },
+            )
+        ],
+    )
+
+
+def _view_asset(name: str, description: str) -> dg.AssetsDefinition:
+    @dg.asset(
+        name=name,
+        deps=[cost_allocations],
+        group_name="attribution",
+        owners=["team:finops"],
+        kinds={"duckdb"},
+        pool=WAREHOUSE_POOL,
+        description=description,
+    )
+    def _view(runledger: RunLedgerResource) -> dg.MaterializeResult:
+        config = runledger.load_config()
+        with runledger.warehouse(config) as conn:
+            conn.execute(read_sql(name))
+            (rows,) = conn.execute(read_sql(f"{name}_count")).fetchone()
+        return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(rows)})
+
+    return _view
+
+
+run_costs = _view_asset("run_costs", "Attributed spend per training run, cost category and billing period (a view).")
+unattributed_costs = _view_asset(
+    "unattributed_costs", "Spend with no training run by provider, account, service and resource, with its share of the period: the tag-hygiene worklist (a view)."
+)
+
+
+@dg.asset(
+    deps=[cost_allocations],
+    group_name="attribution",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    pool=WAREHOUSE_POOL,
+    check_specs=[
+        dg.AssetCheckSpec(
+            RECONCILIATION_CHECK,
+            asset="reconciliation",
+            blocking=True,
+            description="Raw export = focus_line_items = cost_allocations, per source, period and currency.",
+        )
+    ],
+)
+def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """Conservation per source, billing period and currency: the raw export's control totals,
+    focus_line_items and cost_allocations, and their differences (all exactly 0)."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        conn.execute(read_sql("reconciliation"))
+        cursor = conn.execute(read_sql("reconciliation_failures"))
+        columns = [d[0] for d in cursor.description]
+        failures = [dict(zip(columns, row)) for row in cursor.fetchall()]
+        (rows,) = conn.execute(read_sql("reconciliation_count")).fetchone()
+    return dg.MaterializeResult(
+        metadata={"rows": dg.MetadataValue.int(rows)},
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=RECONCILIATION_CHECK,
+                passed=not failures,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata={"failures": dg.MetadataValue.json([{k: str(v) for k, v in f.items()} for f in failures])},
+            )
+        ],
+    )

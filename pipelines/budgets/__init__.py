@@ -1,0 +1,1 @@
+"""Budget baselines, the pre-training resource model and the variance of actual spend against it."""

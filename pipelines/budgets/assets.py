@@ -1,0 +1,48 @@
+"""Budget assets: pre-training baselines and the variance of actual spend against them."""
+
+import dagster as dg
+
+from pipelines.attribution.assets import cost_allocations
+from pipelines.budgets.model import load_budgets_with_files
+from pipelines.budgets.tables import build_budget_variance, replace_budget_baselines
+from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.sqlfiles import read_sql
+from pipelines.warehouse import transaction
+
+
+@dg.asset(group_name="budgets", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
+def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """Each run's pre-training estimate per cost category, from `budgets/<run>.yaml` and the
+    resource model (6·N·D FLOPs, MFU, GPU-hours, checkpoints, egress)."""
+    config = runledger.load_config()
+    budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
+    with runledger.warehouse(config) as conn, transaction(conn):
+        rows = replace_budget_baselines(conn, budgets)
+    return dg.MaterializeResult(metadata={"budgets": dg.MetadataValue.int(len(budgets)), "rows": dg.MetadataValue.int(rows)})
+
+
+@dg.asset(
+    deps=[budget_baselines, cost_allocations],
+    group_name="budgets",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    pool=WAREHOUSE_POOL,
+)
+def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """Actual (effective) spend against the estimate per run and cost category plus a `total`
+    row: variance, status, forecast at completion, and for compute the rate and usage variances
+    that add up to the compute variance exactly."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        with transaction(conn):
+            rows = build_budget_variance(conn)
+        totals = conn.execute(read_sql("budget_variance_totals")).fetchall()
+    return dg.MaterializeResult(
+        metadata={
+            "rows": dg.MetadataValue.int(rows),
+            "totals": dg.MetadataValue.md(
+                "| run | estimated | actual | variance | status |\n|---|---:|---:|---:|---|\n"
+                + "\n".join(f"| {r} | {e:,.2f} | {a:,.2f} | {v:,.2f} | {s} |" for r, e, a, v, s in totals)
+            ),
+        }
+    )

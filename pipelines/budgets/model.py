@@ -1,0 +1,469 @@
+"""Budget baselines (`budgets/<run>.yaml`) and the resource model that turns them into estimates.
+
+Pure Python, no warehouse access. Every number is a `decimal.Decimal`: pydantic reads a YAML float
+through its shortest text form, so `0.023` stays 0.023, and `7.0e9`, which PyYAML leaves a
+string, parses to the same Decimal. Estimates are computed at 60 significant digits; money and
+hours are quantized to 10 decimal places with ROUND_HALF_EVEN, the scale of the warehouse's
+DECIMAL(38, 10).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Strict,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
+
+CATEGORIES = ("compute", "storage", "network", "data", "monitoring", "support", "tax", "other")
+"""The cost categories of `x_CostCategory`, in report order."""
+
+BUDGET_SUFFIXES = (".yaml", ".yml")
+HOURS_PER_MONTH = Decimal(730)
+SECONDS_PER_HOUR = Decimal(3600)
+TERA = Decimal(10) ** 12
+BILLION = Decimal(10) ** 9
+DECIMAL_PRECISION = 60
+TEN_DECIMALS = Decimal("1e-10")
+SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}
+"""Categories a budget section derives, which `fixed` must then leave out."""
+
+
+class BudgetError(ValueError):
+    """A budget file or folder is unusable; the message names the file and the key at fault."""
+
+
+class _InvalidValue(ValueError):
+    """A validator's complaint about `key`, a key below the field being validated."""
+
+    def __init__(self, message: str, *, key: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _require_positive(value: Decimal | int) -> Decimal | int:
+    if value <= 0:
+        raise ValueError(f"must be greater than 0, got {value}")
+    return value
+
+
+def _require_non_negative(value: Decimal | int) -> Decimal | int:
+    if value < 0:
+        raise ValueError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _require_mfu_fraction(value: Decimal) -> Decimal:
+    if not 0 < value <= 1:
+        raise ValueError(
+            f"must be in (0, 1], got {value}; give the model FLOPs utilization as a fraction "
+            "of the peak, e.g. 0.40 for 40 %"
+        )
+    return value
+
+
+PositiveNumber = Annotated[Decimal, AfterValidator(_require_positive)]
+NonNegativeNumber = Annotated[Decimal, AfterValidator(_require_non_negative)]
+MfuFraction = Annotated[Decimal, AfterValidator(_require_mfu_fraction)]
+PositiveCount = Annotated[int, Strict(), AfterValidator(_require_positive)]
+NonNegativeCount = Annotated[int, Strict(), AfterValidator(_require_non_negative)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Window(_Section):
+    """The run's planned time window, [start, end) in UTC dates."""
+
+    start: date
+    end: date
+
+    @field_validator("end")
+    @classmethod
+    def _end_after_start(cls, end: date, info: ValidationInfo) -> date:
+        start = info.data.get("start")
+        if start is not None and end <= start:
+            raise ValueError(f"must be after window.start ({start}), got {end}")
+        return end
+
+
+class ResourceModel(_Section):
+    """The training job that derives the compute estimate (SPEC section 7)."""
+
+    parameters: PositiveNumber
+    tokens: PositiveNumber
+    gpu_peak_tflops: PositiveNumber
+    mfu: MfuFraction
+    overhead: NonNegativeNumber = Decimal(0)
+    gpus: PositiveCount
+    gpu_hour_price: NonNegativeNumber
+
+
+class Storage(_Section):
+    """Checkpoints and dataset kept for the run's wall-clock duration."""
+
+    checkpoint_gb: NonNegativeNumber
+    checkpoints_retained: NonNegativeCount
+    dataset_gb: NonNegativeNumber
+    price_gb_month: NonNegativeNumber
+
+
+class Network(_Section):
+    """Data transferred out during the run."""
+
+    egress_gb: NonNegativeNumber
+    price_gb: NonNegativeNumber
+
+
+class Thresholds(_Section):
+    """Status thresholds as fractions of the estimate."""
+
+    warning: PositiveNumber
+    over: PositiveNumber
+
+    @field_validator("over")
+    @classmethod
+    def _over_at_least_warning(cls, over: Decimal, info: ValidationInfo) -> Decimal:
+        warning = info.data.get("warning")
+        if warning is not None and over < warning:
+            raise ValueError(f"must be at least thresholds.warning ({warning}), got {over}")
+        return over
+
+
+class Budget(_Section):
+    """One run's budget baseline, as written in `budgets/<run>.yaml`."""
+
+    training_run: str
+    currency: str
+    window: Window
+    model: ResourceModel | None = None
+    storage: Storage | None = None
+    network: Network | None = None
+    fixed: dict[str, NonNegativeNumber] = {}
+    thresholds: Thresholds
+
+    @field_validator("training_run")
+    @classmethod
+    def _run_id_not_blank(cls, training_run: str) -> str:
+        if not training_run.strip() or training_run != training_run.strip():
+            raise ValueError(
+                f"must be the run id without surrounding blanks, got {training_run!r}"
+            )
+        return training_run
+
+    @field_validator("currency")
+    @classmethod
+    def _currency_code(cls, currency: str) -> str:
+        if len(currency) != 3 or not currency.isascii() or not currency.isupper():
+            raise ValueError(
+                f"must be a 3-letter ISO 4217 code in capitals such as USD, got {currency!r}"
+            )
+        return currency
+
+    @field_validator("storage")
+    @classmethod
+    def _storage_needs_model(cls, storage: Storage | None, info: ValidationInfo) -> Storage | None:
+        if storage is not None and "model" in info.data and info.data["model"] is None:
+            raise ValueError(
+                "needs `model`: storage cost scales with the run's wall-clock hours; add `model` "
+                "or give the storage amount as fixed.storage"
+            )
+        return storage
+
+    @field_validator("fixed")
+    @classmethod
+    def _fixed_categories(
+        cls, fixed: dict[str, Decimal], info: ValidationInfo
+    ) -> dict[str, Decimal]:
+        for category in fixed:
+            if category not in CATEGORIES:
+                raise _InvalidValue(
+                    f"unknown cost category; use one of {', '.join(CATEGORIES)}", key=category
+                )
+        for category, section in SECTION_CATEGORIES.items():
+            if category in fixed and info.data.get(section) is not None:
+                raise _InvalidValue(
+                    f"cannot be given together with `{section}`, which derives the {category} "
+                    "estimate; remove one of the two",
+                    key=category,
+                )
+        return fixed
+
+    @model_validator(mode="after")
+    def _has_some_cost(self) -> Budget:
+        if self.model is None and self.storage is None and self.network is None and not self.fixed:
+            raise ValueError("has no cost: give at least one of model, storage, network or fixed")
+        return self
+
+
+_SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
+    (): Budget,
+    ("window",): Window,
+    ("model",): ResourceModel,
+    ("storage",): Storage,
+    ("network",): Network,
+    ("thresholds",): Thresholds,
+}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The resource model's pre-training estimate of one budget.
+
+    Attributes:
+        flops: training FLOPs, 6 x parameters x tokens; None without `model`.
+        gpu_hours: GPU-hours including overhead, quantized; None without `model`.
+        wall_hours: gpu_hours / gpus, quantized; None without `model`.
+        costs: estimated cost per category present in the budget, in `CATEGORIES` order.
+        total: sum of `costs`.
+        cost_per_billion_tokens: total / (tokens / 1e9), quantized; None without `model`.
+    """
+
+    flops: Decimal | None
+    gpu_hours: Decimal | None
+    wall_hours: Decimal | None
+    costs: dict[str, Decimal]
+    total: Decimal
+    cost_per_billion_tokens: Decimal | None
+
+
+def load_budget(path: Path) -> Budget:
+    """Reads and validates one budget file.
+
+    Args:
+        path: the YAML file; error messages name it as given.
+
+    Raises:
+        BudgetError: the file is unreadable, not YAML, or breaks a rule; one line per problem,
+            each `<file>: <key path>: <problem>; <what to do>`.
+    """
+    document = _read_yaml(path)
+    try:
+        return Budget.model_validate(document)
+    except ValidationError as error:
+        raise BudgetError("\n".join(_describe(path, detail) for detail in error.errors())) from None
+
+
+def load_budgets_with_files(folder: Path) -> list[tuple[Budget, Path]]:
+    """Reads every `*.yaml`/`*.yml` budget of a folder, sorted by file name, with its file.
+
+    Raises:
+        BudgetError: the folder is missing, any file is invalid (all problems of all files are
+            reported together), or two files budget the same training run.
+    """
+    if not folder.is_dir():
+        raise BudgetError(
+            f"{folder}: budget folder does not exist; create it or fix `budgets` in runledger.yaml"
+        )
+    paths = sorted(
+        (path for path in folder.iterdir() if path.suffix in BUDGET_SUFFIXES and path.is_file()),
+        key=lambda path: path.name,
+    )
+    loaded: list[tuple[Budget, Path]] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            loaded.append((load_budget(path), path))
+        except BudgetError as error:
+            problems.append(str(error))
+    problems.extend(_duplicate_runs(loaded))
+    if problems:
+        raise BudgetError("\n".join(problems))
+    return loaded
+
+
+def load_budgets(folder: Path) -> list[Budget]:
+    """Reads every budget of a folder; see `load_budgets_with_files`."""
+    return [budget for budget, _ in load_budgets_with_files(folder)]
+
+
+def estimate(budget: Budget) -> Estimate:
+    """Applies the resource model of SPEC section 7 to a budget."""
+    with localcontext(prec=DECIMAL_PRECISION):
+        costs: dict[str, Decimal] = {}
+        flops = gpu_hours = wall_hours = cost_per_billion_tokens = None
+        if budget.model is not None:
+            flops = 6 * budget.model.parameters * budget.model.tokens
+            gpu_hours = _gpu_hours(budget.model, flops)
+            wall_hours = _quantize(gpu_hours / budget.model.gpus)
+            costs["compute"] = _quantize(gpu_hours * budget.model.gpu_hour_price)
+            if budget.storage is not None:
+                costs["storage"] = _storage_cost(budget.storage, wall_hours)
+        if budget.network is not None:
+            costs["network"] = _quantize(budget.network.egress_gb * budget.network.price_gb)
+        costs.update({category: _quantize(amount) for category, amount in budget.fixed.items()})
+        ordered = {category: costs[category] for category in CATEGORIES if category in costs}
+        total = sum(ordered.values(), Decimal(0))
+        if budget.model is not None:
+            cost_per_billion_tokens = _quantize(total / (budget.model.tokens / BILLION))
+    return Estimate(flops, gpu_hours, wall_hours, ordered, total, cost_per_billion_tokens)
+
+
+def format_estimate(budget: Budget, estimate: Estimate) -> str:
+    """Renders an estimate as the plain-text table `runledger estimate` prints."""
+    lines = [
+        f"Estimate for {budget.training_run}: window {budget.window.start} to "
+        f"{budget.window.end}, amounts in {budget.currency}",
+        "",
+    ]
+    if budget.model is not None:
+        lines += _resource_lines(budget.model, estimate)
+    lines.append(f"  {'cost category':<28}{budget.currency:>20}")
+    lines += [f"  {category:<28}{_money(cost):>20}" for category, cost in estimate.costs.items()]
+    lines.append(f"  {'total':<28}{_money(estimate.total):>20}")
+    if estimate.cost_per_billion_tokens is not None:
+        lines.append(f"  {'cost per 1e9 tokens':<28}{_money(estimate.cost_per_billion_tokens):>20}")
+    return "\n".join(lines) + "\n"
+
+
+def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any]]:
+    """One `budget_baselines` row per estimated category of a budget.
+
+    Only the compute row derived from `model` carries estimated_gpu_hours and estimated_rate
+    (= gpu_hour_price); its estimated_cost is round(estimated_gpu_hours x estimated_rate, 10).
+    Every Decimal is quantized to 10 places (DuckDB misreads bound Decimals with a positive
+    exponent such as Decimal('1.2E+4')).
+
+    Args:
+        budget: the validated budget.
+        source_file: the budget's file, stored as `budget_file`.
+    """
+    result = estimate(budget)
+    thresholds = {
+        "warning": _quantize(budget.thresholds.warning),
+        "over": _quantize(budget.thresholds.over),
+    }
+    window = {"start": budget.window.start, "end": budget.window.end}
+    rows = []
+    gpu_hour_price = _quantize(budget.model.gpu_hour_price) if budget.model is not None else None
+    for category, cost in result.costs.items():
+        derived_compute = category == "compute" and budget.model is not None
+        rows.append(
+            {
+                "training_run": budget.training_run,
+                "cost_category": category,
+                "currency": budget.currency,
+                "estimated_cost": cost,
+                "estimated_gpu_hours": result.gpu_hours if derived_compute else None,
+                "estimated_rate": gpu_hour_price if derived_compute else None,
+                "thresholds": thresholds,
+                "window": window,
+                "budget_file": str(source_file),
+            }
+        )
+    return rows
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise BudgetError(f"{path}: cannot read the budget file: {error}") from None
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        problem = _yaml_problem(error)
+        raise BudgetError(f"{path}: not valid YAML: {problem}; fix the syntax") from None
+    if not isinstance(document, dict):
+        found = "an empty file" if document is None else type(document).__name__
+        raise BudgetError(
+            f"{path}: expected a mapping of budget keys (training_run, currency, window, ...), "
+            f"got {found}"
+        )
+    return document
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    if mark is None:
+        return problem
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def _describe(path: Path, detail: ErrorDetails) -> str:
+    """Turns one pydantic error into `<file>: <key path>: <problem>`."""
+    loc = [str(part) for part in detail["loc"] if part != "[key]"]
+    cause = detail.get("ctx", {}).get("error")
+    if isinstance(cause, _InvalidValue):
+        loc.append(cause.key)
+    problem = _problem(detail, tuple(loc[:-1]), cause)
+    key = ".".join(loc)
+    return f"{path}: {key}: {problem}" if key else f"{path}: {problem}"
+
+
+def _problem(detail: ErrorDetails, parent: tuple[str, ...], cause: object) -> str:
+    kind = detail["type"]
+    if kind == "value_error":
+        return str(cause)
+    if kind == "missing":
+        return "required key is missing; add it"
+    if kind == "extra_forbidden":
+        allowed = ", ".join(_SECTIONS[parent].model_fields) if parent in _SECTIONS else ""
+        return f"unknown key; remove it or fix its spelling (expected one of: {allowed})"
+    if kind in ("model_type", "dict_type"):
+        return f"must be a mapping of keys, got {_show(detail['input'])}"
+    message = detail["msg"]
+    return f"{message[0].lower()}{message[1:]}, got {_show(detail['input'])}"
+
+
+def _show(value: object) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _duplicate_runs(loaded: list[tuple[Budget, Path]]) -> list[str]:
+    first_file: dict[str, Path] = {}
+    problems = []
+    for budget, path in loaded:
+        if budget.training_run in first_file:
+            problems.append(
+                f"{path}: training_run: {budget.training_run!r} is already budgeted in "
+                f"{first_file[budget.training_run]}; keep one budget file per run"
+            )
+        else:
+            first_file[budget.training_run] = path
+    return problems
+
+
+def _gpu_hours(model: ResourceModel, flops: Decimal) -> Decimal:
+    sustained_flops_per_gpu_hour = model.gpu_peak_tflops * TERA * model.mfu * SECONDS_PER_HOUR
+    return _quantize(flops / sustained_flops_per_gpu_hour * (1 + model.overhead))
+
+
+def _storage_cost(storage: Storage, wall_hours: Decimal) -> Decimal:
+    stored_gb = storage.checkpoint_gb * storage.checkpoints_retained + storage.dataset_gb
+    return _quantize(stored_gb * storage.price_gb_month * wall_hours / HOURS_PER_MONTH)
+
+
+def _quantize(value: Decimal) -> Decimal:
+    with localcontext(prec=DECIMAL_PRECISION):
+        return value.quantize(TEN_DECIMALS, rounding=ROUND_HALF_EVEN)
+
+
+def _resource_lines(model: ResourceModel, estimate: Estimate) -> list[str]:
+    days = estimate.wall_hours / 24
+    return [
+        f"  {'training FLOPs (6 N D)':<28}{estimate.flops:>20.3e}",
+        f"  {'GPU-hours':<28}{estimate.gpu_hours:>20,.2f}",
+        f"  {'wall-clock hours':<28}{estimate.wall_hours:>20,.2f}"
+        f"  ({days:,.2f} days on {model.gpus} GPUs)",
+        "",
+    ]
+
+
+def _money(amount: Decimal) -> str:
+    return f"{amount:,.2f}"

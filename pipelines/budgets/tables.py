@@ -1,0 +1,62 @@
+"""Writes `budget_baselines` and `budget_variance`; the caller owns the transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import duckdb
+
+from pipelines.budgets.model import Budget, BudgetError, baseline_rows
+from pipelines.sqlfiles import read_sql
+
+
+def replace_budget_baselines(
+    conn: duckdb.DuckDBPyConnection, budgets_with_files: Iterable[tuple[Budget, Path | str]]
+) -> int:
+    """Replaces every row of `budget_baselines` with the estimates of the given budgets.
+
+    Args:
+        conn: a writable warehouse connection, inside the caller's transaction.
+        budgets_with_files: each budget with the file it was read from, as returned by
+            `load_budgets_with_files`.
+
+    Returns:
+        The number of rows written.
+    """
+    rows = [row for budget, path in budgets_with_files for row in baseline_rows(budget, path)]
+    conn.execute(read_sql("budget_baselines_delete"))
+    if rows:
+        conn.executemany(read_sql("budget_baselines_insert"), rows)
+    return len(rows)
+
+
+def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
+    """Rebuilds `budget_variance` from `budget_baselines` and `cost_allocations`.
+
+    Args:
+        conn: a writable warehouse connection, inside the caller's transaction.
+
+    Returns:
+        The number of rows written.
+
+    Raises:
+        BudgetError: a budgeted run has allocations billed in another currency than its budget.
+    """
+    _require_budget_currencies(conn)
+    conn.execute(read_sql("create_decimal_divide"))
+    (written,) = conn.execute(read_sql("budget_variance")).fetchone()
+    return written
+
+
+def _require_budget_currencies(conn: duckdb.DuckDBPyConnection) -> None:
+    mismatches = conn.execute(read_sql("budget_currency_mismatches")).fetchall()
+    if mismatches:
+        raise BudgetError(
+            "\n".join(
+                f"{budget_file}: currency: {budget_currency}, but the allocations of "
+                f"{training_run!r} are billed in {billing_currencies}; RunLedger does not convert "
+                "currencies, so set the budget's currency to the billing currency"
+                for training_run, budget_file, budget_currency, billing_currencies in mismatches
+            )
+        )

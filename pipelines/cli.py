@@ -1,0 +1,237 @@
+"""`runledger`: the command line (SPEC §2). Exit 0 ok, 1 run failed, 2 usage or config error."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Callable
+from datetime import date
+from decimal import Decimal
+from functools import wraps
+from pathlib import Path
+
+import click
+
+RUN_FAILED = 1
+USAGE_ERROR = 2
+READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN"}
+
+
+def _echo_err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _handle_errors(command: Callable) -> Callable:
+    """Maps errors to exit codes: configuration and usage 2, everything else that fails 1."""
+
+    @wraps(command)
+    def wrapper(*args: object, **kwargs: object) -> object:
+        from pipelines.budgets.model import BudgetError
+        from pipelines.config import ConfigError
+        from pipelines.ingest.mappings import MappingError
+
+        try:
+            return command(*args, **kwargs)
+        except (ConfigError, BudgetError, MappingError, UsageProblem) as error:
+            _echo_err(f"error: {error}")
+            sys.exit(USAGE_ERROR)
+        except Exception as error:  # noqa: BLE001 - every other failure is a failed run, exit 1
+            _echo_err(f"run failed: {error}")
+            sys.exit(RUN_FAILED)
+
+    return wrapper
+
+
+class UsageProblem(ValueError):
+    """A command was called in a way it cannot serve (exit 2)."""
+
+
+def _config_option(command: Callable) -> Callable:
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="runledger.yaml to use (default: $RUNLEDGER_CONFIG, then ./runledger.yaml).",
+    )(command)
+
+
+def _parse_period(value: str) -> date:
+    try:
+        year, month = value.split("-")
+        return date(int(year), int(month), 1)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a billing period YYYY-MM") from None
+
+
+def _format_cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, Decimal):
+        text = f"{value:,f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    return str(value)
+
+
+def _print_table(columns: list[str], rows: list[tuple]) -> None:
+    cells = [[_format_cell(v) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    numeric = [all(isinstance(row[i], int | float | Decimal) or row[i] is None for row in rows) for i in range(len(columns))]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric)).rstrip()
+
+    click.echo(line(columns))
+    click.echo("  ".join("-" * w for w in widths))
+    for row in cells:
+        click.echo(line(row))
+
+
+def _print_summary(config_path: Path | None, reports: list[str]) -> None:
+    from pipelines.config import load_config
+    from pipelines.sqlfiles import read_sql
+    from pipelines.warehouse import connect
+
+    config = load_config(config_path)
+    conn = connect(config.warehouse_path, read_only=True)
+    try:
+        cursor = conn.execute(read_sql("run_summary"))
+        columns = [d[0] for d in cursor.description]
+        rows = cursor.fetchall()
+    finally:
+        conn.close()
+    click.echo("")
+    _print_table(columns, rows)
+    click.echo("")
+    click.echo(f"warehouse: {config.warehouse_path}")
+    summary = [p for p in reports if p.endswith("summary.html")]
+    html = [p for p in reports if p.endswith("report.html")]
+    click.echo(f"reports:   {summary[0] if summary else config.reports_path}")
+    for path in html:
+        click.echo(f"           {path}")
+
+
+@click.group(help="RunLedger: cloud bills to per-training-run cost accounts.")
+def main() -> None:
+    """The `runledger` command group."""
+
+
+@main.command(help="Write the demo exports and config into DIR (default: .), run the nightly job, report.")
+@click.option("--dir", "target", type=click.Path(path_type=Path, file_okay=False), default=Path("."), show_default=True)
+@_handle_errors
+def demo(target: Path) -> None:
+    from pipelines.demo_data import write_demo
+    from pipelines.nightly import run_nightly
+
+    config_path = write_demo(target)
+    click.echo(f"demo data and config written: {config_path}")
+    result = run_nightly(config_path, echo=_echo_err)
+    _print_summary(config_path, result.reports)
+
+
+@main.command(help="The nightly job: ingest, normalize, attribute, budget variance, reports.")
+@_config_option
+@click.option("--period", "periods", multiple=True, help="Billing period YYYY-MM (repeatable; default: every period found).")
+@_handle_errors
+def run(config_path: Path | None, periods: tuple[str, ...]) -> None:
+    from pipelines.nightly import run_nightly
+
+    result = run_nightly(config_path, [_parse_period(p) for p in periods], echo=_echo_err)
+    _print_summary(config_path, result.reports)
+
+
+@main.command(help="Read-only SQL on the warehouse, e.g. runledger query \"select * from run_costs\".")
+@_config_option
+@click.option("--format", "output_format", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@click.argument("sql")
+@_handle_errors
+def query(config_path: Path | None, output_format: str, sql: str) -> None:
+    import duckdb
+
+    from pipelines.config import load_config
+    from pipelines.warehouse import connect
+
+    config = load_config(config_path)
+    conn = connect(config.warehouse_path, read_only=True)
+    try:
+        statements = conn.extract_statements(sql)
+        writes = [s.type.name for s in statements if s.type.name not in READ_ONLY_STATEMENTS]
+        if writes or not statements:
+            raise UsageProblem(f"runledger query runs read-only SELECT statements; got {', '.join(writes) or 'nothing'}")
+        try:
+            cursor = conn.execute(sql)
+        except duckdb.Error as error:
+            raise UsageProblem(f"query failed: {error}") from None
+        columns = [d[0] for d in cursor.description]
+        rows = cursor.fetchall()
+    finally:
+        conn.close()
+    if output_format == "csv":
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        writer.writerows(rows)
+    elif output_format == "json":
+        click.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=str, indent=2))
+    else:
+        _print_table(columns, rows)
+
+
+@main.command(help="Post-mortem reports for one run (--run) or all runs (--all) from the warehouse.")
+@_config_option
+@click.option("--run", "run_id", help="Training run id.")
+@click.option("--all", "all_runs", is_flag=True, help="Every run.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Output folder (default: reports_dir).")
+@_handle_errors
+def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None) -> None:
+    from pipelines.config import load_config
+    from pipelines.reports import write_reports
+    from pipelines.warehouse import connect
+
+    if bool(run_id) == all_runs:
+        raise UsageProblem("give exactly one of --run RUN_ID or --all")
+    config = load_config(config_path)
+    conn = connect(config.warehouse_path, read_only=True)
+    try:
+        try:
+            written = write_reports(conn, out or config.reports_path, [run_id] if run_id else None)
+        except ValueError as error:
+            raise UsageProblem(str(error)) from None
+    finally:
+        conn.close()
+    for path in written.paths:
+        if str(path).endswith((".html", ".md")):
+            click.echo(str(path))
+
+
+@main.command(help="Print the pre-training estimate of a budget file from the resource model.")
+@click.argument("budget_file", type=click.Path(path_type=Path, dir_okay=False))
+@_handle_errors
+def estimate(budget_file: Path) -> None:
+    from pipelines.budgets.model import estimate as estimate_budget
+    from pipelines.budgets.model import format_estimate, load_budget
+
+    budget = load_budget(budget_file)
+    click.echo(format_estimate(budget, estimate_budget(budget)))
+
+
+@main.command(help="Validate the config, budgets, run registry and mapping files without running.")
+@_config_option
+@_handle_errors
+def check(config_path: Path | None) -> None:
+    from pipelines.attribution.registry import load_registry
+    from pipelines.budgets.model import load_budgets
+    from pipelines.config import load_config
+    from pipelines.ingest.mappings import read_category_rules
+    from pipelines.ingest.sources import reader_for
+
+    config = load_config(config_path)
+    runs = load_registry(config.runs_path) if config.runs_path else []
+    budgets = load_budgets(config.budgets_path) if config.budgets_path else []
+    rules = read_category_rules(config.cost_categories_path)
+    for source in config.billing_sources:
+        reader_for(source, config)
+    click.echo(
+        f"ok: {len(config.sources)} sources, {len(runs)} registered runs, {len(budgets)} budgets, "
+        f"{len(rules)} cost category rules ({config.base_dir})"
+    )

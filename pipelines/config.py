@@ -1,0 +1,252 @@
+"""`runledger.yaml`: loading, validation and path resolution (SPEC §3).
+
+Every problem is a `ConfigError` whose message names the file and the key at fault; the CLI
+turns it into exit code 2.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
+DEFAULT_CONFIG_FILE = "runledger.yaml"
+DEFAULT_DIMENSIONS = {
+    "training_run": ["training_run", "training-run", "TrainingRun", "run_id"],
+    "experiment": ["experiment"],
+    "dataset_version": ["dataset_version", "dataset"],
+    "owner": ["owner", "team"],
+}
+
+
+class ConfigError(ValueError):
+    """A configuration problem; the message names the file and key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AwsCurSource(_Strict):
+    """AWS billing exports (legacy CUR, CUR 2.0, AWS FOCUS) under an S3 prefix or local folder."""
+
+    name: str
+    kind: Literal["aws_cur"]
+    uri: str
+    endpoint_url: str | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return not self.uri.startswith("s3://")
+
+
+class GcpBillingSource(_Strict):
+    """The GCP Cloud Billing export: a BigQuery table or a local folder of its files."""
+
+    name: str
+    kind: Literal["gcp_billing"]
+    table: str | None = None
+    path: str | None = None
+
+    @model_validator(mode="after")
+    def _one_location(self) -> GcpBillingSource:
+        if (self.table is None) == (self.path is None):
+            raise ValueError("give exactly one of `table` (BigQuery) or `path` (local folder)")
+        return self
+
+
+class FocusSource(_Strict):
+    """Any FOCUS 1.0-1.2 export, CSV or Parquet, a file or a folder."""
+
+    name: str
+    kind: Literal["focus"]
+    path: str
+
+
+class AwsTagsSource(_Strict):
+    """A Resource Groups Tagging API snapshot."""
+
+    name: str
+    kind: Literal["aws_tags"]
+    regions: list[str]
+    endpoint_url: str | None = None
+
+
+Source = Annotated[
+    AwsCurSource | GcpBillingSource | FocusSource | AwsTagsSource, Field(discriminator="kind")
+]
+BillingSource = AwsCurSource | GcpBillingSource | FocusSource
+
+
+class SharedRule(_Strict):
+    """A shared-cost rule (SPEC §6 step 4)."""
+
+    name: str
+    match: dict[str, str]
+    split: Literal["proportional", "even", "fixed"]
+    weights: dict[str, float] | None = None
+
+
+class Attribution(_Strict):
+    """How line items are attributed (SPEC §6)."""
+
+    dimensions: dict[Literal["training_run", "experiment", "dataset_version", "owner"], list[str]] = (
+        Field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
+    )
+    runs: str | None = None
+    shared: list[SharedRule] = Field(default_factory=list)
+
+    @field_validator("dimensions")
+    @classmethod
+    def _all_dimensions(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        merged = {**DEFAULT_DIMENSIONS, **value}
+        for dimension, keys in merged.items():
+            if not keys:
+                raise ValueError(f"{dimension}: give at least one tag key")
+        return merged
+
+
+class RunLedgerConfig(_Strict):
+    """The whole `runledger.yaml`, with relative paths resolved against its folder."""
+
+    base_dir: Path
+    warehouse: str = ".runledger/warehouse.duckdb"
+    reports_dir: str = ".runledger/reports"
+    sources: list[Source] = Field(default_factory=list)
+    attribution: Attribution = Field(default_factory=Attribution)
+    budgets: str | None = None
+    cost_categories: str | None = None
+
+    @field_validator("sources")
+    @classmethod
+    def _unique_names(cls, sources: list[Source]) -> list[Source]:
+        names = [source.name for source in sources]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"source names must be unique, repeated: {', '.join(duplicates)}")
+        return sources
+
+    def resolve(self, path: str) -> Path:
+        """Resolves a path of this file: relative paths are relative to the config's folder."""
+        candidate = Path(path).expanduser()
+        return candidate if candidate.is_absolute() else self.base_dir / candidate
+
+    @property
+    def warehouse_path(self) -> Path:
+        return self.resolve(self.warehouse)
+
+    @property
+    def reports_path(self) -> Path:
+        return self.resolve(self.reports_dir)
+
+    @property
+    def billing_sources(self) -> list[BillingSource]:
+        return [s for s in self.sources if not isinstance(s, AwsTagsSource)]
+
+    @property
+    def runs_path(self) -> Path | None:
+        return self.resolve(self.attribution.runs) if self.attribution.runs else None
+
+    @property
+    def budgets_path(self) -> Path | None:
+        return self.resolve(self.budgets) if self.budgets else None
+
+    @property
+    def cost_categories_path(self) -> Path | None:
+        return self.resolve(self.cost_categories) if self.cost_categories else None
+
+
+def default_config_path() -> Path:
+    """`$RUNLEDGER_CONFIG`, else `./runledger.yaml` (read when called, never at import)."""
+    return Path(os.environ.get(CONFIG_ENV_VAR) or DEFAULT_CONFIG_FILE)
+
+
+def _key_path(location: tuple[int | str, ...]) -> str:
+    text = ""
+    for item in location:
+        text += f"[{item}]" if isinstance(item, int) else (f".{item}" if text else str(item))
+    return text
+
+
+def _source_kind_keys(location: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """Drops pydantic's discriminator tag (`aws_cur`…) from an error location."""
+    kinds = {"aws_cur", "gcp_billing", "focus", "aws_tags"}
+    return tuple(item for item in location if item not in kinds)
+
+
+def format_validation_error(file: Path, error: ValidationError) -> str:
+    """One line per problem: `file: key.path: message`."""
+    lines = []
+    for problem in error.errors():
+        key = _key_path(_source_kind_keys(problem["loc"])) or "(top level)"
+        message = problem["msg"]
+        if problem["type"] == "extra_forbidden":
+            message = "unknown key (check its spelling against the README's configuration section)"
+        lines.append(f"{file}: {key}: {message}")
+    return "\n".join(lines)
+
+
+def read_yaml(path: Path) -> object:
+    """Parses a YAML file; a missing file or bad YAML is a `ConfigError` naming the file."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: file not found")
+    try:
+        return yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(error, 'problem', error)}") from None
+
+
+def load_config(path: Path | None = None) -> RunLedgerConfig:
+    """Reads and validates `runledger.yaml` and checks that the files it names exist.
+
+    Args:
+        path: the config file; defaults to `$RUNLEDGER_CONFIG`, then `./runledger.yaml`.
+
+    Raises:
+        ConfigError: naming the file and key at fault.
+    """
+    path = (path or default_config_path()).resolve()
+    document = read_yaml(path)
+    if document is None:
+        document = {}
+    if not isinstance(document, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of keys (warehouse, sources, …)")
+    if "base_dir" in document:
+        raise ConfigError(f"{path}: base_dir: unknown key")
+    try:
+        config = RunLedgerConfig.model_validate({**document, "base_dir": path.parent})
+    except ValidationError as error:
+        raise ConfigError(format_validation_error(path, error)) from None
+    _check_paths_exist(path, config)
+    if config.attribution.shared:
+        raise ConfigError(
+            f"{path}: attribution.shared: shared-cost rules are not applied by this version yet; "
+            "remove them to run (their spend is reported as unattributed meanwhile)"
+        )
+    return config
+
+
+def _check_paths_exist(file: Path, config: RunLedgerConfig) -> None:
+    for index, source in enumerate(config.sources):
+        local = None
+        if isinstance(source, AwsCurSource) and source.is_local:
+            local, key = source.uri, "uri"
+        elif isinstance(source, GcpBillingSource | FocusSource) and source.path:
+            local, key = source.path, "path"
+        if local is not None and not config.resolve(local).exists():
+            raise ConfigError(
+                f"{file}: sources[{index}].{key}: {config.resolve(local)} does not exist"
+            )
+    for key, value in (
+        ("attribution.runs", config.runs_path),
+        ("budgets", config.budgets_path),
+        ("cost_categories", config.cost_categories_path),
+    ):
+        if value is not None and not value.exists():
+            raise ConfigError(f"{file}: {key}: {value} does not exist")

@@ -1,0 +1,117 @@
+"""FOCUS 1.0-1.2 exports (CSV or Parquet) onto the `focus_line_items` columns, lazily.
+
+CSV is read as text (the literal `NULL` is NULL) so money converts from its decimal text
+exactly; `Tags` may be a JSON object string (CSV) or a map (Parquet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from connectors.errors import SourceError
+from pipelines.ingest.focus_schema import FOCUS_COLUMNS, MONEY, TAGS, blank_to_null, money, to_focus_columns
+from pipelines.ingest.mappings import CategoryRule, cost_category_expr, with_gpu_count
+
+REQUIRED_COLUMNS = ("BilledCost", "EffectiveCost", "BillingCurrency", "BillingPeriodStart", "ChargePeriodStart", "ProviderName")
+CSV_NULLS = ["NULL", ""]
+TAG_PAIR = r'"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"'
+TIMESTAMP_TEXT = r"(?i)(Z|UTC|\+00:?00)$"
+
+
+def scan_focus(files: Sequence[Path]) -> pl.LazyFrame:
+    """Every file of the export as one lazy frame with the file path of each row."""
+    frames = []
+    for file in files:
+        name = file.name.lower()
+        try:
+            if name.endswith(".parquet"):
+                frame = pl.scan_parquet(file)
+            else:
+                frame = pl.scan_csv(file, infer_schema=False, null_values=CSV_NULLS)
+            schema_names = frame.collect_schema().names()
+        except (pl.exceptions.PolarsError, OSError) as error:
+            raise SourceError(f"cannot read FOCUS file {file}: {error}") from None
+        missing = [c for c in REQUIRED_COLUMNS if c not in schema_names]
+        if missing:
+            raise SourceError(f"{file}: FOCUS columns missing: {', '.join(missing)}")
+        frames.append(frame.with_row_index("_row").with_columns(pl.lit(str(file)).alias("_source_file")))
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def _as_money(schema: pl.Schema, name: str) -> pl.Expr:
+    if name not in schema:
+        return pl.lit(None, dtype=MONEY)
+    return money(name)
+
+
+def _as_timestamp(schema: pl.Schema, name: str) -> pl.Expr:
+    if name not in schema:
+        return pl.lit(None, dtype=pl.Datetime("us"))
+    if schema[name] == pl.String:
+        text = blank_to_null(pl.col(name)).str.replace(TIMESTAMP_TEXT, "").str.replace("T", " ")
+        return text.str.to_datetime(time_unit="us", strict=True)
+    return pl.col(name).cast(pl.Datetime("us", "UTC")).dt.replace_time_zone(None) if getattr(schema[name], "time_zone", None) else pl.col(name).cast(pl.Datetime("us"))
+
+
+def _tags(schema: pl.Schema) -> pl.Expr:
+    if "Tags" not in schema:
+        return pl.lit([], dtype=TAGS)
+    if schema["Tags"] == pl.String:
+        pairs = pl.col("Tags").fill_null("").str.extract_all(TAG_PAIR)
+        return pairs.list.eval(
+            pl.struct(
+                pl.element().str.extract(TAG_PAIR, 1).alias("key"),
+                pl.element().str.extract(TAG_PAIR, 2).alias("value"),
+            )
+        )
+    return pl.col("Tags").fill_null([])
+
+
+def normalize_focus(
+    frame: pl.LazyFrame,
+    *,
+    source_name: str,
+    category_rules: list[CategoryRule],
+    ingested_at: object,
+    source_format: str = "focus",
+) -> pl.LazyFrame:
+    """Types a FOCUS export's columns and adds the x_ extensions."""
+    schema = frame.collect_schema()
+    money_columns = [n for n, t in FOCUS_COLUMNS.items() if t == MONEY and not n.startswith("x_")]
+    text_columns = [n for n, t in FOCUS_COLUMNS.items() if t == pl.String and not n.startswith("x_")]
+    typed = frame.with_columns(
+        *[_as_money(schema, n).alias(n) for n in money_columns],
+        *[blank_to_null(pl.col(n)).alias(n) if n in schema else pl.lit(None, dtype=pl.String).alias(n) for n in text_columns],
+        *[_as_timestamp(schema, n).alias(n) for n in ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd")],
+        _tags(schema).alias("Tags"),
+        pl.format("{}|{}|{}", pl.lit(source_name), pl.col("_source_file"), pl.col("_row")).alias("x_LineItemKey"),
+        pl.lit(source_name).alias("x_SourceName"),
+        pl.lit(source_format).alias("x_SourceFormat"),
+        pl.col("_source_file").alias("x_SourceFile"),
+        pl.lit(ingested_at).cast(pl.Datetime("us")).alias("x_IngestedAt"),
+        (pl.col("x_InstanceType") if "x_InstanceType" in schema else pl.lit(None, dtype=pl.String)).alias("x_InstanceType"),
+    )
+    categorized = typed.with_columns(
+        pl.col("ServiceName").alias("_service_key"),
+        pl.col("ChargeDescription").alias("_detail"),
+    ).with_columns(cost_category_expr(category_rules).alias("x_CostCategory"))
+    return to_focus_columns(with_gpu_count(categorized).with_columns(pl.lit(0, dtype=MONEY).alias("x_GpuHours")))
+
+
+def billing_period_expr(frame: pl.LazyFrame) -> pl.Expr:
+    """The first day of each raw row's billing period."""
+    return _as_timestamp(frame.collect_schema(), "BillingPeriodStart").dt.truncate("1mo").dt.date()
+
+
+def raw_control_totals(frame: pl.LazyFrame, billing_period: object) -> tuple[int, object]:
+    """Row count and Σ BilledCost of one period of the raw files, per the same money conversion."""
+    schema = frame.collect_schema()
+    totals = (
+        frame.filter(billing_period_expr(frame) == billing_period)
+        .select(pl.len().alias("rows"), _as_money(schema, "BilledCost").sum().alias("billed"))
+        .collect()
+    )
+    return int(totals["rows"][0]), totals["billed"][0]

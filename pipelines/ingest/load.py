@@ -1,0 +1,138 @@
+"""Atomic replacement of one (source, billing period) in `focus_line_items`, recorded in `loads`.
+
+The normalized rows are streamed to a staging Parquet file, checked, then deleted-and-inserted
+in one DuckDB transaction together with the `loads` row. If anything fails — unreadable input,
+rows of another period, loaded totals that differ from the raw control totals — the transaction
+rolls back, the previous data of the period stays, and a `failed` load is recorded.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+
+from pipelines.ingest.sources import PeriodBatch
+from pipelines.sqlfiles import read_sql
+from pipelines.warehouse import transaction
+
+
+class ConservationError(RuntimeError):
+    """Loaded or allocated money differs from the raw export's control total."""
+
+
+class LoadError(RuntimeError):
+    """A period could not be loaded; the message names the source, period and file."""
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    source_name: str
+    billing_period: date
+    rows: int
+    billed_cost: Decimal
+    effective_cost: Decimal
+    currency: str | None
+    files: int
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def _record_load(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, **values: object) -> None:
+    conn.execute(
+        read_sql("loads_insert"),
+        {
+            "load_id": str(uuid.uuid4()),
+            "source_name": batch.source_name,
+            "source_format": batch.source_format,
+            "billing_period": batch.billing_period,
+            "delivery": batch.delivery,
+            "files": list(batch.files),
+            "raw_rows": batch.raw_rows,
+            "raw_billed_cost": batch.raw_billed_cost,
+            "loaded_rows": None,
+            "loaded_billed_cost": None,
+            "loaded_effective_cost": None,
+            "currency": None,
+            "error": None,
+            **values,
+        },
+    )
+
+
+def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_file: Path) -> dict:
+    row = conn.execute(
+        read_sql("staged_period_check"),
+        {"staging_file": str(staging_file), "billing_period": batch.billing_period},
+    ).fetchone()
+    checked = dict(zip([d[0] for d in conn.description], row))
+    where = f"source {batch.source_name}, billing period {batch.billing_period:%Y-%m}"
+    if checked["rows_outside_period"]:
+        raise LoadError(
+            f"{where}: {checked['rows_outside_period']} rows belong to another billing period "
+            f"(first in {checked['file_outside_period']}); a delivery must hold only its own period"
+        )
+    if checked["currencies"] > 1:
+        raise LoadError(f"{where}: rows in several currencies ({checked['currency_list']}); one currency per period is supported")
+    raw_billed = batch.raw_billed_cost or Decimal(0)
+    if checked["rows"] != batch.raw_rows or checked["billed_cost"] != raw_billed:
+        raise ConservationError(
+            f"{where}: normalized rows {checked['rows']} / BilledCost {checked['billed_cost']} differ from the raw "
+            f"export's {batch.raw_rows} rows / {raw_billed}; nothing was replaced"
+        )
+    return checked
+
+
+def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_dir: Path) -> LoadResult:
+    """Loads one period's snapshot in place of the previous one, atomically.
+
+    Args:
+        conn: a writable warehouse connection.
+        batch: the period's normalized rows and raw control totals.
+        staging_dir: where the staging Parquet file is written (removed afterwards).
+
+    Raises:
+        LoadError, ConservationError, or the reader's SourceError: after recording a failed load.
+    """
+    started_at = _utc_now()
+    staging_dir.mkdir(parents=True, exist_ok=True)
+    staging_file = staging_dir / f"{batch.source_name}-{batch.billing_period:%Y-%m}-{uuid.uuid4().hex}.parquet"
+    try:
+        batch.frame.sink_parquet(staging_file)
+        checked = _check_staged(conn, batch, staging_file)
+        params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
+        with transaction(conn):
+            conn.execute(read_sql("cost_allocations_delete_period"), params)
+            conn.execute(read_sql("focus_line_items_delete_period"), params)
+            conn.execute(read_sql("focus_line_items_insert"), {"staging_file": str(staging_file)})
+            _record_load(
+                conn,
+                batch,
+                loaded_rows=checked["rows"],
+                loaded_billed_cost=checked["billed_cost"],
+                loaded_effective_cost=checked["effective_cost"],
+                currency=checked["currency_list"],
+                status="loaded",
+                started_at=started_at,
+                finished_at=_utc_now(),
+            )
+    except Exception as error:
+        _record_load(conn, batch, status="failed", error=str(error)[:2000], started_at=started_at, finished_at=_utc_now())
+        raise
+    finally:
+        staging_file.unlink(missing_ok=True)
+    return LoadResult(
+        source_name=batch.source_name,
+        billing_period=batch.billing_period,
+        rows=checked["rows"],
+        billed_cost=checked["billed_cost"],
+        effective_cost=checked["effective_cost"],
+        currency=checked["currency_list"],
+        files=len(batch.files),
+    )

@@ -1,0 +1,26 @@
+"""Report assets: post-mortem reports per run and a summary, read from the warehouse only."""
+
+import dagster as dg
+
+from pipelines.attribution.assets import reconciliation, run_costs, unattributed_costs
+from pipelines.budgets.assets import budget_variance
+from pipelines.reports import write_reports
+from pipelines.resources import RunLedgerResource
+
+
+@dg.asset(
+    deps=[budget_variance, run_costs, unattributed_costs, reconciliation],
+    group_name="reports",
+    owners=["team:finops"],
+    kinds={"html", "markdown"},
+)
+def post_mortem_reports(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """Post-mortem reports: per run a self-contained HTML file (inline SVG charts) and a Markdown
+    twin with PNG charts, and a summary of all runs."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        written = write_reports(conn, config.reports_path)
+    paths = [str(p) for p in written.paths]
+    return dg.MaterializeResult(
+        metadata={"paths": dg.MetadataValue.json(paths), "files": dg.MetadataValue.int(len(paths))}
+    )

@@ -1,0 +1,355 @@
+"""The report charts as Vega-Lite specifications (built with altair), rendered offline.
+
+Data is inline in every specification, so `vl_convert` renders SVG and PNG without a network.
+Amounts arrive as exact `Decimal`s and become floats only here, for drawing.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any
+
+import altair as alt
+import vl_convert
+
+from pipelines.reports.data import CostLine, DailySpend, RunHeader
+
+WIDTH = 560
+HEIGHT = 230
+PNG_SCALE = 2
+DAILY_TICKS_UP_TO_DAYS = 12
+MAX_WEEKLY_TICKS = 8
+FONT = "Helvetica, Arial, sans-serif"
+COMPACT_FORMAT = ".3~s"
+TOTAL_KIND = "Estimate / actual"
+WATERFALL_LABEL_WIDTH = 11
+
+CATEGORY_ORDER = ("compute", "storage", "network", "data", "monitoring", "support", "tax", "other")
+CATEGORY_COLORS = (
+    "#4c78a8", "#f58518", "#54a24b", "#b279a2", "#72b7b2", "#eeca3b", "#9d755d", "#bab0ac",
+    "#e45756", "#ff9da6", "#79706e", "#d67195",
+)  # fmt: skip
+
+ESTIMATE_COLOR = "#a3acb9"
+ACTUAL_COLOR = "#2f5d8c"
+INCREASE_COLOR = "#d9534f"
+DECREASE_COLOR = "#3c9a5f"
+PLANNED_COLOR = "#6b7280"
+BUDGET_COLOR = "#111827"
+WARNING_COLOR = "#e69b00"
+OVER_COLOR = "#c0392b"
+
+SOLID = (1, 0)
+DASHED = (6, 4)
+DOTTED = (2, 3)
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """A chart ready to render.
+
+    Attributes:
+        name: file stem of the chart's PNG, e.g. `cumulative_spend`.
+        title: the chart's title.
+        chart: the altair chart.
+    """
+
+    name: str
+    title: str
+    chart: alt.TopLevelMixin
+
+    def svg(self) -> str:
+        """Renders the chart as an SVG document."""
+        return vl_convert.vegalite_to_svg(self.chart.to_dict())
+
+    def png(self) -> bytes:
+        """Renders the chart as a PNG image at twice the nominal size."""
+        return vl_convert.vegalite_to_png(self.chart.to_dict(), scale=PNG_SCALE)
+
+
+@dataclass(frozen=True)
+class _Series:
+    label: str
+    color: str
+    dash: tuple[int, int]
+
+
+def ordered_categories(categories: Iterable[str]) -> list[str]:
+    """Sorts cost categories in the product's usual order, unknown ones last alphabetically."""
+    known = {name: index for index, name in enumerate(CATEGORY_ORDER)}
+    return sorted(set(categories), key=lambda name: (known.get(name, len(known)), name))
+
+
+def _category_scale(categories: Sequence[str]) -> alt.Scale:
+    ordered = ordered_categories(categories)
+    palette = [
+        CATEGORY_COLORS[CATEGORY_ORDER.index(name)] if name in CATEGORY_ORDER else None
+        for name in ordered
+    ]
+    spare = iter(CATEGORY_COLORS[len(CATEGORY_ORDER) :] * len(ordered))
+    return alt.Scale(domain=ordered, range=[color or next(spare) for color in palette])
+
+
+def _styled(chart: alt.TopLevelMixin, title: str, subtitle: str) -> alt.TopLevelMixin:
+    return (
+        chart.properties(
+            title=alt.TitleParams(title, subtitle=subtitle, anchor="start"),
+            width=WIDTH,
+            height=HEIGHT,
+        )
+        .configure(font=FONT, background="white")
+        .configure_title(fontSize=15, subtitleFontSize=11, subtitleColor="#4b5563", offset=10)
+        .configure_axis(labelFontSize=11, titleFontSize=12, titleColor="#374151", gridColor="#eceff3")
+        .configure_legend(labelFontSize=11, titleFontSize=11, symbolStrokeWidth=2)
+        .configure_view(stroke=None)
+    )
+
+
+def _money_axis(currency: str) -> alt.Axis:
+    return alt.Axis(title=f"Spend ({currency})", format=",.0f", tickCount=6)
+
+
+def _day_axis(days: Sequence[str]) -> alt.Axis:
+    """A UTC day axis with ticks on midnights: daily for short spans, else on Sundays."""
+    span = (date.fromisoformat(max(days)) - date.fromisoformat(min(days))).days if days else 0
+    if span <= DAILY_TICKS_UP_TO_DAYS:
+        ticks = {"interval": "day", "step": 1}
+    else:
+        ticks = {"interval": "week", "step": math.ceil(span / 7 / MAX_WEEKLY_TICKS)}
+    return alt.Axis(title="Charge day (UTC)", format="%b %d", labelAngle=0, tickCount=ticks)
+
+
+def cumulative_spend_chart(
+    header: RunHeader, total: CostLine, daily: Sequence[DailySpend], currency: str
+) -> ChartSpec:
+    """Cumulative effective spend by day against the budget, its thresholds and a planned burn.
+
+    Each actual point is the spend up to the end of that charge day. The planned burn is linear
+    from nothing at the window's start to the whole estimate at its end.
+    """
+    actual = _Series("Actual (cumulative)", ACTUAL_COLOR, SOLID)
+    planned = _Series("Planned burn", PLANNED_COLOR, DASHED)
+    planned_points = _planned_burn(header, total)
+    series = [actual, planned] if planned_points else [actual]
+    rows = [dict(point, series=actual.label) for point in _cumulative_points(daily)]
+    rows += [dict(point, series=planned.label) for point in planned_points]
+    days = sorted(row["day"] for row in rows)
+    levels = _budget_levels(header, total) if days else []
+    for level, amount in levels:
+        series.append(level)
+        rows += [{"day": day, "spend": amount, "series": level.label} for day in (days[0], days[-1])]
+    domain = [item.label for item in series]
+    lines = alt.Chart(alt.Data(values=rows)).mark_line(strokeWidth=2).encode(
+        x=alt.X("day:T", scale=alt.Scale(type="utc"), axis=_day_axis([row["day"] for row in rows])),
+        y=alt.Y("spend:Q", axis=_money_axis(currency)),
+        color=alt.Color(
+            "series:N",
+            scale=alt.Scale(domain=domain, range=[item.color for item in series]),
+            legend=alt.Legend(title=None, orient="bottom", columns=2, labelLimit=320),
+        ),
+        strokeDash=alt.StrokeDash(
+            "series:N", scale=alt.Scale(domain=domain, range=[list(item.dash) for item in series])
+        ),
+    )
+    dots = (
+        alt.Chart(alt.Data(values=rows))
+        .mark_point(filled=True, size=28, color=ACTUAL_COLOR)
+        .encode(x="day:T", y="spend:Q")
+        .transform_filter(alt.datum.series == actual.label)
+    )
+    title = "Cumulative spend against budget" if levels else "Cumulative spend"
+    subtitle = f"Effective cost in {currency}, cumulative to the end of each charge day (UTC)"
+    if not levels:
+        subtitle += "; no budget"
+    return ChartSpec("cumulative_spend", title, _styled(lines + dots, title, subtitle))
+
+
+def _cumulative_points(daily: Sequence[DailySpend]) -> list[dict[str, Any]]:
+    per_day: dict[date, Decimal] = {}
+    for spend in daily:
+        per_day[spend.charge_day] = per_day.get(spend.charge_day, Decimal(0)) + spend.effective_cost
+    if not per_day:
+        return []
+    first, last = min(per_day), max(per_day)
+    points = [{"day": first.isoformat(), "spend": 0.0}]
+    running = Decimal(0)
+    for offset in range((last - first).days + 1):
+        day = first + timedelta(days=offset)
+        running += per_day.get(day, Decimal(0))
+        points.append({"day": (day + timedelta(days=1)).isoformat(), "spend": float(running)})
+    return points
+
+
+def _planned_burn(header: RunHeader, total: CostLine) -> list[dict[str, Any]]:
+    if header.window_start is None or header.window_end is None or total.estimated_cost is None:
+        return []
+    return [
+        {"day": header.window_start.isoformat(), "spend": 0.0},
+        {"day": header.window_end.isoformat(), "spend": float(total.estimated_cost)},
+    ]
+
+
+def _budget_levels(header: RunHeader, total: CostLine) -> list[tuple[_Series, float]]:
+    """The horizontal lines: budget, warning and over; levels at the same amount share a line."""
+    if total.estimated_cost is None:
+        return []
+    fractions = [("budget", Decimal(1), BUDGET_COLOR)]
+    if header.warning_threshold is not None:
+        fractions.append(("warning threshold", header.warning_threshold, WARNING_COLOR))
+    if header.over_threshold is not None:
+        fractions.append(("over threshold", header.over_threshold, OVER_COLOR))
+    merged: dict[Decimal, list[tuple[str, str]]] = {}
+    for name, fraction, color in fractions:
+        merged.setdefault(fraction, []).append((name, color))
+    levels = []
+    for fraction, names in merged.items():
+        label = " = ".join(name for name, _ in names).capitalize()
+        label += f" ({fraction * 100:.0f} % of estimate)"
+        dash = SOLID if names[0][0] == "budget" else DOTTED
+        series = _Series(label, names[-1][1], dash)
+        levels.append((series, float(total.estimated_cost * fraction)))
+    return levels
+
+
+def estimate_vs_actual_chart(
+    categories: Sequence[CostLine], currency: str, *, has_budget: bool
+) -> ChartSpec:
+    """Grouped bars of estimated and actual cost per category; actual only without a budget."""
+    order = ordered_categories(line.cost_category for line in categories)
+    rows = [
+        {"category": line.cost_category, "measure": "Actual", "amount": float(line.actual_cost)}
+        for line in categories
+    ]
+    if has_budget:
+        rows += [
+            {"category": line.cost_category, "measure": "Estimate", "amount": float(line.estimated_cost)}
+            for line in categories
+            if line.estimated_cost is not None
+        ]
+    measures = ["Estimate", "Actual"] if has_budget else ["Actual"]
+    colors = [ESTIMATE_COLOR, ACTUAL_COLOR] if has_budget else [ACTUAL_COLOR]
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        x=alt.X("category:N", sort=order, axis=alt.Axis(title="Cost category", labelAngle=0)),
+        xOffset=alt.XOffset("measure:N", sort=measures),
+        y=alt.Y("amount:Q", axis=_money_axis(currency)),
+    )
+    bars = base.mark_bar(cornerRadiusTopLeft=2, cornerRadiusTopRight=2).encode(
+        color=alt.Color(
+            "measure:N",
+            scale=alt.Scale(domain=measures, range=colors),
+            legend=alt.Legend(title=None, orient="bottom"),
+        )
+    )
+    labels = base.mark_text(dy=-5, fontSize=10, color="#374151").encode(
+        text=alt.Text("amount:Q", format=COMPACT_FORMAT)
+    )
+    title = "Estimate vs actual by category" if has_budget else "Actual spend by category"
+    subtitle = f"Effective cost in {currency}" + ("" if has_budget else " (no budget baseline)")
+    return ChartSpec("estimate_vs_actual", title, _styled(bars + labels, title, subtitle))
+
+
+def daily_spend_chart(daily: Sequence[DailySpend], currency: str) -> ChartSpec:
+    """Stacked bars of effective spend per charge day and cost category, compute at the bottom."""
+    order = ordered_categories(spend.cost_category for spend in daily)
+    rows = [
+        {
+            "day": spend.charge_day.isoformat(),
+            "category": spend.cost_category,
+            "stack_rank": order.index(spend.cost_category),
+            "amount": float(spend.effective_cost),
+        }
+        for spend in daily
+    ]
+    chart = (
+        alt.Chart(alt.Data(values=rows))
+        .mark_bar(width=alt.RelativeBandSize(0.8))
+        .encode(
+            x=alt.X(
+                "day:T",
+                timeUnit="utcyearmonthdate",
+                bandPosition=0,
+                axis=_day_axis([row["day"] for row in rows]),
+            ),
+            y=alt.Y("sum(amount):Q", axis=_money_axis(currency)),
+            color=alt.Color(
+                "category:N",
+                scale=_category_scale(order),
+                legend=alt.Legend(title="Category", orient="right"),
+            ),
+            order=alt.Order("stack_rank:Q"),
+        )
+    )
+    title = "Daily spend by category"
+    subtitle = f"Effective cost in {currency} per charge day (UTC)"
+    return ChartSpec("daily_spend", title, _styled(chart, title, subtitle))
+
+
+def variance_waterfall_chart(
+    total: CostLine, categories: Sequence[CostLine], currency: str
+) -> ChartSpec:
+    """Waterfall from the estimate to the actual: compute rate, compute usage, other categories."""
+    steps = _waterfall_steps(categories)
+    rows = [_waterfall_bar("Estimate", Decimal(0), total.estimated_cost, TOTAL_KIND)]
+    running = total.estimated_cost
+    for label, delta in steps:
+        kind = "Adds to cost" if delta > 0 else "Saves cost"
+        rows.append(_waterfall_bar(label, running, running + delta, kind))
+        running += delta
+    rows.append(_waterfall_bar("Actual", Decimal(0), total.actual_cost, TOTAL_KIND))
+    kinds = [TOTAL_KIND, "Adds to cost", "Saves cost"]
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        x=alt.X(
+            "step:N",
+            sort=[row["step"] for row in rows],
+            axis=alt.Axis(title=None, labelAngle=0, labelExpr="split(datum.label, '\\n')"),
+        ),
+    )
+    bars = base.mark_bar(size=38).encode(
+        y=alt.Y("start:Q", axis=_money_axis(currency)),
+        y2="end:Q",
+        color=alt.Color(
+            "kind:N",
+            scale=alt.Scale(domain=kinds, range=[ACTUAL_COLOR, INCREASE_COLOR, DECREASE_COLOR]),
+            legend=alt.Legend(title=None, orient="bottom"),
+        ),
+    )
+    labels = (
+        base.mark_text(dy=-6, fontSize=10, color="#374151")
+        .encode(y="top:Q", text="label:N")
+        .transform_calculate(
+            label=f"(datum.kind != '{TOTAL_KIND}' && datum.delta > 0 ? '+' : '')"
+            f" + format(datum.delta, '{COMPACT_FORMAT}')"
+        )
+    )
+    title = "Variance waterfall: estimate to actual"
+    subtitle = f"{currency}; red adds to the estimate, green saves against it"
+    return ChartSpec("variance_waterfall", title, _styled(bars + labels, title, subtitle))
+
+
+def _waterfall_steps(categories: Sequence[CostLine]) -> list[tuple[str, Decimal]]:
+    steps = []
+    for name in ordered_categories(line.cost_category for line in categories):
+        line = next(line for line in categories if line.cost_category == name)
+        if name == "compute" and line.rate_variance is not None and line.usage_variance is not None:
+            steps += [("compute rate", line.rate_variance), ("compute usage", line.usage_variance)]
+        elif line.variance is not None:
+            steps.append((name, line.variance))
+        else:
+            steps.append((f"{name} (unbudgeted)", line.actual_cost))
+    return steps
+
+
+def _waterfall_bar(step: str, start: Decimal, end: Decimal, kind: str) -> dict[str, Any]:
+    return {
+        "step": "\n".join(textwrap.wrap(step, WATERFALL_LABEL_WIDTH, break_long_words=False)),
+        "start": float(start),
+        "end": float(end),
+        "top": float(max(start, end)),
+        "kind": kind,
+        "delta": float(end - start),
+    }

@@ -1,0 +1,534 @@
+"""What each report says: the run post-mortem and the summary, as `Document`s.
+
+Formatting happens here, once, for both HTML and Markdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+
+from pipelines.reports.charts import ordered_categories
+from pipelines.reports.data import (
+    CostLine,
+    PeriodShare,
+    ReconciliationRow,
+    RunDetails,
+    RunOverview,
+    UnattributedInAccounts,
+)
+from pipelines.reports.document import (
+    MISSING,
+    Block,
+    Cell,
+    Chart,
+    Document,
+    Facts,
+    Paragraph,
+    Section,
+    Table,
+    hours,
+    money,
+    percent,
+    rate,
+    status_cell,
+    text_cell,
+)
+
+NO_BUDGET = "No budget"
+AMOUNTS_NOTE = (
+    "Actual is effective cost (amortized: commitments at their effective rate, credits applied). "
+    "Sums are exact; amounts are rounded to 2 decimals only for display."
+)
+VARIANCE_SPLIT_NOTE = (
+    "Rate variance = (actual rate − estimated rate) × actual GPU-hours; usage variance = "
+    "(actual GPU-hours − estimated GPU-hours) × estimated rate. Together they are the compute "
+    "variance."
+)
+
+
+@dataclass(frozen=True)
+class SummaryRun:
+    """A run as the summary lists it.
+
+    Attributes:
+        overview: the run's header and numbers.
+        report_link: path of the run's report relative to the summary, without suffix; None when
+            the run has no report in the output folder.
+    """
+
+    overview: RunOverview
+    report_link: str | None
+
+
+def currency_of(overview: RunOverview) -> str:
+    """The run's currency code, or a placeholder when the warehouse has none for it."""
+    return overview.header.currency or "unknown currency"
+
+
+def gpu_hours_of(overview: RunOverview) -> Decimal | None:
+    """The run's actual GPU-hours: the exact sum over its categories."""
+    values = [line.actual_gpu_hours for line in overview.categories if line.actual_gpu_hours is not None]
+    return sum(values, Decimal(0)) if values else None
+
+
+def billing_period_label(period: date) -> str:
+    """Shows a billing period by its month, e.g. `2026-10`."""
+    return period.strftime("%Y-%m")
+
+
+def _periods_text(periods: Sequence[date]) -> str:
+    return ", ".join(map(billing_period_label, periods))
+
+
+def _as_of(overview: RunOverview) -> datetime | None:
+    """How current the run's numbers are: the variance's as-of, else the run's last charge."""
+    return overview.header.as_of or overview.header.last_charge
+
+
+def _timestamp(value: datetime | None) -> str:
+    return MISSING if value is None else f"{value:%Y-%m-%d %H:%M} UTC"
+
+
+def _total_status(overview: RunOverview) -> Cell:
+    if not overview.header.has_budget:
+        return Cell(NO_BUDGET, tone="none")
+    if overview.total.status is None:
+        return Cell("Not computed", tone="none")
+    return status_cell(overview.total.status)
+
+
+def run_document(overview: RunOverview, details: RunDetails, charts: Sequence[Chart]) -> Document:
+    """Builds a run's post-mortem report.
+
+    Args:
+        overview: the run's header and numbers table.
+        details: its daily spend, unattributed neighbours and reconciliation rows.
+        charts: its rendered charts, in reading order.
+    """
+    header = overview.header
+    sections = [
+        Section("Overview", _overview_blocks(overview, details.reconciliation)),
+        Section("Numbers", _numbers_blocks(overview)),
+        Section("Charts", tuple(charts)),
+        Section(
+            "Top unattributed resources in this run's accounts",
+            _unattributed_blocks(details.unattributed),
+        ),
+    ]
+    byline = " · ".join(
+        f"{label} {value}"
+        for label, value in (
+            ("experiment", header.experiment),
+            ("dataset", header.dataset_version),
+            ("owner", header.owner),
+        )
+        if value
+    )
+    return Document(
+        title=f"Cost post-mortem: {header.training_run}",
+        subtitle=byline or "no experiment, dataset or owner recorded",
+        badge=_total_status(overview),
+        sections=tuple(sections),
+    )
+
+
+def _overview_blocks(
+    overview: RunOverview, reconciliation: Sequence[ReconciliationRow]
+) -> tuple[Block, ...]:
+    header, total = overview.header, overview.total
+    currency = currency_of(overview)
+    window = (
+        f"{header.window_start:%Y-%m-%d} to {header.window_end:%Y-%m-%d}"
+        if header.window_start and header.window_end
+        else MISSING
+    )
+    facts = [
+        ("Training run", text_cell(header.training_run)),
+        ("Experiment", text_cell(header.experiment)),
+        ("Dataset version", text_cell(header.dataset_version)),
+        ("Owner", text_cell(header.owner)),
+        ("Budget window", Cell(window)),
+        ("As of", Cell(_timestamp(_as_of(overview)))),
+        ("Currency", text_cell(header.currency)),
+        ("Status of the total", _total_status(overview)),
+        (f"Estimate ({currency})", Cell(money(total.estimated_cost))),
+        (f"Actual ({currency})", Cell(money(total.actual_cost))),
+        (f"Variance ({currency})", Cell(money(total.variance, signed=True))),
+        (f"Forecast at completion ({currency})", Cell(money(total.forecast_at_completion))),
+        ("GPU-hours", Cell(hours(gpu_hours_of(overview)))),
+        ("Billing periods", Cell(_periods_text(header.billing_periods) or MISSING)),
+    ]
+    blocks: list[Block] = [Facts(tuple(facts))]
+    if not header.has_budget:
+        blocks.append(
+            Paragraph(
+                "This run has no budget baseline: the report shows actual spend only, "
+                "with no estimate, variance, thresholds or forecast.",
+                tone="warning",
+            )
+        )
+    blocks.append(reconciliation_paragraph(header.billing_periods, reconciliation))
+    return tuple(blocks)
+
+
+def reconciliation_paragraph(periods: Sequence[date], rows: Sequence[ReconciliationRow]) -> Paragraph:
+    """States whether every `*_diff` is 0 for the billing periods a run touched."""
+    if not periods:
+        return Paragraph("Reconciliation: nothing to reconcile, the run has no attributed spend yet.")
+    period_text = _periods_text(periods)
+    if not rows:
+        return Paragraph(f"Reconciliation: no reconciliation data for {period_text}.", tone="warning")
+    differences = [
+        f"{row.source_name} {billing_period_label(row.billing_period)} {name} = {value}"
+        for row in rows
+        for name, value in row.diffs.items()
+        if value is not None and value != 0
+    ]
+    if differences:
+        return Paragraph(
+            f"Reconciliation: NOT reconciled for {period_text}: " + "; ".join(differences) + ".",
+            tone="over",
+        )
+    unchecked = sorted(
+        {
+            f"{row.source_name} {billing_period_label(row.billing_period)}"
+            for row in rows
+            if None in row.diffs.values()
+        }
+    )
+    if unchecked:
+        return Paragraph(
+            f"Reconciliation: incomplete for {period_text}: no raw control total for "
+            + ", ".join(unchecked)
+            + ".",
+            tone="warning",
+        )
+    sources = sorted({row.source_name for row in rows})
+    return Paragraph(
+        f"Reconciliation: reconciled for {period_text}: every difference is 0 "
+        f"(raw export = focus_line_items = cost_allocations; sources: {', '.join(sources)}).",
+        tone="under",
+    )
+
+
+def _ordered_lines(overview: RunOverview) -> list[CostLine]:
+    by_name = {line.cost_category: line for line in overview.categories}
+    return [by_name[name] for name in ordered_categories(by_name)]
+
+
+def _numbers_blocks(overview: RunOverview) -> tuple[Block, ...]:
+    has_budget = overview.header.has_budget
+    blocks: list[Block] = [_budget_table(overview) if has_budget else _actual_table(overview)]
+    compute = next((line for line in overview.categories if line.cost_category == "compute"), None)
+    if compute is not None:
+        blocks.append(_compute_table(compute, currency_of(overview), has_budget=has_budget))
+        if compute.rate_variance is not None:
+            blocks.append(Paragraph(VARIANCE_SPLIT_NOTE))
+    blocks.append(Paragraph(AMOUNTS_NOTE))
+    return tuple(blocks)
+
+
+def _budget_table(overview: RunOverview) -> Table:
+    currency = currency_of(overview)
+    rows = [
+        (
+            Cell("Total" if line is overview.total else line.cost_category),
+            Cell(money(line.estimated_cost)),
+            Cell(money(line.actual_cost)),
+            Cell(money(line.variance, signed=True)),
+            Cell(percent(line.variance_ratio, signed=True)),
+            status_cell(line.status),
+            Cell(money(line.forecast_at_completion)),
+        )
+        for line in [*_ordered_lines(overview), overview.total]
+    ]
+    return Table(
+        columns=(
+            "Category",
+            f"Estimate ({currency})",
+            f"Actual ({currency})",
+            f"Variance ({currency})",
+            "Variance %",
+            "Status",
+            f"Forecast at completion ({currency})",
+        ),
+        rows=tuple(rows),
+        numeric_columns=frozenset({1, 2, 3, 4, 6}),
+        emphasized_rows=1,
+    )
+
+
+def _actual_table(overview: RunOverview) -> Table:
+    currency = currency_of(overview)
+    total = overview.total.actual_cost
+    rows = [
+        (
+            Cell("Total" if line is overview.total else line.cost_category),
+            Cell(money(line.actual_cost)),
+            Cell(percent(line.actual_cost / total if total else None)),
+        )
+        for line in [*_ordered_lines(overview), overview.total]
+    ]
+    return Table(
+        columns=("Category", f"Actual ({currency})", "Share of actual"),
+        rows=tuple(rows),
+        numeric_columns=frozenset({1, 2}),
+        emphasized_rows=1,
+    )
+
+
+def _difference(actual: Decimal | None, estimate: Decimal | None) -> Decimal | None:
+    return None if actual is None or estimate is None else actual - estimate
+
+
+def _compute_table(compute: CostLine, currency: str, *, has_budget: bool) -> Table:
+    """GPU-hours, rate and cost of compute; with a budget, also how rate and usage moved the cost."""
+    if not has_budget:
+        return Table(
+            columns=("Compute", "Actual"),
+            rows=(
+                (Cell("GPU-hours"), Cell(hours(compute.actual_gpu_hours))),
+                (Cell(f"Rate ({currency} per GPU-hour)"), Cell(rate(compute.actual_rate))),
+                (Cell(f"Compute cost ({currency})"), Cell(money(compute.actual_cost))),
+            ),
+            numeric_columns=frozenset({1}),
+            emphasized_rows=1,
+        )
+    rows = (
+        (
+            Cell("GPU-hours (usage variance)"),
+            Cell(hours(compute.estimated_gpu_hours)),
+            Cell(hours(compute.actual_gpu_hours)),
+            Cell(hours(_difference(compute.actual_gpu_hours, compute.estimated_gpu_hours), signed=True)),
+            Cell(money(compute.usage_variance, signed=True)),
+        ),
+        (
+            Cell(f"Rate, {currency} per GPU-hour (rate variance)"),
+            Cell(rate(compute.estimated_rate)),
+            Cell(rate(compute.actual_rate)),
+            Cell(rate(_difference(compute.actual_rate, compute.estimated_rate), signed=True)),
+            Cell(money(compute.rate_variance, signed=True)),
+        ),
+        (
+            Cell(f"Compute cost ({currency})"),
+            Cell(money(compute.estimated_cost)),
+            Cell(money(compute.actual_cost)),
+            Cell(money(compute.variance, signed=True)),
+            Cell(money(compute.variance, signed=True)),
+        ),
+    )
+    return Table(
+        columns=("Compute", "Estimate", "Actual", "Difference", f"Cost effect ({currency})"),
+        rows=rows,
+        numeric_columns=frozenset({1, 2, 3, 4}),
+        emphasized_rows=1,
+    )
+
+
+def _unattributed_blocks(unattributed: UnattributedInAccounts) -> tuple[Block, ...]:
+    if not unattributed.top:
+        return (
+            Paragraph("No unattributed spend in the accounts this run used, in its billing periods."),
+        )
+    currencies = sorted({row.currency for row in unattributed.top if row.currency})
+    intro = Paragraph(
+        f"{unattributed.resource_rows} unattributed resource rows in the accounts this run used, in its "
+        f"billing periods, total {money(unattributed.effective_cost)} {', '.join(currencies)}; the "
+        f"largest {len(unattributed.top)} by effective cost. Tagging them moves their cost to runs."
+    )
+    rows = [
+        (
+            text_cell(row.provider),
+            text_cell(row.account),
+            text_cell(row.service),
+            text_cell(row.resource),
+            Cell(billing_period_label(row.billing_period)),
+            text_cell(row.cost_category),
+            Cell(money(row.effective_cost)),
+            Cell(percent(row.share_of_period)),
+        )
+        for row in unattributed.top
+    ]
+    table = Table(
+        columns=(
+            "Provider",
+            "Account",
+            "Service",
+            "Resource",
+            "Billing period",
+            "Category",
+            f"Effective cost ({', '.join(currencies)})",
+            "Share of period",
+        ),
+        rows=tuple(rows),
+        numeric_columns=frozenset({6, 7}),
+    )
+    return intro, table
+
+
+def summary_document(runs: Sequence[SummaryRun], shares: Sequence[PeriodShare]) -> Document:
+    """Builds the summary of every run: one row each, totals, and unattributed share per period.
+
+    Args:
+        runs: every run, with a link to its report where one exists.
+        shares: each billing period's total and unattributed effective spend.
+    """
+    as_of = max(
+        (_as_of(run.overview) for run in runs if _as_of(run.overview) is not None), default=None
+    )
+    statuses = _status_counts(runs)
+    subtitle = " · ".join(
+        part for part in (f"{len(runs)} runs", statuses, f"as of {_timestamp(as_of)}") if part
+    )
+    return Document(
+        title="Training run costs: summary",
+        subtitle=subtitle,
+        badge=None,
+        sections=(
+            Section(
+                "Runs",
+                (_runs_table(runs), Paragraph(AMOUNTS_NOTE))
+                if runs
+                else (Paragraph("No run has a budget or attributed cost in the warehouse yet."),),
+            ),
+            Section(
+                "Unattributed spend per billing period",
+                (_shares_table(shares),) if shares else (Paragraph("No cost allocations yet."),),
+            ),
+        ),
+    )
+
+
+def _status_counts(runs: Sequence[SummaryRun]) -> str:
+    counts: dict[str, int] = {}
+    for run in runs:
+        label = _total_status(run.overview).text
+        counts[label] = counts.get(label, 0) + 1
+    return ", ".join(f"{count} {label.lower()}" for label, count in counts.items())
+
+
+def _runs_table(runs: Sequence[SummaryRun]) -> Table:
+    rows = [_summary_row(run) for run in runs]
+    totals = _summary_totals([run.overview for run in runs])
+    return Table(
+        columns=(
+            "Run",
+            "Experiment",
+            "Owner",
+            "Currency",
+            "Estimate",
+            "Actual",
+            "Variance",
+            "Variance %",
+            "Status",
+            "Forecast at completion",
+            "GPU-hours",
+        ),
+        rows=tuple(rows + totals),
+        numeric_columns=frozenset({4, 5, 6, 7, 9, 10}),
+        emphasized_rows=len(totals),
+    )
+
+
+def _summary_row(run: SummaryRun) -> tuple[Cell, ...]:
+    overview = run.overview
+    total = overview.total
+    return (
+        Cell(overview.header.training_run, link=run.report_link),
+        text_cell(overview.header.experiment),
+        text_cell(overview.header.owner),
+        text_cell(overview.header.currency),
+        Cell(money(total.estimated_cost)),
+        Cell(money(total.actual_cost)),
+        Cell(money(total.variance, signed=True)),
+        Cell(percent(total.variance_ratio, signed=True)),
+        _total_status(overview),
+        Cell(money(total.forecast_at_completion)),
+        Cell(hours(gpu_hours_of(overview))),
+    )
+
+
+def _summary_totals(overviews: Sequence[RunOverview]) -> list[tuple[Cell, ...]]:
+    """Totals per currency: the budgeted runs with their variance, then all runs' actual spend."""
+    rows = []
+    for currency in sorted({overview.header.currency or "" for overview in overviews}):
+        same_currency = [
+            overview for overview in overviews if (overview.header.currency or "") == currency
+        ]
+        budgeted_runs = [overview for overview in same_currency if overview.header.has_budget]
+        budgeted = [overview.total for overview in budgeted_runs]
+        if budgeted:
+            estimate = _sum(line.estimated_cost for line in budgeted)
+            actual = _sum(line.actual_cost for line in budgeted)
+            variance = _sum(line.variance for line in budgeted)
+            rows.append(
+                (
+                    Cell(f"Budgeted runs ({len(budgeted)})"),
+                    Cell(""),
+                    Cell(""),
+                    text_cell(currency),
+                    Cell(money(estimate)),
+                    Cell(money(actual)),
+                    Cell(money(variance, signed=True)),
+                    Cell(percent(variance / estimate if estimate else None, signed=True)),
+                    Cell(""),
+                    Cell(money(_sum_all(line.forecast_at_completion for line in budgeted))),
+                    Cell(hours(_sum(gpu_hours_of(overview) for overview in budgeted_runs))),
+                )
+            )
+        rows.append(
+            (
+                Cell(f"All runs ({len(same_currency)})"),
+                Cell(""),
+                Cell(""),
+                text_cell(currency),
+                Cell(MISSING),
+                Cell(money(_sum(overview.total.actual_cost for overview in same_currency))),
+                Cell(MISSING),
+                Cell(MISSING),
+                Cell(""),
+                Cell(MISSING),
+                Cell(hours(_sum(gpu_hours_of(overview) for overview in same_currency))),
+            )
+        )
+    return rows
+
+
+def _sum(values: Iterable[Decimal | None]) -> Decimal | None:
+    """The exact sum of the known values; None when none is known."""
+    present = [value for value in values if value is not None]
+    return sum(present, Decimal(0)) if present else None
+
+
+def _sum_all(values: Iterable[Decimal | None]) -> Decimal | None:
+    """The exact sum, or None as soon as one value is unknown."""
+    listed = list(values)
+    return None if any(value is None for value in listed) else sum(listed, Decimal(0))
+
+
+def _shares_table(shares: Sequence[PeriodShare]) -> Table:
+    rows = [
+        (
+            Cell(billing_period_label(share.billing_period)),
+            text_cell(share.currency),
+            Cell(money(share.effective_cost)),
+            Cell(money(share.unattributed_cost)),
+            Cell(percent(share.unattributed_share)),
+        )
+        for share in shares
+    ]
+    return Table(
+        columns=(
+            "Billing period",
+            "Currency",
+            "Total effective cost",
+            "Unattributed",
+            "Unattributed share",
+        ),
+        rows=tuple(rows),
+        numeric_columns=frozenset({2, 3, 4}),
+    )
+

@@ -1,0 +1,226 @@
+"""What the reports show, read from the warehouse.
+
+Every statement is a `sql/report_*.sql` file with its values bound as parameters; nothing here
+writes, so a read-only connection is enough. Money stays `Decimal` as the warehouse returns it:
+sums are exact and rounding happens only when a number is formatted for display.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+import duckdb
+
+from pipelines.sqlfiles import read_sql
+
+TOTAL = "total"
+TOP_UNATTRIBUTED_ROWS = 10
+DIFF_SUFFIX = "_diff"
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """Who and what a run is, its budget window and thresholds, and how current the numbers are."""
+
+    training_run: str
+    experiment: str | None
+    dataset_version: str | None
+    owner: str | None
+    currency: str | None
+    has_budget: bool
+    window_start: date | None
+    window_end: date | None
+    warning_threshold: Decimal | None
+    over_threshold: Decimal | None
+    total_status: str | None
+    as_of: datetime | None
+    billing_periods: tuple[date, ...]
+    first_charge: datetime | None
+    last_charge: datetime | None
+
+
+@dataclass(frozen=True)
+class CostLine:
+    """One row of a run's numbers table: a cost category, or the run's total."""
+
+    cost_category: str
+    estimated_cost: Decimal | None
+    actual_cost: Decimal
+    variance: Decimal | None
+    variance_ratio: float | None
+    status: str | None
+    forecast_at_completion: Decimal | None
+    estimated_gpu_hours: Decimal | None
+    actual_gpu_hours: Decimal | None
+    estimated_rate: Decimal | None
+    actual_rate: Decimal | None
+    rate_variance: Decimal | None
+    usage_variance: Decimal | None
+
+
+@dataclass(frozen=True)
+class DailySpend:
+    """A run's effective spend on one charge day (UTC) in one cost category."""
+
+    charge_day: date
+    cost_category: str
+    effective_cost: Decimal
+
+
+@dataclass(frozen=True)
+class UnattributedResource:
+    """One `unattributed_costs` row: spend with no run in an account the run used."""
+
+    provider: str | None
+    account: str | None
+    service: str | None
+    resource: str | None
+    billing_period: date
+    currency: str | None
+    cost_category: str | None
+    effective_cost: Decimal
+    share_of_period: Decimal | None
+
+
+@dataclass(frozen=True)
+class UnattributedInAccounts:
+    """The largest unattributed resources of a run's accounts, and the size of the whole list."""
+
+    top: tuple[UnattributedResource, ...]
+    resource_rows: int
+    effective_cost: Decimal
+
+
+@dataclass(frozen=True)
+class ReconciliationRow:
+    """One source, billing period and currency of the `reconciliation` view and its differences."""
+
+    source_name: str
+    billing_period: date
+    currency: str | None
+    diffs: dict[str, Decimal | int | None]
+
+
+@dataclass(frozen=True)
+class PeriodShare:
+    """A billing period's total effective spend and its unattributed part."""
+
+    billing_period: date
+    currency: str | None
+    effective_cost: Decimal
+    unattributed_cost: Decimal
+    unattributed_share: float | None
+
+
+@dataclass(frozen=True)
+class RunOverview:
+    """What the summary needs of a run: its header and numbers table."""
+
+    header: RunHeader
+    categories: tuple[CostLine, ...]
+    total: CostLine
+
+
+@dataclass(frozen=True)
+class RunDetails:
+    """What only the run's own report needs beyond its overview."""
+
+    daily_spend: tuple[DailySpend, ...]
+    unattributed: UnattributedInAccounts
+    reconciliation: tuple[ReconciliationRow, ...]
+
+
+def fetch_rows(
+    conn: duckdb.DuckDBPyConnection, sql_name: str, params: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Runs `sql/<sql_name>.sql` with bound parameters and returns its rows as dicts.
+
+    Args:
+        conn: warehouse connection, read-only is enough.
+        sql_name: file name under `sql/` without the suffix.
+        params: values for the statement's `$name` parameters.
+    """
+    result = conn.execute(read_sql(sql_name), params or {})
+    columns = [description[0] for description in result.description]
+    return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+
+
+def known_runs(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    """Returns every run with a budget or attributed cost, sorted."""
+    return [row["training_run"] for row in fetch_rows(conn, "report_known_runs")]
+
+
+def load_overview(conn: duckdb.DuckDBPyConnection, training_run: str) -> RunOverview:
+    """Reads a run's header and its numbers table (categories and total)."""
+    params = {"training_run": training_run}
+    (header_row,) = fetch_rows(conn, "report_run_header", params)
+    header_row["billing_periods"] = tuple(header_row["billing_periods"] or ())
+    lines = [CostLine(**row) for row in fetch_rows(conn, "report_run_categories", params)]
+    (total,) = [line for line in lines if line.cost_category == TOTAL]
+    categories = tuple(line for line in lines if line.cost_category != TOTAL)
+    return RunOverview(header=RunHeader(**header_row), categories=categories, total=total)
+
+
+def load_details(
+    conn: duckdb.DuckDBPyConnection,
+    overview: RunOverview,
+    reconciliation: Sequence[ReconciliationRow],
+) -> RunDetails:
+    """Reads a run's daily spend and unattributed neighbours; picks its reconciliation rows.
+
+    Args:
+        conn: warehouse connection.
+        overview: the run's overview, for its id and billing periods.
+        reconciliation: every row of the warehouse's reconciliation.
+    """
+    params = {"training_run": overview.header.training_run}
+    periods = set(overview.header.billing_periods)
+    return RunDetails(
+        daily_spend=tuple(
+            DailySpend(**row) for row in fetch_rows(conn, "report_run_daily_spend", params)
+        ),
+        unattributed=_load_unattributed(conn, overview.header.training_run),
+        reconciliation=tuple(row for row in reconciliation if row.billing_period in periods),
+    )
+
+
+def _load_unattributed(conn: duckdb.DuckDBPyConnection, training_run: str) -> UnattributedInAccounts:
+    rows = fetch_rows(
+        conn,
+        "report_run_unattributed",
+        {"training_run": training_run, "row_limit": TOP_UNATTRIBUTED_ROWS},
+    )
+    if not rows:
+        return UnattributedInAccounts(top=(), resource_rows=0, effective_cost=Decimal(0))
+    resource_rows = rows[0]["candidate_rows"]
+    effective_cost = rows[0]["candidates_effective_cost"]
+    top = tuple(
+        UnattributedResource(
+            **{key: value for key, value in row.items() if not key.startswith("candidate")}
+        )
+        for row in rows
+    )
+    return UnattributedInAccounts(top=top, resource_rows=resource_rows, effective_cost=effective_cost)
+
+
+def load_reconciliation(conn: duckdb.DuckDBPyConnection) -> list[ReconciliationRow]:
+    """Reads every row of the `reconciliation` view with its `*_diff` columns."""
+    rows = fetch_rows(conn, "report_reconciliation")
+    return [
+        ReconciliationRow(
+            source_name=row["source_name"],
+            billing_period=row["billing_period"],
+            currency=row["currency"],
+            diffs={key: value for key, value in row.items() if key.endswith(DIFF_SUFFIX)},
+        )
+        for row in rows
+    ]
+
+
+def load_period_shares(conn: duckdb.DuckDBPyConnection) -> list[PeriodShare]:
+    """Reads each billing period's total and unattributed effective spend."""
+    return [PeriodShare(**row) for row in fetch_rows(conn, "report_unattributed_share")]

@@ -1,0 +1,222 @@
+"""Writes the post-mortem report of each run and the summary of all runs."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from pipelines.reports.charts import (
+    ChartSpec,
+    cumulative_spend_chart,
+    daily_spend_chart,
+    estimate_vs_actual_chart,
+    variance_waterfall_chart,
+)
+from pipelines.reports.content import SummaryRun, currency_of, run_document, summary_document
+from pipelines.reports.data import (
+    ReconciliationRow,
+    RunDetails,
+    RunOverview,
+    known_runs,
+    load_details,
+    load_overview,
+    load_period_shares,
+    load_reconciliation,
+)
+from pipelines.reports.document import Chart
+from pipelines.reports.render import to_html, to_markdown
+
+CHARTS_DIR = "charts"
+REPORT_STEM = "report"
+SUMMARY_STEM = "summary"
+REPORT_FILE_MODE = 0o644
+UNSAFE_PATH_CHARACTERS = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class RunReportPaths:
+    """The files of one run's report.
+
+    Attributes:
+        training_run: the run.
+        html: `<out_dir>/<run>/report.html`, self-contained.
+        markdown: `<out_dir>/<run>/report.md`, referencing the PNG charts relatively.
+        charts: `<out_dir>/<run>/charts/*.png`.
+    """
+
+    training_run: str
+    html: Path
+    markdown: Path
+    charts: tuple[Path, ...]
+
+
+@dataclass(frozen=True)
+class ReportSet:
+    """Every file `write_reports` wrote.
+
+    Attributes:
+        runs: the per-run reports, in the order asked for.
+        summary_html: `<out_dir>/summary.html`.
+        summary_markdown: `<out_dir>/summary.md`.
+    """
+
+    runs: tuple[RunReportPaths, ...]
+    summary_html: Path
+    summary_markdown: Path
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """All written paths: each run's HTML, Markdown and charts, then the summary."""
+        per_run = [path for run in self.runs for path in (run.html, run.markdown, *run.charts)]
+        return (*per_run, self.summary_html, self.summary_markdown)
+
+
+def write_reports(
+    conn: duckdb.DuckDBPyConnection, out_dir: Path, runs: Sequence[str] | None = None
+) -> ReportSet:
+    """Writes post-mortem reports for runs, and the summary of every run, from the warehouse.
+
+    Per run: `<out_dir>/<run>/report.html`, `report.md` and `charts/*.png`. Always:
+    `<out_dir>/summary.html` and `summary.md`, covering every known run and linking to each
+    run report present in `out_dir`. Only reads the warehouse: a read-only connection works.
+
+    Args:
+        conn: warehouse connection.
+        out_dir: folder for the reports, created when missing.
+        runs: training runs to report; None means every run with a budget or attributed cost.
+
+    Returns:
+        The paths written.
+
+    Raises:
+        ValueError: a requested run has neither a budget nor attributed cost; the message
+            names it and lists the known runs.
+    """
+    known = known_runs(conn)
+    selected = _select_runs(known, runs)
+    overviews = {training_run: load_overview(conn, training_run) for training_run in known}
+    reconciliation = load_reconciliation(conn)
+    written = tuple(
+        _write_run_report(conn, overviews[training_run], reconciliation, out_dir)
+        for training_run in selected
+    )
+    summary_html, summary_markdown = _write_summary(conn, overviews, out_dir)
+    return ReportSet(runs=written, summary_html=summary_html, summary_markdown=summary_markdown)
+
+
+def _select_runs(known: Sequence[str], runs: Sequence[str] | None) -> list[str]:
+    if runs is None:
+        return list(known)
+    if isinstance(runs, str):
+        raise TypeError("runs must be a sequence of run ids, not a single string")
+    known_set = set(known)
+    unknown = [training_run for training_run in runs if training_run not in known_set]
+    if unknown:
+        raise ValueError(
+            f"unknown training run {', '.join(map(repr, unknown))}: no budget and no attributed cost "
+            f"in the warehouse; known runs: {', '.join(known) or 'none'}"
+        )
+    return list(dict.fromkeys(runs))
+
+
+def run_directory_name(training_run: str) -> str:
+    """The run's folder name under the output folder: the run id when it is a safe file name.
+
+    Other ids (with `/`, spaces, leading dots...) get unsafe characters replaced and a short hash
+    of the id appended, so that distinct runs never share a folder.
+    """
+    safe = UNSAFE_PATH_CHARACTERS.sub("_", training_run).strip(".")
+    if safe == training_run:
+        return safe
+    digest = hashlib.sha256(training_run.encode()).hexdigest()[:8]
+    return f"{safe or 'run'}-{digest}"
+
+
+def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
+    """The charts of a run's report; variance charts only when it has a budget."""
+    currency = currency_of(overview)
+    has_budget = overview.header.has_budget and overview.total.estimated_cost is not None
+    charts = [cumulative_spend_chart(overview.header, overview.total, details.daily_spend, currency)]
+    if overview.categories:
+        charts.append(estimate_vs_actual_chart(overview.categories, currency, has_budget=has_budget))
+    if details.daily_spend:
+        charts.append(daily_spend_chart(details.daily_spend, currency))
+    if has_budget:
+        charts.append(variance_waterfall_chart(overview.total, overview.categories, currency))
+    return charts
+
+
+def _write_run_report(
+    conn: duckdb.DuckDBPyConnection,
+    overview: RunOverview,
+    reconciliation: Sequence[ReconciliationRow],
+    out_dir: Path,
+) -> RunReportPaths:
+    details = load_details(conn, overview, reconciliation)
+    run_dir = out_dir / run_directory_name(overview.header.training_run)
+    charts_dir = run_dir / CHARTS_DIR
+    charts_dir.mkdir(parents=True, exist_ok=True)
+    rendered = []
+    png_paths = []
+    for spec in run_charts(overview, details):
+        png_path = charts_dir / f"{spec.name}.png"
+        _write_atomically(png_path, spec.png())
+        png_paths.append(png_path)
+        relative_png = f"{CHARTS_DIR}/{png_path.name}"
+        rendered.append(Chart(title=spec.title, svg=spec.svg(), png_path=relative_png))
+    _remove_stale_charts(charts_dir, keep=png_paths)
+    document = run_document(overview, details, rendered)
+    html_path = run_dir / f"{REPORT_STEM}.html"
+    markdown_path = run_dir / f"{REPORT_STEM}.md"
+    _write_atomically(html_path, to_html(document).encode())
+    _write_atomically(markdown_path, to_markdown(document).encode())
+    return RunReportPaths(
+        training_run=overview.header.training_run,
+        html=html_path,
+        markdown=markdown_path,
+        charts=tuple(png_paths),
+    )
+
+
+def _remove_stale_charts(charts_dir: Path, keep: Sequence[Path]) -> None:
+    """Deletes PNGs an earlier report wrote that this one no longer has (e.g. a budget removed)."""
+    for path in charts_dir.glob("*.png"):
+        if path not in keep:
+            path.unlink()
+
+
+def _write_summary(
+    conn: duckdb.DuckDBPyConnection, overviews: Mapping[str, RunOverview], out_dir: Path
+) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for training_run, overview in overviews.items():
+        link = f"{run_directory_name(training_run)}/{REPORT_STEM}"
+        has_report = (out_dir / f"{link}.html").exists()
+        runs.append(SummaryRun(overview=overview, report_link=link if has_report else None))
+    document = summary_document(runs, load_period_shares(conn))
+    html_path = out_dir / f"{SUMMARY_STEM}.html"
+    markdown_path = out_dir / f"{SUMMARY_STEM}.md"
+    _write_atomically(html_path, to_html(document).encode())
+    _write_atomically(markdown_path, to_markdown(document).encode())
+    return html_path, markdown_path
+
+
+def _write_atomically(path: Path, content: bytes) -> None:
+    """Writes the file whole or not at all: a reader never sees half a report."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+        os.chmod(temporary, REPORT_FILE_MODE)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,1 @@
+insert into attribution_keys values ($dimension, $tag_key, $priority)

@@ -1,0 +1,23 @@
+-- One budget_baselines row (pipelines.budgets.model.baseline_rows); every value is bound by name.
+insert into budget_baselines (
+    training_run,
+    cost_category,
+    currency,
+    estimated_cost,
+    estimated_gpu_hours,
+    estimated_rate,
+    thresholds,
+    "window",
+    budget_file
+)
+values (
+    $training_run,
+    $cost_category,
+    $currency,
+    cast($estimated_cost as decimal(38, 10)),
+    cast($estimated_gpu_hours as decimal(38, 10)),
+    cast($estimated_rate as decimal(38, 10)),
+    cast($thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($window as struct("start" date, "end" date)),
+    $budget_file
+)

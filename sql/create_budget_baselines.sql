@@ -1,0 +1,13 @@
+-- Pre-training estimate per run and cost category, from budgets/<run>.yaml.
+create table if not exists budget_baselines (
+    training_run varchar not null,
+    cost_category varchar not null,
+    currency varchar not null,
+    estimated_cost decimal(38, 10) not null,
+    estimated_gpu_hours decimal(38, 10),
+    estimated_rate decimal(38, 10),
+    thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)) not null,
+    "window" struct("start" date, "end" date) not null,
+    budget_file varchar not null,
+    primary key (training_run, cost_category)
+);

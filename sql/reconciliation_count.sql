@@ -1,0 +1,2 @@
+-- Rows of the reconciliation view.
+select count(*) from reconciliation

@@ -1,0 +1,2 @@
+-- Rows of the run_costs view.
+select count(*) from run_costs

@@ -1,0 +1,1 @@
+delete from run_registry

@@ -1,0 +1,2 @@
+-- Rows of the unattributed_costs view.
+select count(*) from unattributed_costs

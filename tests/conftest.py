@@ -1,0 +1,26 @@
+"""Shared fixtures: the real FOCUS sample and small warehouse helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RUNLEDGER_CONFIG", raising=False)
+
+
+@pytest.fixture
+def focus_sample() -> Path:
+    return FIXTURES / "focus_1.0_sample_1000.csv"
+
+
+def write_config(folder: Path, text: str) -> Path:
+    """Writes `runledger.yaml` into `folder` and returns its path."""
+    path = folder / "runledger.yaml"
+    path.write_text(text)
+    return path

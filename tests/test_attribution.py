@@ -1,0 +1,130 @@
+"""Attribution by tags (SPEC §6 steps 1 and 5) with registry enrichment, on a real DuckDB file."""
+
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.attribution.allocate import allocate_period, check_period
+from pipelines.attribution.registry import RegisteredRun, replace_run_registry
+from pipelines.config import DEFAULT_DIMENSIONS
+from pipelines.warehouse import connect, transaction
+
+PERIOD = date(2026, 10, 1)
+
+
+def add_line(conn: duckdb.DuckDBPyConnection, key: str, tags: dict[str, str], billed: str, effective: str, **extra: object) -> None:
+    values = {
+        "x_LineItemKey": key,
+        "x_SourceName": "aws-main",
+        "x_SourceFormat": "aws_cur2",
+        "BillingCurrency": "USD",
+        "BillingPeriodStart": datetime(2026, 10, 1),
+        "ChargePeriodStart": datetime(2026, 10, 5, 3),
+        "ChargePeriodEnd": datetime(2026, 10, 5, 4),
+        "ProviderName": "Amazon Web Services",
+        "SubAccountId": "111122223333",
+        "ServiceName": "Amazon Elastic Compute Cloud",
+        "ResourceId": f"i-{key}",
+        "BilledCost": Decimal(billed),
+        "EffectiveCost": Decimal(effective),
+        "x_CostCategory": "compute",
+        "x_GpuHours": Decimal("8"),
+        "tag_keys": list(tags),
+        "tag_values": list(tags.values()),
+        **extra,
+    }
+    columns = [c for c in values if not c.startswith("tag_")]
+    conn.execute(
+        f"insert into focus_line_items ({', '.join(columns)}, Tags) "
+        f"values ({', '.join('$' + c for c in columns)}, map($tag_keys::varchar[], $tag_values::varchar[]))",
+        values,
+    )
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> duckdb.DuckDBPyConnection:
+    conn = connect(tmp_path / "warehouse.duckdb")
+    with transaction(conn):
+        replace_run_registry(
+            conn,
+            [
+                RegisteredRun(id="llm-7b-pt-r1", experiment="scaling-7b", dataset_version="fineweb-edu-v3.2", owner="alice"),
+                RegisteredRun(id="llm-13b-ft-r2", experiment="ft-13b", dataset_version="sft-mix-v7", owner="bob"),
+            ],
+        )
+    return conn
+
+
+def allocations(conn: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
+    rows = conn.execute(
+        "select x_LineItemKey, training_run, experiment, dataset_version, owner, allocation_method, allocation_rule, "
+        "allocation_ratio, billed_cost, effective_cost, gpu_hours from cost_allocations"
+    ).fetchall()
+    return {row[0]: row[1:] for row in rows}
+
+
+def test_tag_keys_match_case_insensitively_with_separators_and_user_prefix(warehouse: duckdb.DuckDBPyConnection) -> None:
+    add_line(warehouse, "a", {"user_training_run": "llm-7b-pt-r1"}, "10.5", "7.25")
+    add_line(warehouse, "b", {"user:Training-Run": "llm-13b-ft-r2", "user:team": "platform"}, "3", "3")
+    add_line(warehouse, "c", {"TrainingRun": " llm-7b-pt-r1 ", "Owner": "dave"}, "1", "1")
+    add_line(warehouse, "d", {"user_run_id": "llm-13b-ft-r2"}, "2", "2")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+
+    result = allocations(warehouse)
+    assert result["a"][:6] == ("llm-7b-pt-r1", "scaling-7b", "fineweb-edu-v3.2", "alice", "tag", "tag user_training_run")
+    # the line's own owner tag wins over the registry; the registry fills the rest
+    assert result["b"][:5] == ("llm-13b-ft-r2", "ft-13b", "sft-mix-v7", "platform", "tag")
+    assert result["c"][0] == "llm-7b-pt-r1" and result["c"][3] == "dave"
+    assert result["d"][0] == "llm-13b-ft-r2" and result["d"][5] == "tag user_run_id"
+    assert result["a"][6:] == (Decimal(1), Decimal("10.5"), Decimal("7.25"), Decimal(8))
+
+
+def test_first_configured_alias_wins(warehouse: duckdb.DuckDBPyConnection) -> None:
+    add_line(warehouse, "a", {"run_id": "llm-13b-ft-r2", "training-run": "llm-7b-pt-r1"}, "5", "5")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    assert allocations(warehouse)["a"][0] == "llm-7b-pt-r1"
+
+    allocate_period(warehouse, PERIOD, {**DEFAULT_DIMENSIONS, "training_run": ["run_id", "training_run"]})
+    assert allocations(warehouse)["a"][0] == "llm-13b-ft-r2"
+
+
+def test_untagged_and_unknown_keys_are_unattributed_but_keep_owner(warehouse: duckdb.DuckDBPyConnection) -> None:
+    add_line(warehouse, "a", {}, "4.1234567891", "4.1234567891")
+    add_line(warehouse, "b", {"team": "data-eng", "cost center": "42", "training_run": "  "}, "6", "5")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+
+    result = allocations(warehouse)
+    assert result["a"][:6] == (None, None, None, None, "unattributed", None)
+    assert result["a"][7] == Decimal("4.1234567891")
+    assert result["b"][:5] == (None, None, None, "data-eng", "unattributed")
+
+
+def test_tag_values_are_data_not_sql(warehouse: duckdb.DuckDBPyConnection) -> None:
+    hostile = "x'); drop table focus_line_items; --"
+    add_line(warehouse, "a", {"training_run": hostile, "owner": "😀" * 10}, "1", "1")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    assert allocations(warehouse)["a"][0] == hostile
+    assert warehouse.execute("select count(*) from focus_line_items").fetchone() == (1,)
+
+
+def test_conservation_check_counts_unbalanced_lines(warehouse: duckdb.DuckDBPyConnection) -> None:
+    add_line(warehouse, "a", {"training_run": "llm-7b-pt-r1"}, "10", "8")
+    add_line(warehouse, "b", {}, "2.5", "2.5")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    (check,) = check_period(warehouse, PERIOD)
+    assert (check["line_items"], check["unbalanced_line_items"]) == (2, 0)
+    assert check["allocated_billed_cost"] == check["focus_billed_cost"] == Decimal("12.5")
+
+    warehouse.execute("update cost_allocations set effective_cost = effective_cost + 0.0000000001 where x_LineItemKey = 'b'")
+    (check,) = check_period(warehouse, PERIOD)
+    assert check["unbalanced_line_items"] == 1
+
+
+def test_reallocating_a_period_replaces_it(warehouse: duckdb.DuckDBPyConnection) -> None:
+    add_line(warehouse, "a", {"training_run": "llm-7b-pt-r1"}, "10", "8")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    assert warehouse.execute("select count(*), sum(billed_cost) from cost_allocations").fetchone() == (1, Decimal(10))

@@ -1,0 +1,373 @@
+"""The budget file format, its validation messages and the pre-training resource model."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pipelines.budgets.model import (
+    BudgetError,
+    baseline_rows,
+    estimate,
+    format_estimate,
+    load_budget,
+    load_budgets,
+    load_budgets_with_files,
+)
+
+SPEC_EXAMPLE = textwrap.dedent(
+    """\
+    training_run: llm-7b-pt-r1
+    currency: USD
+    window: {start: 2026-10-01, end: 2026-11-01}
+    model:
+      parameters: 7.0e9
+      tokens: 1.0e12
+      gpu_peak_tflops: 989
+      mfu: 0.40
+      overhead: 0.10
+      gpus: 256
+      gpu_hour_price: 3.90
+    storage: {checkpoint_gb: 98, checkpoints_retained: 5, dataset_gb: 4000, price_gb_month: 0.023}
+    network: {egress_gb: 2000, price_gb: 0.02}
+    fixed: {data: 12000, monitoring: 1500}
+    thresholds: {warning: 0.8, over: 1.0}
+    """
+)
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def exact_decimal(value: Fraction) -> Decimal:
+    """The fraction rounded to 10 decimals, half to even, as the model quantizes."""
+    with localcontext(prec=80):
+        return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(
+            Decimal("1e-10"), rounding=ROUND_HALF_EVEN
+        )
+
+
+def test_llama2_7b_anchor_reproduces_the_published_gpu_hours(tmp_path: Path) -> None:
+    published_gpu_hours = Decimal(184_320)  # Llama 2 7B, 2.0T tokens, A100-80GB
+    parameters, tokens, a100_peak_tflops = Decimal("7e9"), Decimal("2.0e12"), Decimal(312)
+    with localcontext(prec=50):
+        implied_mfu = (
+            6 * parameters * tokens
+            / (a100_peak_tflops * Decimal("1e12") * 3600 * published_gpu_hours)
+        )
+    assert Decimal("0.40") < implied_mfu < Decimal("0.42")  # BILLING.md: about 0.41
+    path = write(
+        tmp_path,
+        "llama2-7b.yaml",
+        textwrap.dedent(
+            f"""\
+            training_run: llama2-7b
+            currency: USD
+            window: {{start: 2023-01-01, end: 2023-02-01}}
+            model: {{parameters: 7e9, tokens: 2.0e12, gpu_peak_tflops: 312, mfu: "{implied_mfu}",
+                     overhead: 0, gpus: 2048, gpu_hour_price: 1.0}}
+            thresholds: {{warning: 0.8, over: 1.0}}
+            """
+        ),
+    )
+
+    result = estimate(load_budget(path))
+
+    assert abs(result.gpu_hours - published_gpu_hours) <= Decimal("0.01")
+    assert result.flops == Decimal("8.4e22")
+
+
+def test_spec_example_matches_a_hand_computation(tmp_path: Path) -> None:
+    budget = load_budget(write(tmp_path, "llm-7b.yaml", SPEC_EXAMPLE))
+
+    result = estimate(budget)
+
+    # By hand: 6 x 7e9 x 1e12 = 4.2e22 FLOPs; one GPU-hour at 989 TFLOP/s and 40 % MFU does
+    # 989e12 x 0.40 x 3600 = 1.42416e18 FLOPs, so 4.2e22 / 1.42416e18 = 29,491.068 ideal
+    # GPU-hours, x 1.10 overhead = 32,440.175 GPU-hours; / 256 GPUs = 126.719 wall hours (5.28
+    # days); compute 32,440.175 x 3.90 = 126,516.68; storage (98 x 5 + 4000) GB x 0.023 x
+    # 126.719 h / 730 = 17.93; network 2000 x 0.02 = 40; total 140,074.61, 140.07 per 1e9 tokens.
+    flops_per_gpu_hour = 989 * 10**12 * Fraction("0.40") * 3600
+    gpu_hours = Fraction(6 * 7 * 10**9 * 10**12) / flops_per_gpu_hour * Fraction("1.10")
+    wall_hours = Fraction(exact_decimal(gpu_hours)) / 256
+    storage = (98 * 5 + 4000) * Fraction("0.023") * Fraction(exact_decimal(wall_hours)) / 730
+    assert result.flops == Decimal("4.2e22")
+    assert result.gpu_hours == exact_decimal(gpu_hours)
+    assert result.wall_hours == exact_decimal(wall_hours)
+    assert result.costs == {
+        "compute": exact_decimal(Fraction(exact_decimal(gpu_hours)) * Fraction("3.90")),
+        "storage": exact_decimal(storage),
+        "network": Decimal("40"),
+        "data": Decimal("12000"),
+        "monitoring": Decimal("1500"),
+    }
+    assert round(result.gpu_hours, 2) == Decimal("32440.18")
+    assert round(result.wall_hours, 2) == Decimal("126.72")
+    assert round(result.costs["compute"], 2) == Decimal("126516.68")
+    assert round(result.costs["storage"], 2) == Decimal("17.93")
+    assert result.total == sum(result.costs.values())
+    assert round(result.total, 2) == Decimal("140074.61")
+    assert result.cost_per_billion_tokens == exact_decimal(Fraction(result.total) / 1000)
+
+
+def test_compute_cost_is_the_quantized_product_of_hours_and_rate(tmp_path: Path) -> None:
+    budget = load_budget(write(tmp_path, "llm-7b.yaml", SPEC_EXAMPLE))
+
+    compute = baseline_rows(budget, "budgets/llm-7b.yaml")[0]
+
+    assert compute["cost_category"] == "compute"
+    assert compute["estimated_rate"] == Decimal("3.90")
+    assert compute["estimated_cost"] == (
+        compute["estimated_gpu_hours"] * compute["estimated_rate"]
+    ).quantize(Decimal("1e-10"))
+
+
+def test_baseline_rows_hold_one_row_per_category(tmp_path: Path) -> None:
+    budget = load_budget(write(tmp_path, "llm-7b.yaml", SPEC_EXAMPLE))
+
+    rows = baseline_rows(budget, Path("budgets/llm-7b.yaml"))
+
+    assert [row["cost_category"] for row in rows] == [
+        "compute",
+        "storage",
+        "network",
+        "data",
+        "monitoring",
+    ]
+    assert {row["training_run"] for row in rows} == {"llm-7b-pt-r1"}
+    assert {row["budget_file"] for row in rows} == {"budgets/llm-7b.yaml"}
+    assert rows[0]["thresholds"] == {"warning": Decimal("0.8"), "over": Decimal("1")}
+    assert rows[0]["window"] == {"start": budget.window.start, "end": budget.window.end}
+    for row in rows[1:]:
+        assert row["estimated_gpu_hours"] is None and row["estimated_rate"] is None
+    for row in rows:  # 10 decimal places: never a positive exponent that DuckDB would misread
+        assert row["estimated_cost"].as_tuple().exponent == -10
+
+
+def test_budget_without_model_estimates_its_fixed_amounts(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "fine-tune.yaml",
+        textwrap.dedent(
+            """\
+            training_run: llm-13b-ft-r2
+            currency: EUR
+            window: {start: 2026-10-01, end: 2026-10-15}
+            network: {egress_gb: 100, price_gb: 0.09}
+            fixed: {compute: 5000.5, tax: 1.2e+3}
+            thresholds: {warning: 0.9, over: 1.1}
+            """
+        ),
+    )
+    budget = load_budget(path)
+
+    result = estimate(budget)
+    rows = baseline_rows(budget, path)
+
+    assert (result.flops, result.gpu_hours, result.wall_hours) == (None, None, None)
+    assert result.costs == {
+        "compute": Decimal("5000.5"),
+        "network": Decimal("9"),
+        "tax": Decimal("1200"),
+    }
+    assert result.cost_per_billion_tokens is None
+    assert rows[0]["cost_category"] == "compute"
+    assert rows[0]["estimated_gpu_hours"] is None and rows[0]["estimated_rate"] is None
+    assert "total" in format_estimate(budget, result)
+
+
+def test_format_estimate_shows_the_model_and_every_category(tmp_path: Path) -> None:
+    budget = load_budget(write(tmp_path, "llm-7b.yaml", SPEC_EXAMPLE))
+
+    text = format_estimate(budget, estimate(budget))
+
+    for expected in (
+        "llm-7b-pt-r1",
+        "4.200e+22",
+        "32,440.18",
+        "126.72",
+        "5.28 days on 256 GPUs",
+        "126,516.68",
+        "17.93",
+        "12,000.00",
+        "1,500.00",
+        "140,074.61",
+        "cost per 1e9 tokens",
+        "140.07",
+    ):
+        assert expected in text
+    lines = text.splitlines()
+    total_line = next(line for line in lines if line.strip().startswith("total"))
+    assert total_line.split()[-1] == "140,074.61"
+
+
+def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(document: dict[str, Any]) -> None:
+        *parents, key = path.split(".")
+        node = document
+        for parent in parents:
+            node = node[parent]
+        node[key] = value
+
+    return change
+
+
+def _drop(*keys: str) -> Callable[[dict[str, Any]], None]:
+    def change(document: dict[str, Any]) -> None:
+        for key in keys:
+            document.pop(key)
+
+    return change
+
+
+INVALID_BUDGETS = [
+    (
+        "mfu above 1",
+        _set("model.mfu", 1.4),
+        "model.mfu: must be in (0, 1], got 1.4; give the model FLOPs utilization",
+    ),
+    ("mfu zero", _set("model.mfu", 0), "model.mfu: must be in (0, 1], got 0"),
+    ("parameters zero", _set("model.parameters", 0), "model.parameters: must be greater than 0"),
+    ("tokens negative", _set("model.tokens", -1.0e12), "model.tokens: must be greater than 0"),
+    ("tokens not a number", _set("model.tokens", "lots"), "model.tokens: input should be a valid"),
+    ("no gpus", _set("model.gpus", 0), "model.gpus: must be greater than 0, got 0"),
+    ("fractional gpus", _set("model.gpus", 2.5), "model.gpus: input should be a valid integer"),
+    ("zero peak", _set("model.gpu_peak_tflops", 0), "model.gpu_peak_tflops: must be greater"),
+    ("negative overhead", _set("model.overhead", -0.1), "model.overhead: must be 0 or more"),
+    ("negative price", _set("model.gpu_hour_price", -3.9), "model.gpu_hour_price: must be 0 or"),
+    ("negative storage price", _set("storage.price_gb_month", -1), "storage.price_gb_month: must"),
+    ("negative egress price", _set("network.price_gb", -1), "network.price_gb: must be 0 or more"),
+    ("negative fixed amount", _set("fixed.data", -5), "fixed.data: must be 0 or more, got -5"),
+    ("unknown category", _set("fixed.gpus", 10), "fixed.gpus: unknown cost category; use one of"),
+    ("compute twice", _set("fixed.compute", 10), "fixed.compute: cannot be given together with"),
+    ("storage twice", _set("fixed.storage", 10), "fixed.storage: cannot be given together with"),
+    ("window backwards", _set("window.end", "2026-09-01"), "window.end: must be after"),
+    ("empty window", _set("window.end", "2026-10-01"), "window.end: must be after window.start"),
+    ("bad date", _set("window.start", "soon"), "window.start: input should be a valid date"),
+    ("zero warning", _set("thresholds.warning", 0), "thresholds.warning: must be greater than 0"),
+    ("over below warning", _set("thresholds.over", 0.5), "thresholds.over: must be at least"),
+    ("unknown key", _set("model.mfu_pct", 40), "model.mfu_pct: unknown key; remove it or fix"),
+    ("missing key", _drop("training_run"), "training_run: required key is missing; add it"),
+    ("missing thresholds", _drop("thresholds"), "thresholds: required key is missing"),
+    ("lower-case currency", _set("currency", "usd"), "currency: must be a 3-letter ISO 4217 code"),
+    ("blank run id", _set("training_run", " llm "), "training_run: must be the run id without"),
+    ("section not a mapping", _set("model", 5), "model: must be a mapping of keys, got 5"),
+    ("storage without model", _drop("model", "fixed"), "storage: needs `model`"),
+    (
+        "nothing to estimate",
+        _drop("model", "storage", "network", "fixed"),
+        "has no cost: give at least one of model, storage, network or fixed",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [case[1:] for case in INVALID_BUDGETS],
+    ids=[case[0] for case in INVALID_BUDGETS],
+)
+def test_invalid_budget_names_file_and_key(
+    tmp_path: Path, change: Callable[[dict[str, Any]], None], expected: str
+) -> None:
+    document = yaml.safe_load(SPEC_EXAMPLE)
+    change(document)
+    path = write(tmp_path, "llm-7b.yaml", yaml.safe_dump(document))
+
+    with pytest.raises(BudgetError) as raised:
+        load_budget(path)
+
+    assert str(raised.value).startswith(f"{path}: {expected}")
+
+
+def test_every_problem_of_a_file_is_reported(tmp_path: Path) -> None:
+    document = yaml.safe_load(SPEC_EXAMPLE)
+    document["model"]["mfu"] = 1.4
+    document["network"]["price_gb"] = -1
+    path = write(tmp_path, "llm-7b.yaml", yaml.safe_dump(document))
+
+    with pytest.raises(BudgetError) as raised:
+        load_budget(path)
+
+    assert str(raised.value).splitlines() == [
+        f"{path}: model.mfu: must be in (0, 1], got 1.4; give the model FLOPs utilization as a "
+        "fraction of the peak, e.g. 0.40 for 40 %",
+        f"{path}: network.price_gb: must be 0 or more, got -1",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("training_run: [unclosed\n", "not valid YAML: line 2, column 1"),
+        ("- a list\n", "expected a mapping of budget keys (training_run, currency, window, ...)"),
+        ("", "got an empty file"),
+    ],
+    ids=["malformed", "list", "empty"],
+)
+def test_unusable_yaml_names_the_file(tmp_path: Path, text: str, expected: str) -> None:
+    path = write(tmp_path, "llm-7b.yaml", text)
+
+    with pytest.raises(BudgetError) as raised:
+        load_budget(path)
+
+    assert str(raised.value).startswith(f"{path}: ")
+    assert expected in str(raised.value)
+
+
+def test_missing_file_is_a_budget_error(tmp_path: Path) -> None:
+    with pytest.raises(BudgetError, match="cannot read the budget file"):
+        load_budget(tmp_path / "nope.yaml")
+
+
+def test_load_budgets_reads_yaml_and_yml_sorted_by_name(tmp_path: Path) -> None:
+    write(tmp_path, "b.yml", SPEC_EXAMPLE.replace("llm-7b-pt-r1", "run-b"))
+    write(tmp_path, "a.yaml", SPEC_EXAMPLE.replace("llm-7b-pt-r1", "run-a"))
+    write(tmp_path, "notes.txt", "not a budget")
+
+    with_files = load_budgets_with_files(tmp_path)
+
+    assert [(budget.training_run, path.name) for budget, path in with_files] == [
+        ("run-a", "a.yaml"),
+        ("run-b", "b.yml"),
+    ]
+    assert [budget.training_run for budget in load_budgets(tmp_path)] == ["run-a", "run-b"]
+
+
+def test_two_files_for_one_run_are_an_error_naming_both(tmp_path: Path) -> None:
+    first = write(tmp_path, "a.yaml", SPEC_EXAMPLE)
+    second = write(tmp_path, "b.yaml", SPEC_EXAMPLE)
+
+    with pytest.raises(BudgetError) as raised:
+        load_budgets(tmp_path)
+
+    assert str(raised.value) == (
+        f"{second}: training_run: 'llm-7b-pt-r1' is already budgeted in {first}; "
+        "keep one budget file per run"
+    )
+
+
+def test_problems_of_all_files_are_reported_together(tmp_path: Path) -> None:
+    first = write(tmp_path, "a.yaml", SPEC_EXAMPLE.replace("mfu: 0.40", "mfu: 1.4"))
+    second = write(tmp_path, "b.yaml", "training_run: [unclosed\n")
+
+    with pytest.raises(BudgetError) as raised:
+        load_budgets(tmp_path)
+
+    lines = str(raised.value).splitlines()
+    assert lines[0].startswith(f"{first}: model.mfu:")
+    assert lines[1].startswith(f"{second}: not valid YAML")
+
+
+def test_missing_budget_folder_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(BudgetError, match="budget folder does not exist"):
+        load_budgets(tmp_path / "budgets")

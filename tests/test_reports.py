@@ -1,0 +1,392 @@
+"""Post-mortem reports written from a small hand-made warehouse."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.reports import ReportSet, write_reports
+from pipelines.warehouse import create_schema
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PERIOD = datetime(2026, 10, 1)
+SOURCE = "aws-main"
+BUDGETED_RUN = "llm-7b-pt-r1"
+UNBUDGETED_RUN = "llm-13b-ft-r2"
+RUN_ACCOUNT = "111111111111"
+FT_ACCOUNT = "222222222222"
+OTHER_ACCOUNT = "999999999999"
+CHECKPOINTS = "arn:aws:s3:::ckpt-7b"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One billing line, allocated whole to one run (or to none)."""
+
+    key: str
+    day: date
+    account: str
+    category: str
+    resource: str
+    run: str | None
+    cost: Decimal
+    gpu_hours: Decimal = Decimal(0)
+
+
+COMPUTE_COSTS = [
+    Decimal("2000.335"),
+    Decimal("2000.335"),
+    Decimal("2000.335"),
+    Decimal("1800.1234567891"),
+    Decimal("1700.5"),
+]
+LINES = [
+    *(
+        Line(
+            f"c{index}", date(2026, 10, 3 + index), RUN_ACCOUNT, "compute", "i-0a1", BUDGETED_RUN, cost,
+            Decimal(512),
+        )
+        for index, cost in enumerate(COMPUTE_COSTS)
+    ),
+    Line("s1", date(2026, 10, 4), RUN_ACCOUNT, "storage", CHECKPOINTS, BUDGETED_RUN, Decimal("150.25")),
+    Line("s2", date(2026, 10, 6), RUN_ACCOUNT, "storage", CHECKPOINTS, BUDGETED_RUN, Decimal("149.9999999999")),
+    Line("n1", date(2026, 10, 5), RUN_ACCOUNT, "network", "nat-0a1", BUDGETED_RUN, Decimal("80.005")),
+    Line("b1", date(2026, 10, 8), FT_ACCOUNT, "compute", "i-0b2", UNBUDGETED_RUN, Decimal("1234.5"), Decimal(100)),
+    Line("b2", date(2026, 10, 9), FT_ACCOUNT, "compute", "i-0b2", UNBUDGETED_RUN, Decimal("1234.5"), Decimal(100)),
+    Line("u1", date(2026, 10, 5), RUN_ACCOUNT, "storage", "vol-0orphan", None, Decimal("321.5")),
+    Line("u2", date(2026, 10, 6), RUN_ACCOUNT, "compute", "i-0untagged", None, Decimal("45.25")),
+    Line("u3", date(2026, 10, 6), OTHER_ACCOUNT, "compute", "i-0elsewhere", None, Decimal("77.7")),
+]
+
+ESTIMATES = {
+    "compute": Decimal("9750"),
+    "storage": Decimal("250"),
+    "network": Decimal("100"),
+    "data": Decimal("2000"),
+}
+ESTIMATED_GPU_HOURS = Decimal(2500)
+ESTIMATED_RATE = Decimal("3.9")
+
+
+def _actual(run: str, category: str | None = None) -> Decimal:
+    return sum(
+        (line.cost for line in LINES if line.run == run and category in (None, line.category)),
+        Decimal(0),
+    )
+
+
+def _insert_lines(conn: duckdb.DuckDBPyConnection) -> None:
+    for line in LINES:
+        start = datetime.combine(line.day, datetime.min.time())
+        conn.execute(
+            """
+            insert into focus_line_items (
+                x_LineItemKey, x_SourceName, x_SourceFormat, x_CostCategory, x_GpuHours,
+                BillingCurrency, BillingPeriodStart, BillingPeriodEnd, ChargePeriodStart,
+                ChargePeriodEnd, ProviderName, SubAccountId, ServiceName, ResourceId,
+                BilledCost, EffectiveCost
+            ) values ($key, $source, 'aws_cur2', $category, $gpu_hours, 'USD', $period,
+                $period_end, $start, $end, 'AWS', $account, 'Amazon EC2', $resource, $cost, $cost)
+            """,
+            {
+                "key": line.key,
+                "source": SOURCE,
+                "category": line.category,
+                "gpu_hours": line.gpu_hours,
+                "period": PERIOD,
+                "period_end": datetime(2026, 11, 1),
+                "start": start,
+                "end": start + timedelta(days=1),
+                "account": line.account,
+                "resource": line.resource,
+                "cost": line.cost,
+            },
+        )
+        conn.execute(
+            """
+            insert into cost_allocations (
+                x_LineItemKey, x_SourceName, BillingPeriodStart, BillingCurrency, ChargePeriodStart,
+                ChargePeriodEnd, ProviderName, SubAccountId, ServiceName, x_CostCategory, ResourceId,
+                training_run, experiment, dataset_version, owner, allocation_method,
+                allocation_ratio, billed_cost, effective_cost, gpu_hours
+            ) values ($key, $source, $period, 'USD', $start, $end, 'AWS', $account, 'Amazon EC2',
+                $category, $resource, $run, $experiment, $dataset, $owner, $method, 1, $cost, $cost,
+                $gpu_hours)
+            """,
+            {
+                "key": line.key,
+                "source": SOURCE,
+                "period": PERIOD,
+                "start": start,
+                "end": start + timedelta(days=1),
+                "account": line.account,
+                "category": line.category,
+                "resource": line.resource,
+                "run": line.run,
+                "experiment": "scaling-7b" if line.run == BUDGETED_RUN else None,
+                "dataset": "fineweb-edu-v3.2" if line.run == BUDGETED_RUN else None,
+                "owner": {BUDGETED_RUN: "alice", UNBUDGETED_RUN: "bob"}.get(line.run),
+                "method": "tag" if line.run else "unattributed",
+                "cost": line.cost,
+                "gpu_hours": line.gpu_hours,
+            },
+        )
+
+
+def _insert_load(conn: duckdb.DuckDBPyConnection, raw_billed_cost: Decimal) -> None:
+    conn.execute(
+        """
+        insert into loads (
+            load_id, source_name, source_format, billing_period, raw_rows, raw_billed_cost,
+            loaded_rows, loaded_billed_cost, loaded_effective_cost, currency, status, started_at,
+            finished_at
+        ) values ('load-1', $source, 'aws_cur2', $period, $rows, $raw, $rows, $total, $total,
+            'USD', 'loaded', $at, $at)
+        """,
+        {
+            "source": SOURCE,
+            "period": PERIOD.date(),
+            "rows": len(LINES),
+            "raw": raw_billed_cost,
+            "total": sum((line.cost for line in LINES), Decimal(0)),
+            "at": datetime(2026, 10, 16, 2, 0),
+        },
+    )
+
+
+def _insert_budget(conn: duckdb.DuckDBPyConnection) -> None:
+    thresholds = {"warning": Decimal("0.8"), "over": Decimal("1.0")}
+    window = {"start": date(2026, 10, 1), "end": date(2026, 11, 1)}
+    for category, estimate in ESTIMATES.items():
+        is_compute = category == "compute"
+        conn.execute(
+            """
+            insert into budget_baselines values (
+                $run, $category, 'USD', $estimate, $gpu_hours, $rate, $thresholds, $window,
+                'budgets/llm-7b-pt-r1.yaml')
+            """,
+            {
+                "run": BUDGETED_RUN,
+                "category": category,
+                "estimate": estimate,
+                "gpu_hours": ESTIMATED_GPU_HOURS if is_compute else None,
+                "rate": ESTIMATED_RATE if is_compute else None,
+                "thresholds": thresholds,
+                "window": window,
+            },
+        )
+
+
+def _insert_variance(conn: duckdb.DuckDBPyConnection) -> None:
+    actual_gpu_hours = sum((line.gpu_hours for line in LINES if line.run == BUDGETED_RUN), Decimal(0))
+    for category, estimate in [*ESTIMATES.items(), ("total", sum(ESTIMATES.values(), Decimal(0)))]:
+        actual = _actual(BUDGETED_RUN, None if category == "total" else category)
+        variance = actual - estimate
+        compute = {}
+        if category == "compute":
+            usage = (actual_gpu_hours - ESTIMATED_GPU_HOURS) * ESTIMATED_RATE
+            compute = {
+                "estimated_gpu_hours": ESTIMATED_GPU_HOURS,
+                "actual_gpu_hours": actual_gpu_hours,
+                "estimated_rate": ESTIMATED_RATE,
+                "actual_rate": actual / actual_gpu_hours,
+                "rate_variance": variance - usage,
+                "usage_variance": usage,
+            }
+        conn.execute(
+            """
+            insert into budget_variance (
+                training_run, cost_category, currency, estimated_cost, actual_cost, variance,
+                variance_pct, status, forecast_at_completion, estimated_gpu_hours,
+                actual_gpu_hours, estimated_rate, actual_rate, rate_variance, usage_variance, as_of
+            ) values ($run, $category, 'USD', $estimate, $actual, $variance, $variance_pct,
+                $status, $forecast, $estimated_gpu_hours, $actual_gpu_hours, $estimated_rate,
+                $actual_rate, $rate_variance, $usage_variance, $as_of)
+            """,
+            {
+                "run": BUDGETED_RUN,
+                "category": category,
+                "estimate": estimate,
+                "actual": actual,
+                "variance": variance,
+                "variance_pct": variance / estimate,
+                "status": "warning" if category == "total" else "under",
+                "forecast": actual * 31 / 15,
+                "estimated_gpu_hours": compute.get("estimated_gpu_hours"),
+                "actual_gpu_hours": compute.get("actual_gpu_hours"),
+                "estimated_rate": compute.get("estimated_rate"),
+                "actual_rate": compute.get("actual_rate"),
+                "rate_variance": compute.get("rate_variance"),
+                "usage_variance": compute.get("usage_variance"),
+                "as_of": datetime(2026, 10, 16),
+            },
+        )
+
+
+def _build_warehouse(path: Path, *, raw_billed_cost: Decimal | None = None) -> Path:
+    conn = duckdb.connect(str(path))
+    create_schema(conn)
+    _insert_lines(conn)
+    all_lines_cost = sum((line.cost for line in LINES), Decimal(0))
+    _insert_load(conn, all_lines_cost if raw_billed_cost is None else raw_billed_cost)
+    _insert_budget(conn)
+    _insert_variance(conn)
+    conn.close()
+    return path
+
+
+def _write(tmp_path: Path, runs: list[str] | None = None, **warehouse_options: Decimal) -> ReportSet:
+    warehouse = _build_warehouse(tmp_path / "warehouse.duckdb", **warehouse_options)
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        return write_reports(conn, tmp_path / "reports", runs)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> ReportSet:
+    return _write(tmp_path_factory.mktemp("reports"))
+
+
+def _run_report(reports: ReportSet, run: str) -> tuple[str, str]:
+    (paths,) = [paths for paths in reports.runs if paths.training_run == run]
+    return paths.html.read_text(), paths.markdown.read_text()
+
+
+def _money(value: Decimal) -> str:
+    return f"{value.quantize(Decimal('0.01')):,.2f}"
+
+
+def test_every_known_run_gets_a_report_and_the_summary_is_written(reports: ReportSet) -> None:
+    assert [paths.training_run for paths in reports.runs] == [UNBUDGETED_RUN, BUDGETED_RUN]
+    assert all(path.exists() for path in reports.paths)
+    assert reports.summary_html.name == "summary.html"
+    assert reports.runs[1].html == reports.summary_html.parent / BUDGETED_RUN / "report.html"
+
+
+def test_budgeted_report_shows_exact_totals_rounded_once(reports: ReportSet) -> None:
+    html, markdown = _run_report(reports, BUDGETED_RUN)
+    actual = _actual(BUDGETED_RUN)
+    estimate = sum(ESTIMATES.values(), Decimal(0))
+    assert _money(estimate) == "12,100.00"
+    assert _money(actual) == "9,881.88"
+    assert _money(_actual(BUDGETED_RUN, "compute")) == "9,501.63"
+    assert _money(actual - estimate) == "-2,218.12"
+    for text in ("12,100.00", "9,881.88", "9,501.63", "-2,218.12"):
+        assert text in html
+        assert text in markdown
+    # Rounding each compute line before summing would give 9,501.64.
+    assert "9,501.64" not in html
+    assert "Warning" in html and "Warning" in markdown
+    window, as_of = "2026-10-01 to 2026-11-01", "2026-10-16 00:00 UTC"
+    for header in ("scaling-7b", "fineweb-edu-v3.2", "alice", window, as_of):
+        assert header in html
+        assert header in markdown
+
+
+def test_compute_split_into_rate_and_usage(reports: ReportSet) -> None:
+    html, markdown = _run_report(reports, BUDGETED_RUN)
+    usage = _money((Decimal(2560) - ESTIMATED_GPU_HOURS) * ESTIMATED_RATE)
+    for text in ("2,500.0", "2,560.0", "3.9000", f"+{usage}"):
+        assert text in html
+        assert text in markdown
+
+
+def test_html_is_self_contained_with_an_inline_svg_per_chart(reports: ReportSet) -> None:
+    for paths in reports.runs:
+        html = paths.html.read_text()
+        assert html.count("<svg") == len(paths.charts)
+        urls = re.findall(r"https?://[^\s\"'<>)]+", html)
+        assert all(url.startswith("http://www.w3.org/") for url in urls), urls
+        assert "<script" not in html
+    budgeted = next(paths for paths in reports.runs if paths.training_run == BUDGETED_RUN)
+    assert {path.name for path in budgeted.charts} == {
+        "cumulative_spend.png",
+        "estimate_vs_actual.png",
+        "daily_spend.png",
+        "variance_waterfall.png",
+    }
+
+
+def test_markdown_references_each_png_relatively(reports: ReportSet) -> None:
+    for paths in reports.runs:
+        markdown = paths.markdown.read_text()
+        for chart in paths.charts:
+            assert chart.read_bytes().startswith(PNG_SIGNATURE)
+            assert f"](charts/{chart.name})" in markdown
+
+
+def test_run_without_budget_shows_actual_only(reports: ReportSet) -> None:
+    html, markdown = _run_report(reports, UNBUDGETED_RUN)
+    assert "2,469.00" in html and "2,469.00" in markdown
+    assert "no budget baseline" in html and "no budget baseline" in markdown
+    assert "Variance waterfall" not in html
+    assert "bob" in html
+
+
+def test_unattributed_resources_come_from_the_runs_accounts_only(reports: ReportSet) -> None:
+    html, markdown = _run_report(reports, BUDGETED_RUN)
+    for document in (html, markdown):
+        assert "vol-0orphan" in document and "321.50" in document
+        assert "i-0untagged" in document
+        assert "i-0elsewhere" not in document
+    assert document.index("vol-0orphan") < document.index("i-0untagged")
+
+
+def test_reconciliation_line(reports: ReportSet, tmp_path: Path) -> None:
+    html, markdown = _run_report(reports, BUDGETED_RUN)
+    assert "Reconciliation: reconciled for 2026-10" in html
+    assert "Reconciliation: reconciled for 2026-10" in markdown
+    broken = _write(tmp_path, [BUDGETED_RUN], raw_billed_cost=Decimal("1"))
+    assert "Reconciliation: NOT reconciled for 2026-10" in broken.runs[0].html.read_text()
+
+
+def test_summary_lists_runs_totals_and_unattributed_share(reports: ReportSet) -> None:
+    html = reports.summary_html.read_text()
+    markdown = reports.summary_markdown.read_text()
+    unattributed = Decimal("321.5") + Decimal("45.25") + Decimal("77.7")
+    total = sum((line.cost for line in LINES), Decimal(0))
+    share = f"{(unattributed / total * 100).quantize(Decimal('0.1'))} %"
+    for document in (html, markdown):
+        assert "12,100.00" in document and "9,881.88" in document and "2,469.00" in document
+        assert _money(_actual(BUDGETED_RUN) + _actual(UNBUDGETED_RUN)) in document
+        assert _money(unattributed) in document and share in document
+    assert f'href="{BUDGETED_RUN}/report.html"' in html
+    assert f"]({BUDGETED_RUN}/report.md)" in markdown
+
+
+def test_unknown_run_is_named_with_the_known_runs(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="llm-nope") as raised:
+        _write(tmp_path, ["llm-nope"])
+    assert BUDGETED_RUN in str(raised.value) and UNBUDGETED_RUN in str(raised.value)
+
+
+def test_one_run_only(tmp_path: Path) -> None:
+    written = _write(tmp_path, [UNBUDGETED_RUN])
+    assert [paths.training_run for paths in written.runs] == [UNBUDGETED_RUN]
+    assert not (tmp_path / "reports" / BUDGETED_RUN).exists()
+    assert BUDGETED_RUN in written.summary_html.read_text()
+
+
+def test_budget_without_spend_and_an_unsafe_run_id(tmp_path: Path) -> None:
+    conn = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    create_schema(conn)
+    conn.execute(
+        """
+        insert into budget_baselines values ($run, 'compute', 'USD', 1000, 100, 10,
+            {'warning': 0.8, 'over': 1.1}, {'start': date '2026-10-01', 'end': date '2026-10-20'},
+            'budgets/x.yaml')
+        """,
+        {"run": "team/run 1"},
+    )
+    written = write_reports(conn, tmp_path / "reports")
+    (paths,) = written.runs
+    assert paths.html.parent.parent == tmp_path / "reports"
+    assert paths.html.parent.name.startswith("team_run_1-")
+    html = paths.html.read_text()
+    assert "1,000.00" in html and "no attributed spend yet" in html
+    assert "over threshold (110 % of estimate)" in html.lower()

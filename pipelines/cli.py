@@ -69,8 +69,9 @@ def _format_cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, Decimal):
-        text = f"{value:,f}"
-        return text.rstrip("0").rstrip(".") if "." in text else text
+        text = f"{value.quantize(Decimal('0.01')) if value.as_tuple().exponent > -2 else value:,f}"
+        whole, _, fraction = text.partition(".")
+        return f"{whole}.{fraction.rstrip('0').ljust(2, '0')}"
     return str(value)
 
 

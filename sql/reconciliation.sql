@@ -13,7 +13,7 @@ with latest_loads as (
 focus as (
     select
         x_SourceName as source_name,
-        cast(BillingPeriodStart as date) as billing_period,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
         BillingCurrency as currency,
         count(*) as focus_rows,
         sum(BilledCost) as focus_billed_cost,
@@ -25,7 +25,7 @@ focus as (
 allocated as (
     select
         x_SourceName as source_name,
-        cast(BillingPeriodStart as date) as billing_period,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
         BillingCurrency as currency,
         count(distinct x_LineItemKey) as allocated_rows,
         sum(billed_cost) as allocated_billed_cost,

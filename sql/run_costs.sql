@@ -1,7 +1,12 @@
--- Attributed spend per run, category and billing period.
+-- Attributed spend per run, category and billing period (the month; GCP periods start at
+-- Pacific midnight, AWS at UTC midnight, both are the same billing month).
 create or replace view run_costs as
 with allocations as (
-    select * from cost_allocations where training_run is not null
+    select
+        *,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period
+    from cost_allocations
+    where training_run is not null
 ),
 
 final as (
@@ -11,7 +16,7 @@ final as (
         any_value(dataset_version) filter (where dataset_version is not null) as dataset_version,
         any_value(owner) filter (where owner is not null) as owner,
         x_CostCategory as cost_category,
-        cast(BillingPeriodStart as date) as billing_period,
+        billing_period,
         BillingCurrency as currency,
         sum(billed_cost) as billed_cost,
         sum(effective_cost) as effective_cost,
@@ -19,7 +24,7 @@ final as (
         min(ChargePeriodStart) as first_charge,
         max(ChargePeriodEnd) as last_charge
     from allocations
-    group by training_run, x_CostCategory, BillingPeriodStart, BillingCurrency
+    group by training_run, x_CostCategory, billing_period, BillingCurrency
 )
 
 select * from final

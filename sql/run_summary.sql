@@ -1,4 +1,5 @@
--- One line per training run for the end of `runledger run`: actual spend against its budget.
+-- One line per training run for the end of `runledger run`: actual spend against its budget,
+-- money rounded to cents for display (the tables keep 10 decimals).
 with costs as (
     select
         training_run,
@@ -22,9 +23,9 @@ final as (
         costs.owner,
         costs.currency,
         round(coalesce(costs.gpu_hours, 0), 1) as gpu_hours,
-        coalesce(costs.actual_cost, 0) as actual_cost,
-        budgets.estimated_cost,
-        budgets.variance,
+        round(coalesce(costs.actual_cost, 0), 2) as actual_cost,
+        round(budgets.estimated_cost, 2) as estimated_cost,
+        round(budgets.variance, 2) as variance,
         round(budgets.variance_pct * 100, 1) as variance_pct,
         budgets.status
     from costs

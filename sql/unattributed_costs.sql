@@ -1,11 +1,14 @@
 -- Spend with no training run, ranked: the tag-hygiene worklist.
 create or replace view unattributed_costs as
 with allocations as (
-    select * from cost_allocations
+    select
+        *,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period
+    from cost_allocations
 ),
 
 period_totals as (
-    select BillingPeriodStart, BillingCurrency, sum(effective_cost) as period_effective_cost
+    select billing_period, BillingCurrency, sum(effective_cost) as period_effective_cost
     from allocations
     group by all
 ),
@@ -16,7 +19,7 @@ unattributed as (
         SubAccountId as account,
         ServiceName as service,
         ResourceId as resource,
-        BillingPeriodStart,
+        billing_period,
         BillingCurrency,
         any_value(x_CostCategory) as cost_category,
         any_value(owner) filter (where owner is not null) as owner,
@@ -24,7 +27,7 @@ unattributed as (
         sum(effective_cost) as effective_cost
     from allocations
     where training_run is null
-    group by ProviderName, SubAccountId, ServiceName, ResourceId, BillingPeriodStart, BillingCurrency
+    group by ProviderName, SubAccountId, ServiceName, ResourceId, billing_period, BillingCurrency
 ),
 
 final as (
@@ -33,7 +36,7 @@ final as (
         unattributed.account,
         unattributed.service,
         unattributed.resource,
-        cast(unattributed.BillingPeriodStart as date) as billing_period,
+        unattributed.billing_period,
         unattributed.BillingCurrency as currency,
         unattributed.cost_category,
         unattributed.owner,
@@ -44,7 +47,7 @@ final as (
             else round(unattributed.effective_cost / period_totals.period_effective_cost, 6)
         end as share_of_period
     from unattributed
-    inner join period_totals using (BillingPeriodStart, BillingCurrency)
+    inner join period_totals using (billing_period, BillingCurrency)
 )
 
 select * from final

@@ -110,24 +110,20 @@ def _aws_actual_compute(root: Path, run: dict) -> tuple[float, float]:
     return gpu_hours, cost
 
 
-def test_two_calls_write_identical_bytes(tmp_path: Path) -> None:
-    first, second = tmp_path / "first", tmp_path / "second"
-    write_demo(first)
-    write_demo(second)
-    first_files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
-    second_files = sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
+def test_a_second_call_writes_identical_bytes(demo_root: Path, tmp_path: Path) -> None:
+    assert write_demo(tmp_path) == tmp_path / "runledger.yaml"
+    first_files = sorted(p.relative_to(demo_root) for p in demo_root.rglob("*") if p.is_file())
+    second_files = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     assert first_files == second_files
-    assert all((first / name).read_bytes() == (second / name).read_bytes() for name in first_files)
+    assert all((demo_root / name).read_bytes() == (tmp_path / name).read_bytes() for name in first_files)
 
 
-def test_only_the_config_sits_in_root_and_it_points_at_existing_files(tmp_path: Path) -> None:
-    config_path = write_demo(tmp_path)
-    assert config_path == tmp_path / "runledger.yaml"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".runledger", "runledger.yaml"]
-    config = _read_yaml(config_path)
+def test_only_the_config_sits_in_root_and_it_points_at_existing_files(demo_root: Path) -> None:
+    assert sorted(p.name for p in demo_root.iterdir()) == [".runledger", "runledger.yaml"]
+    config = _read_yaml(demo_root / "runledger.yaml")
     named = [source.get("uri") or source.get("path") for source in config["sources"]]
     named += [config["attribution"]["runs"], config["budgets"]]
-    assert all((tmp_path / path).exists() and path.startswith(".runledger/demo/") for path in named)
+    assert all((demo_root / path).exists() and path.startswith(".runledger/demo/") for path in named)
     assert {source["kind"] for source in config["sources"]} == {"aws_cur", "gcp_billing"}
 
 

@@ -119,7 +119,7 @@ def raw_control_totals(frame: pl.LazyFrame, billing_period: date) -> tuple[int, 
     costs = period.select(pl.len().alias("rows"), money(pl.col("cost")).sum().alias("cost")).collect()
     credits = (
         period.select(pl.col("credits").fill_null([]))
-        .explode("credits")
+        .explode("credits", empty_as_null=True)
         .select(money(pl.col("credits").struct.field("amount")).sum().alias("credits"))
         .collect()
     )

@@ -365,6 +365,7 @@ def _unattributed_blocks(unattributed: UnattributedInAccounts) -> tuple[Block, .
         ),
         rows=tuple(rows),
         numeric_columns=frozenset({6, 7}),
+        wrapping_columns=frozenset({2, 3}),
     )
     return intro, table
 
@@ -479,6 +480,8 @@ def _summary_totals(overviews: Sequence[RunOverview]) -> list[tuple[Cell, ...]]:
                     Cell(hours(_sum(gpu_hours_of(overview) for overview in budgeted_runs))),
                 )
             )
+        if len(budgeted) == len(same_currency):
+            continue
         rows.append(
             (
                 Cell(f"All runs ({len(same_currency)})"),

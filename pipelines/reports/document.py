@@ -12,6 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 MONEY_QUANTUM = Decimal("0.01")
 RATE_QUANTUM = Decimal("0.0001")
 HOURS_QUANTUM = Decimal("0.1")
+PERCENT_QUANTUM = Decimal("0.1")
 MISSING = "—"
 
 STATUS_LABELS = {
@@ -39,11 +40,21 @@ class Cell:
 
 @dataclass(frozen=True)
 class Table:
-    """A table; numeric columns are right-aligned and the last `emphasized_rows` are totals."""
+    """A table.
+
+    Attributes:
+        columns: the column headers.
+        rows: the cells, row by row.
+        numeric_columns: indexes of right-aligned columns.
+        wrapping_columns: indexes of columns whose long values (ARNs...) may wrap; the other
+            columns keep each value on one line.
+        emphasized_rows: how many rows at the end are totals.
+    """
 
     columns: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
     numeric_columns: frozenset[int] = frozenset()
+    wrapping_columns: frozenset[int] = frozenset()
     emphasized_rows: int = 0
 
 
@@ -98,8 +109,12 @@ class Document:
     sections: tuple[Section, ...]
 
 
-def _quantized(value: Decimal, quantum: Decimal) -> Decimal:
-    return value.quantize(quantum, rounding=ROUND_HALF_UP)
+def _formatted(value: Decimal, quantum: Decimal, spec: str, *, signed: bool) -> str:
+    """Rounds half up to `quantum` and formats; zero never gets a sign (no `+0.00`, no `-0.00`)."""
+    rounded = value.quantize(quantum, rounding=ROUND_HALF_UP)
+    if rounded.is_zero():
+        return format(abs(rounded), spec)
+    return format(rounded, f"+{spec}" if signed else spec)
 
 
 def money(value: Decimal | None, *, signed: bool = False) -> str:
@@ -109,31 +124,24 @@ def money(value: Decimal | None, *, signed: bool = False) -> str:
         value: the exact amount; rounded only here, for display.
         signed: show a `+` on positive amounts, for variances.
     """
-    if value is None:
-        return MISSING
-    return format(_quantized(Decimal(value), MONEY_QUANTUM), "+,.2f" if signed else ",.2f")
+    return MISSING if value is None else _formatted(Decimal(value), MONEY_QUANTUM, ",.2f", signed=signed)
 
 
 def rate(value: Decimal | None, *, signed: bool = False) -> str:
     """Formats a price per GPU-hour with 4 decimals."""
-    if value is None:
-        return MISSING
-    return format(_quantized(Decimal(value), RATE_QUANTUM), "+,.4f" if signed else ",.4f")
+    return MISSING if value is None else _formatted(Decimal(value), RATE_QUANTUM, ",.4f", signed=signed)
 
 
 def hours(value: Decimal | None, *, signed: bool = False) -> str:
     """Formats GPU-hours with thousands separators and 1 decimal."""
-    if value is None:
-        return MISSING
-    return format(_quantized(Decimal(value), HOURS_QUANTUM), "+,.1f" if signed else ",.1f")
+    return MISSING if value is None else _formatted(Decimal(value), HOURS_QUANTUM, ",.1f", signed=signed)
 
 
 def percent(ratio: float | Decimal | None, *, signed: bool = False) -> str:
     """Formats a ratio as a percentage with 1 decimal, e.g. `0.125` as `12.5 %`."""
     if ratio is None:
         return MISSING
-    number = _quantized(Decimal(str(ratio)) * 100, Decimal("0.1"))
-    return f"{number:+,.1f} %" if signed else f"{number:,.1f} %"
+    return _formatted(Decimal(str(ratio)) * 100, PERCENT_QUANTUM, ",.1f", signed=signed) + " %"
 
 
 def status_cell(status: str | None) -> Cell:

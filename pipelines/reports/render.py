@@ -25,11 +25,11 @@ section { background: var(--panel); border: 1px solid var(--line); border-radius
 .table-wrap { overflow-x: auto; margin: 0 0 14px; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 th, td { padding: 6px 8px; border-bottom: 1px solid var(--line); text-align: left;
-  vertical-align: top; overflow-wrap: anywhere; }
-th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc;
-  overflow-wrap: normal; }
-td:first-child { white-space: nowrap; }
-th.num, td.num { text-align: right; white-space: nowrap; overflow-wrap: normal; }
+  vertical-align: top; }
+th { font-size: 12px; color: var(--muted); font-weight: 600; background: #fafbfc; }
+td { white-space: nowrap; }
+th.num, td.num { text-align: right; }
+td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 16ch; }
 tr.total td { font-weight: 700; background: #fafbfc; }
 tr.first-total td { border-top: 2px solid #cbd2da; }
 a { color: #1d4f91; }
@@ -108,7 +108,9 @@ def _html_block(block: Block) -> str:
 
 def _html_table(table: Table) -> str:
     def css_class(index: int) -> str:
-        return ' class="num"' if index in table.numeric_columns else ""
+        if index in table.numeric_columns:
+            return ' class="num"'
+        return ' class="wrap"' if index in table.wrapping_columns else ""
 
     head = "".join(
         f"<th{css_class(index)}>{escape(column)}</th>" for index, column in enumerate(table.columns)

@@ -1,0 +1,193 @@
+"""The whole nightly job on the demo data set: exact totals against the raw export files."""
+
+import json
+import re
+from collections import defaultdict
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.config import DEFAULT_DIMENSIONS
+from pipelines.demo_data import write_demo
+from pipelines.nightly import run_nightly
+
+TEN_DECIMALS = Decimal("1e-10")
+
+
+def money(value: object) -> Decimal:
+    """The warehouse's money rule, computed independently: the number's shortest text, half-even."""
+    if value is None or value == "":
+        return Decimal(0)
+    return Decimal(repr(value) if isinstance(value, float) else str(value)).quantize(TEN_DECIMALS, ROUND_HALF_EVEN)
+
+
+def normalized(key: str) -> str:
+    key = re.sub(r"[-\s:]", "_", key.strip().lower())
+    return key[len("user_"):] if key.startswith("user_") else key
+
+
+def training_run_of(tags: dict[str, str]) -> str | None:
+    by_key = {normalized(k): v.strip() for k, v in tags.items() if v and v.strip()}
+    for alias in DEFAULT_DIMENSIONS["training_run"]:
+        if normalized(alias) in by_key:
+            return by_key[normalized(alias)]
+    return None
+
+
+def aws_effective(row: dict) -> Decimal:
+    """The amortization rule of ../shared/BILLING.md, row by row."""
+    kind = row["line_item_line_item_type"]
+    if kind == "SavingsPlanCoveredUsage":
+        return money(row["savings_plan_savings_plan_effective_cost"])
+    if kind == "SavingsPlanRecurringFee":
+        return money(row["savings_plan_total_commitment_to_date"]) - money(row["savings_plan_used_commitment"])
+    if kind in ("SavingsPlanNegation", "SavingsPlanUpfrontFee"):
+        return Decimal(0)
+    if kind == "DiscountedUsage":
+        return money(row["reservation_effective_cost"])
+    if kind == "RIFee":
+        return money(row["reservation_unused_amortized_upfront_fee_for_billing_period"]) + money(
+            row["reservation_unused_recurring_fee"]
+        )
+    if kind == "Fee" and row.get("reservation_reservation_a_r_n"):
+        return Decimal(0)
+    return money(row["line_item_net_unblended_cost"]) if row["line_item_net_unblended_cost"] is not None else money(row["line_item_unblended_cost"])
+
+
+def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
+    """Per (source, period): rows, billed, effective; per run: effective; files the manifests list."""
+    periods: dict[tuple[str, str], list] = defaultdict(lambda: [0, Decimal(0), Decimal(0)])
+    runs: dict[str, Decimal] = defaultdict(Decimal)
+    listed: set[str] = set()
+    export = root / ".runledger" / "demo" / "aws" / "cur2-demo"
+    for manifest in sorted(export.glob("metadata/*/*-Manifest.json")):
+        period = manifest.parent.name.split("=")[1]
+        for uri in json.loads(manifest.read_text())["dataFiles"]:
+            path = export / "data" / uri.split("/data/", 1)[1]
+            listed.add(str(path))
+            for row in pq.read_table(path).to_pylist():
+                billed = money(row["line_item_net_unblended_cost"] if row["line_item_net_unblended_cost"] is not None else row["line_item_unblended_cost"])
+                effective = aws_effective(row)
+                entry = periods[("aws-main", period)]
+                entry[0] += 1
+                entry[1] += billed
+                entry[2] += effective
+                run = training_run_of(dict(row["resource_tags"] or []))
+                if run:
+                    runs[run] += effective
+    for file in sorted((root / ".runledger" / "demo" / "gcp").rglob("*.json*")):
+        for line in file.read_text().splitlines():
+            row = json.loads(line)
+            month = row["invoice"]["month"]
+            net = money(row["cost"]) + sum((money(c["amount"]) for c in row.get("credits") or []), Decimal(0))
+            entry = periods[("gcp-main", f"{month[:4]}-{month[4:]}")]
+            entry[0] += 1
+            entry[1] += net
+            entry[2] += net
+            labels = {label["key"]: label["value"] for label in row.get("labels") or []}
+            project_labels = {label["key"]: label["value"] for label in (row.get("project") or {}).get("labels") or []}
+            run = training_run_of({**project_labels, **labels})
+            if run:
+                runs[run] += net
+    return {key: tuple(value) for key, value in periods.items()}, dict(runs), listed
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("demo")
+    config = write_demo(root)
+    run_nightly(config, echo=lambda line: None)
+    return root, root / ".runledger" / "warehouse.duckdb"
+
+
+def query(warehouse: Path, sql: str) -> list[tuple]:
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_every_source_period_matches_the_raw_files(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    expected, _, _ = raw_expectations(root)
+    loaded = query(
+        warehouse,
+        "select x_SourceName, strftime(date_trunc('month', BillingPeriodStart), '%Y-%m'), count(*), "
+        "sum(BilledCost), sum(EffectiveCost) from focus_line_items group by all",
+    )
+    assert {(s, p): (n, b, e) for s, p, n, b, e in loaded} == expected
+    assert len(expected) == 4 and sum(n for n, _, _ in expected.values()) >= 4000
+
+
+def test_only_the_files_the_manifest_lists_are_read(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    _, _, listed = raw_expectations(root)
+    read = {row[0] for row in query(warehouse, "select distinct x_SourceFile from focus_line_items where x_SourceName = 'aws-main'")}
+    all_parquet = {str(p) for p in (root / ".runledger" / "demo" / "aws").rglob("*.parquet")}
+    assert read == listed
+    assert all_parquet - listed, "the demo keeps an older delivery beside the latest one"
+
+
+def test_per_run_effective_cost_matches_the_tagged_raw_rows(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    _, runs, _ = raw_expectations(root)
+    allocated = dict(query(warehouse, "select training_run, sum(effective_cost) from run_costs group by 1"))
+    assert allocated == runs
+    assert set(runs) == {"llm-7b-pt-r1", "llm-13b-ft-r2", "llm-3b-pt-gcp"}
+
+
+def test_reconciliation_is_zero_and_registry_fills_dimensions(demo: tuple[Path, Path]) -> None:
+    _, warehouse = demo
+    rows = query(
+        warehouse,
+        "select rows_raw_focus_diff, rows_focus_allocated_diff, billed_raw_focus_diff, "
+        "billed_focus_allocated_diff, effective_focus_allocated_diff from reconciliation",
+    )
+    assert len(rows) == 4 and all(value == 0 for row in rows for value in row)
+    missing = query(
+        warehouse,
+        "select count(*) from cost_allocations where training_run is not null and (experiment is null or dataset_version is null)",
+    )
+    assert missing == [(0,)]
+
+
+def test_budget_variance_explains_the_gap_exactly(demo: tuple[Path, Path]) -> None:
+    _, warehouse = demo
+    compute = query(
+        warehouse,
+        "select training_run, variance, rate_variance, usage_variance, actual_cost, estimated_cost "
+        "from budget_variance where cost_category = 'compute'",
+    )
+    assert len(compute) == 3
+    for _, variance, rate_variance, usage_variance, actual, estimated in compute:
+        assert rate_variance + usage_variance == variance == actual - estimated
+    totals = dict(query(warehouse, "select training_run, actual_cost from budget_variance where cost_category = 'total'"))
+    by_run = dict(query(warehouse, "select training_run, sum(effective_cost) from run_costs group by 1"))
+    assert totals == by_run
+
+
+def test_reports_show_the_runs_numbers(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    for run, actual in query(warehouse, "select training_run, actual_cost from budget_variance where cost_category = 'total'"):
+        html = (root / ".runledger" / "reports" / run / "report.html").read_text()
+        markdown = (root / ".runledger" / "reports" / run / "report.md").read_text()
+        shown = f"{actual.quantize(Decimal('0.01')):,}"
+        assert shown in html and shown in markdown
+        assert html.count("<svg") >= 4 and "https://" not in html.replace("http://www.w3.org", "")
+    assert (root / ".runledger" / "reports" / "summary.html").is_file()
+
+
+def test_a_second_run_changes_nothing(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    tables = {
+        "focus_line_items": "select * exclude (x_IngestedAt) from focus_line_items order by x_LineItemKey",
+        "cost_allocations": "select * from cost_allocations order by x_LineItemKey, training_run",
+        "budget_variance": "select * from budget_variance order by training_run, cost_category",
+        "run_costs": "select * from run_costs order by all",
+    }
+    before = {name: query(warehouse, sql) for name, sql in tables.items()}
+    run_nightly(root / "runledger.yaml", echo=lambda line: None)
+    after = {name: query(warehouse, sql) for name, sql in tables.items()}
+    assert after == before
+    assert query(warehouse, "select count(*) from loads where status = 'loaded'") == [(8,)]

@@ -12,6 +12,7 @@ from pipelines.sqlfiles import read_sql
 
 TABLES = (
     "create_macros",
+    "create_decimal_divide",
     "create_focus_line_items",
     "create_loads",
     "create_cost_allocations",

@@ -1,7 +1,7 @@
 -- Rebuilds budget_variance: every budgeted run's actual (effective) spend against its baseline,
 -- one row per cost category found in the baseline or in the run's allocations (all billing
 -- periods), plus one row cost_category = 'total'. Runs without a baseline are left out.
--- Needs the temporary macro decimal_divide (sql/create_decimal_divide.sql) on the connection.
+-- Uses the macro decimal_divide (sql/create_decimal_divide.sql), created with the schema.
 -- Every amount is DECIMAL(38, 10): sums and differences are exact; products are DECIMAL(38, 20)
 -- (exact below 1e18) and rounded back to 10 decimals; quotients come from decimal_divide because
 -- DuckDB divides DECIMALs in DOUBLE.

@@ -5,8 +5,8 @@
 --     round(n * 1e10 / d) = sign(n) * sign(d) * ((2 * |n| * 1e10 + |d|) // (2 * |d|))
 -- then scales the result back by 1e-10. Valid while |numerator| < 8.5e17 and the quotient < 1e18;
 -- beyond that DuckDB raises an overflow error rather than returning a wrong number.
--- A temporary macro: it lives on the connection that runs budget_variance.sql.
-create or replace temp macro decimal_divide(numerator, denominator) as (
+-- Created with the schema (pipelines/warehouse.py), so every connection has it.
+create or replace macro decimal_divide(numerator, denominator) as (
     case
         when denominator <> 0 then cast(
             cast(

@@ -3,12 +3,15 @@
 import json
 import re
 from collections import defaultdict
+from datetime import datetime, timezone
+from fnmatch import fnmatchcase
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 import duckdb
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from pipelines.config import DEFAULT_DIMENSIONS
 from pipelines.demo_data import write_demo
@@ -57,10 +60,25 @@ def aws_effective(row: dict) -> Decimal:
     return money(row["line_item_net_unblended_cost"]) if row["line_item_net_unblended_cost"] is not None else money(row["line_item_unblended_cost"])
 
 
+def registry_run_of(root: Path, resource_id: str | None, start: datetime) -> str | None:
+    """The registered run whose resource globs and [start, end) window hold the line (lines of the
+    demo never cross a window edge)."""
+    runs = yaml.safe_load((root / ".runledger" / "demo" / "runs.yaml").read_text())["runs"]
+    for run in runs:
+        begins, ends = (run[k].astimezone(timezone.utc).replace(tzinfo=None) for k in ("start", "end"))
+        if resource_id and any(fnmatchcase(resource_id, p) for p in run["resources"]) and begins <= start < ends:
+            return run["id"]
+    return None
+
+
+def gcp_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.removesuffix(" UTC"))
+
+
 def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
-    """Per (source, period): rows, billed, effective; per run: effective; files the manifests list."""
+    """Per (source, period): rows, billed, effective; per (method, run): effective; files listed."""
     periods: dict[tuple[str, str], list] = defaultdict(lambda: [0, Decimal(0), Decimal(0)])
-    runs: dict[str, Decimal] = defaultdict(Decimal)
+    runs: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
     listed: set[str] = set()
     export = root / ".runledger" / "demo" / "aws" / "cur2-demo"
     for manifest in sorted(export.glob("metadata/*/*-Manifest.json")):
@@ -77,7 +95,9 @@ def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
                 entry[2] += effective
                 run = training_run_of(dict(row["resource_tags"] or []))
                 if run:
-                    runs[run] += effective
+                    runs[("tag", run)] += effective
+                elif run := registry_run_of(root, row["line_item_resource_id"], row["line_item_usage_start_date"]):
+                    runs[("registry", run)] += effective
     for file in sorted((root / ".runledger" / "demo" / "gcp").rglob("*.json*")):
         for line in file.read_text().splitlines():
             row = json.loads(line)
@@ -90,8 +110,11 @@ def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
             labels = {label["key"]: label["value"] for label in row.get("labels") or []}
             project_labels = {label["key"]: label["value"] for label in (row.get("project") or {}).get("labels") or []}
             run = training_run_of({**project_labels, **labels})
+            resource = (row.get("resource") or {}).get("global_name") or (row.get("resource") or {}).get("name")
             if run:
-                runs[run] += net
+                runs[("tag", run)] += net
+            elif run := registry_run_of(root, resource, gcp_time(row["usage_start_time"])):
+                runs[("registry", run)] += net
     return {key: tuple(value) for key, value in periods.items()}, dict(runs), listed
 
 
@@ -129,12 +152,29 @@ def test_only_the_files_the_manifest_lists_are_read(demo: tuple[Path, Path]) -> 
     assert all_parquet - listed, "the demo keeps an older delivery beside the latest one"
 
 
-def test_per_run_effective_cost_matches_the_tagged_raw_rows(demo: tuple[Path, Path]) -> None:
+def test_per_run_cost_by_tag_and_by_registry_matches_the_raw_rows(demo: tuple[Path, Path]) -> None:
     root, warehouse = demo
     _, runs, _ = raw_expectations(root)
-    allocated = dict(query(warehouse, "select training_run, sum(effective_cost) from run_costs group by 1"))
-    assert allocated == runs
-    assert set(runs) == {"llm-7b-pt-r1", "llm-13b-ft-r2", "llm-3b-pt-gcp"}
+    allocated = query(
+        warehouse,
+        "select allocation_method, training_run, sum(effective_cost) from cost_allocations "
+        "where training_run is not null group by all",
+    )
+    assert {(method, run): cost for method, run, cost in allocated} == runs
+    assert {run for _, run in runs} == {"llm-7b-pt-r1", "llm-13b-ft-r2", "llm-3b-pt-gcp"}
+    assert runs[("registry", "llm-7b-pt-r1")] > 0, "the demo leaves two 7B nodes untagged"
+
+
+def test_checkpoint_storage_after_the_window_stays_unattributed(demo: tuple[Path, Path]) -> None:
+    _, warehouse = demo
+    rows = query(
+        warehouse,
+        "select training_run, allocation_method, min(ChargePeriodStart), max(ChargePeriodStart) "
+        "from cost_allocations where ResourceId = 'ckpt-7b' group by all order by 1 nulls last",
+    )
+    (run, method, _, last_in_window), (nobody, unattributed, first_after, _) = rows
+    assert (run, method, nobody, unattributed) == ("llm-7b-pt-r1", "registry", None, "unattributed")
+    assert last_in_window < datetime(2026, 10, 11) <= first_after
 
 
 def test_reconciliation_is_zero_and_registry_fills_dimensions(demo: tuple[Path, Path]) -> None:

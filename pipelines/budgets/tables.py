@@ -44,7 +44,6 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
         BudgetError: a budgeted run has allocations billed in another currency than its budget.
     """
     _require_budget_currencies(conn)
-    conn.execute(read_sql("create_decimal_divide"))
     (written,) = conn.execute(read_sql("budget_variance")).fetchone()
     return written
 

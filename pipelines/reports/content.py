@@ -453,51 +453,54 @@ def _summary_row(run: SummaryRun) -> tuple[Cell, ...]:
 
 
 def _summary_totals(overviews: Sequence[RunOverview]) -> list[tuple[Cell, ...]]:
-    """Totals per currency: the budgeted runs with their variance, then all runs' actual spend."""
+    """Totals per currency: the budgeted runs with their variance, then, when some runs have no
+    budget, every run's actual spend."""
     rows = []
     for currency in sorted({overview.header.currency or "" for overview in overviews}):
         same_currency = [
             overview for overview in overviews if (overview.header.currency or "") == currency
         ]
-        budgeted_runs = [overview for overview in same_currency if overview.header.has_budget]
-        budgeted = [overview.total for overview in budgeted_runs]
+        budgeted = [overview for overview in same_currency if overview.header.has_budget]
         if budgeted:
-            estimate = _sum(line.estimated_cost for line in budgeted)
-            actual = _sum(line.actual_cost for line in budgeted)
-            variance = _sum(line.variance for line in budgeted)
-            rows.append(
-                (
-                    Cell(f"Budgeted runs ({len(budgeted)})"),
-                    Cell(""),
-                    Cell(""),
-                    text_cell(currency),
-                    Cell(money(estimate)),
-                    Cell(money(actual)),
-                    Cell(money(variance, signed=True)),
-                    Cell(percent(variance / estimate if estimate else None, signed=True)),
-                    Cell(""),
-                    Cell(money(_sum_all(line.forecast_at_completion for line in budgeted))),
-                    Cell(hours(_sum(gpu_hours_of(overview) for overview in budgeted_runs))),
-                )
-            )
-        if len(budgeted) == len(same_currency):
-            continue
-        rows.append(
-            (
-                Cell(f"All runs ({len(same_currency)})"),
-                Cell(""),
-                Cell(""),
-                text_cell(currency),
-                Cell(MISSING),
-                Cell(money(_sum(overview.total.actual_cost for overview in same_currency))),
-                Cell(MISSING),
-                Cell(MISSING),
-                Cell(""),
-                Cell(MISSING),
-                Cell(hours(_sum(gpu_hours_of(overview) for overview in same_currency))),
-            )
-        )
+            rows.append(_budgeted_total_row(currency, budgeted))
+        if len(budgeted) < len(same_currency):
+            rows.append(_all_runs_total_row(currency, same_currency))
     return rows
+
+
+def _budgeted_total_row(currency: str, budgeted: Sequence[RunOverview]) -> tuple[Cell, ...]:
+    totals = [overview.total for overview in budgeted]
+    estimate = _sum(line.estimated_cost for line in totals)
+    variance = _sum(line.variance for line in totals)
+    return (
+        Cell(f"Budgeted runs ({len(budgeted)})"),
+        Cell(""),
+        Cell(""),
+        text_cell(currency),
+        Cell(money(estimate)),
+        Cell(money(_sum(line.actual_cost for line in totals))),
+        Cell(money(variance, signed=True)),
+        Cell(percent(variance / estimate if estimate and variance is not None else None, signed=True)),
+        Cell(""),
+        Cell(money(_sum_all(line.forecast_at_completion for line in totals))),
+        Cell(hours(_sum(gpu_hours_of(overview) for overview in budgeted))),
+    )
+
+
+def _all_runs_total_row(currency: str, overviews: Sequence[RunOverview]) -> tuple[Cell, ...]:
+    return (
+        Cell(f"All runs ({len(overviews)})"),
+        Cell(""),
+        Cell(""),
+        text_cell(currency),
+        Cell(MISSING),
+        Cell(money(_sum(overview.total.actual_cost for overview in overviews))),
+        Cell(MISSING),
+        Cell(MISSING),
+        Cell(""),
+        Cell(MISSING),
+        Cell(hours(_sum(gpu_hours_of(overview) for overview in overviews))),
+    )
 
 
 def _sum(values: Iterable[Decimal | None]) -> Decimal | None:

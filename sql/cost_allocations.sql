@@ -1,4 +1,6 @@
 -- Attribution of one billing period (SPEC §6), first step that applies:
+-- Shares and amounts are integers (HUGEINT; seconds, weights × 10^4, units of 1e-10): no
+-- floating point anywhere in a split.
 --   1. tag: the line's own tags (first configured key of each dimension wins);
 --   3. registry: lines whose ResourceId matches a registered run's glob within its window
 --      [start, end). A run's share of a line is weight × overlap; the line's covered fraction is
@@ -13,7 +15,7 @@ with line_items as (
     select
         *,
         coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end,
-        greatest(epoch(coalesce(ChargePeriodEnd, ChargePeriodStart)) - epoch(ChargePeriodStart), 0) as duration_seconds
+        greatest(date_diff('second', ChargePeriodStart, coalesce(ChargePeriodEnd, ChargePeriodStart)), 0) as duration_seconds
     from focus_line_items
     where date_trunc('month', BillingPeriodStart) = $billing_period
 ),
@@ -85,8 +87,11 @@ registry_overlaps as (
                         then 1 else 0
                     end
                 else greatest(
-                    epoch(least(line_items.charge_end, coalesce(registry_patterns.window_end, line_items.charge_end)))
-                    - epoch(greatest(line_items.ChargePeriodStart, coalesce(registry_patterns.window_start, line_items.ChargePeriodStart))),
+                    date_diff(
+                        'second',
+                        greatest(line_items.ChargePeriodStart, coalesce(registry_patterns.window_start, line_items.ChargePeriodStart)),
+                        least(line_items.charge_end, coalesce(registry_patterns.window_end, line_items.charge_end))
+                    ),
                     0
                 )
             end

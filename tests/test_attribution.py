@@ -128,3 +128,84 @@ def test_reallocating_a_period_replaces_it(warehouse: duckdb.DuckDBPyConnection)
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
     assert warehouse.execute("select count(*), sum(billed_cost) from cost_allocations").fetchone() == (1, Decimal(10))
+
+
+def register(conn: duckdb.DuckDBPyConnection, *runs: RegisteredRun) -> None:
+    with transaction(conn):
+        replace_run_registry(conn, list(runs))
+
+
+def parts(conn: duckdb.DuckDBPyConnection, key: str) -> list[tuple]:
+    return conn.execute(
+        "select training_run, allocation_method, allocation_rule, allocation_ratio, billed_cost, effective_cost, gpu_hours "
+        "from cost_allocations where x_LineItemKey = $key order by training_run nulls last",
+        {"key": key},
+    ).fetchall()
+
+
+def test_registry_attributes_untagged_resources_within_the_window(warehouse: duckdb.DuckDBPyConnection) -> None:
+    register(
+        warehouse,
+        RegisteredRun(
+            id="llm-7b-pt-r1", owner="alice", experiment="scaling-7b",
+            start=datetime(2026, 10, 3), end=datetime(2026, 10, 10), resources=["i-0a1*", "ckpt-7b"],
+        ),
+    )
+    add_line(warehouse, "in", {}, "36.5", "29.2", ResourceId="i-0a1b2c")
+    add_line(warehouse, "late", {}, "36.5", "29.2", ResourceId="i-0a1b2c",
+             ChargePeriodStart=datetime(2026, 10, 12), ChargePeriodEnd=datetime(2026, 10, 12, 1))
+    add_line(warehouse, "other", {}, "5", "5", ResourceId="i-0ffff")
+    add_line(warehouse, "tagged", {"training_run": "llm-13b-ft-r2"}, "7", "7", ResourceId="i-0a1b2c")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+
+    assert parts(warehouse, "in") == [
+        ("llm-7b-pt-r1", "registry", "registry i-0a1*", Decimal(1), Decimal("36.5"), Decimal("29.2"), Decimal(8))
+    ]
+    assert [p[:2] for p in parts(warehouse, "late")] == [(None, "unattributed")]
+    assert [p[:2] for p in parts(warehouse, "other")] == [(None, "unattributed")]
+    assert [p[:2] for p in parts(warehouse, "tagged")] == [("llm-13b-ft-r2", "tag")], "tags come before the registry"
+    owner = warehouse.execute("select owner, experiment from cost_allocations where x_LineItemKey = 'in'").fetchone()
+    assert owner == ("alice", "scaling-7b")
+
+
+def test_a_line_across_the_window_edge_is_split_by_overlap(warehouse: duckdb.DuckDBPyConnection) -> None:
+    register(warehouse, RegisteredRun(id="r1", end=datetime(2026, 10, 5, 18), resources=["vol-*"]))
+    # a daily line of 100.00 whose last 6 hours fall outside the window
+    add_line(warehouse, "day", {}, "100", "99.99", ResourceId="vol-1",
+             ChargePeriodStart=datetime(2026, 10, 5), ChargePeriodEnd=datetime(2026, 10, 6))
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    assert parts(warehouse, "day") == [
+        ("r1", "registry", "registry vol-*", Decimal("0.75"), Decimal(75), Decimal("74.9925"), Decimal(6)),
+        (None, "unattributed", "outside registry window", Decimal("0.25"), Decimal(25), Decimal("24.9975"), Decimal(2)),
+    ]
+
+
+def test_several_matching_runs_split_by_weight_exactly(warehouse: duckdb.DuckDBPyConnection) -> None:
+    register(
+        warehouse,
+        RegisteredRun(id="a", resources=["i-shared*"], weight=1),
+        RegisteredRun(id="b", resources=["i-shared*"], weight=1),
+        RegisteredRun(id="c", resources=["i-shared"], weight=1),
+        RegisteredRun(id="d", resources=["i-shared"], weight=2),
+    )
+    add_line(warehouse, "shared", {}, "10", "-0.0000000007", ResourceId="i-shared")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    result = parts(warehouse, "shared")
+    assert [p[0] for p in result] == ["a", "b", "c", "d"]
+    assert [p[3] for p in result] == [Decimal("0.2"), Decimal("0.2"), Decimal("0.2"), Decimal("0.4")]
+    assert [p[4] for p in result] == [Decimal(2), Decimal(2), Decimal(2), Decimal(4)]
+    # -7e-10 cannot split evenly: largest remainder keeps the sum exact
+    assert sum(p[5] for p in result) == Decimal("-0.0000000007")
+    # floors 1, 1, 1, 2 units; the 2 left go to d (remainder .8), then a (ties at .4 by run id)
+    assert [p[5] for p in result] == [Decimal("-2E-10"), Decimal("-1E-10"), Decimal("-1E-10"), Decimal("-3E-10")]
+    (check,) = check_period(warehouse, PERIOD)
+    assert check["unbalanced_line_items"] == 0
+
+
+def test_three_way_split_of_a_cent_sums_exactly(warehouse: duckdb.DuckDBPyConnection) -> None:
+    register(warehouse, *[RegisteredRun(id=f"r{i}", resources=["bucket"]) for i in range(3)])
+    add_line(warehouse, "cent", {}, "0.01", "0.01", ResourceId="bucket", x_GpuHours=Decimal(0))
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    result = parts(warehouse, "cent")
+    assert sum(p[3] for p in result) == 1 and sum(p[4] for p in result) == Decimal("0.01")
+    assert sorted(p[4] for p in result) == [Decimal("0.0033333333"), Decimal("0.0033333333"), Decimal("0.0033333334")]

@@ -4,7 +4,7 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
-from pipelines.ingest.load import replace_period
+from pipelines.ingest.load import record_read_failure, replace_period
 from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.sources import reader_for
 from pipelines.partitions import billing_period_of, billing_periods
@@ -37,9 +37,12 @@ def focus_line_items(context: dg.AssetExecutionContext, runledger: RunLedgerReso
             if billing_period not in reader.billing_periods():
                 context.log.info(f"{source.name}: no delivery for {billing_period:%Y-%m}")
                 continue
-            result = replace_period(
-                conn, reader.batch(billing_period, rules, ingested_at), config.warehouse_path.parent / "staging"
-            )
+            try:
+                batch = reader.batch(billing_period, rules, ingested_at)
+            except Exception as error:
+                record_read_failure(conn, source.name, source.kind, billing_period, error)
+                raise
+            result = replace_period(conn, batch, config.warehouse_path.parent / "staging")
             context.log.info(
                 f"{source.name} {billing_period:%Y-%m}: loaded {result.rows:,} line items from {result.files} files, "
                 f"BilledCost {result.billed_cost:,.2f} {result.currency}, EffectiveCost {result.effective_cost:,.2f}"

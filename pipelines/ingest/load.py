@@ -66,6 +66,34 @@ def _record_load(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, **values: 
     )
 
 
+def record_read_failure(
+    conn: duckdb.DuckDBPyConnection, source_name: str, source_format: str, billing_period: date, error: Exception
+) -> None:
+    """Records a load that failed before any row was read (bad manifest, missing file)."""
+    now = _utc_now()
+    conn.execute(
+        read_sql("loads_insert"),
+        {
+            "load_id": str(uuid.uuid4()),
+            "source_name": source_name,
+            "source_format": source_format,
+            "billing_period": billing_period,
+            "delivery": None,
+            "files": [],
+            "raw_rows": None,
+            "raw_billed_cost": None,
+            "loaded_rows": None,
+            "loaded_billed_cost": None,
+            "loaded_effective_cost": None,
+            "currency": None,
+            "status": "failed",
+            "error": str(error)[:2000],
+            "started_at": now,
+            "finished_at": now,
+        },
+    )
+
+
 def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_file: Path) -> dict:
     row = conn.execute(
         read_sql("staged_period_check"),

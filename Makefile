@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster
 
-.PHONY: run test dev bench clean
+.PHONY: run test dev clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,10 +18,13 @@ run: $(INSTALLED)  ## the nightly job on the embedded demo data set
 test: $(INSTALLED)  ## the whole pytest suite
 	$(BIN)/python -m pytest
 
-dev: $(INSTALLED)  ## dagster dev on 127.0.0.1, state kept in .dagster/
+RUNLEDGER_CONFIG ?= $(CURDIR)/runledger.yaml
+
+dev: $(INSTALLED)  ## dagster dev on 127.0.0.1:3000; runs, schedules and dagster.yaml live in .dagster/
 	mkdir -p $(DAGSTER_HOME_DIR)
 	cp dagster.yaml $(DAGSTER_HOME_DIR)/dagster.yaml
-	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/dagster dev -h 127.0.0.1 -p 3000
+	cd $(DAGSTER_HOME_DIR) && DAGSTER_HOME=$(DAGSTER_HOME_DIR) RUNLEDGER_CONFIG=$(RUNLEDGER_CONFIG) \
+		$(CURDIR)/$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p 3000
 
 clean:
 	rm -rf $(VENV) .runledger .dagster runledger.yaml

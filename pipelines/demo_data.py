@@ -37,6 +37,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from pipelines.config import ConfigError
+
 SEED = 20261003
 CONFIG_FILE_NAME = "runledger.yaml"
 DEMO_FOLDER = Path(".runledger") / "demo"
@@ -576,14 +578,19 @@ def write_demo(root: Path) -> Path:
 
     Returns:
         The path of `root/runledger.yaml`.
+
+    Raises:
+        ConfigError: `root/runledger.yaml` exists and was not written by the demo.
     """
+    config_path = root / CONFIG_FILE_NAME
+    if config_path.exists() and not config_path.read_text().startswith(CONFIG_HEADER):
+        raise ConfigError(f"{config_path} exists and is not the demo's; choose another folder with --dir")
     rng = random.Random(SEED)
     _write_cur_export(root / AWS_EXPORT_FOLDER, _aws_usage_lines(rng), rng)
     _write_gcp_export(root / GCP_EXPORT_FOLDER, _gcp_rows(rng))
     _write_yaml(root / RUNS_FILE, {"runs": list(RUN_REGISTRY)})
     for run, budget in BUDGETS.items():
         _write_yaml(root / BUDGETS_FOLDER / f"{run}.yaml", budget)
-    config_path = root / CONFIG_FILE_NAME
     _write_yaml(config_path, CONFIG, header=CONFIG_HEADER)
     return config_path
 

@@ -114,3 +114,10 @@ def test_a_failed_load_exits_1_and_keeps_the_previous_data(demo: Path, tmp_path:
             "select status, error from loads where source_name = 'aws-main' order by started_at desc limit 1"
         ).fetchone()
     assert status == "failed" and "cur2-demo-00009" in error
+
+
+def test_demo_refuses_to_overwrite_a_users_config(tmp_path: Path) -> None:
+    (tmp_path / "runledger.yaml").write_text("warehouse: mine.duckdb\n")
+    code, output = invoke("demo", "--dir", str(tmp_path))
+    assert code == 2 and "is not the demo's" in output
+    assert (tmp_path / "runledger.yaml").read_text() == "warehouse: mine.duckdb\n"

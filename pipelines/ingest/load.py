@@ -44,26 +44,39 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
-def _record_load(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, **values: object) -> None:
+LOAD_COLUMNS = (
+    "delivery", "files", "raw_rows", "raw_billed_cost", "loaded_rows", "loaded_billed_cost",
+    "loaded_effective_cost", "currency", "error",
+)
+
+
+def _record_load(
+    conn: duckdb.DuckDBPyConnection, source_name: str, source_format: str, billing_period: date, **values: object
+) -> None:
+    """Inserts a `loads` row; columns not given are NULL."""
     conn.execute(
         read_sql("loads_insert"),
         {
+            **dict.fromkeys(LOAD_COLUMNS),
             "load_id": str(uuid.uuid4()),
-            "source_name": batch.source_name,
-            "source_format": batch.source_format,
-            "billing_period": batch.billing_period,
-            "delivery": batch.delivery,
-            "files": list(batch.files),
-            "raw_rows": batch.raw_rows,
-            "raw_billed_cost": batch.raw_billed_cost,
-            "loaded_rows": None,
-            "loaded_billed_cost": None,
-            "loaded_effective_cost": None,
-            "currency": None,
-            "error": None,
+            "source_name": source_name,
+            "source_format": source_format,
+            "billing_period": billing_period,
             **values,
         },
     )
+
+
+def _batch_facts(batch: PeriodBatch) -> dict[str, object]:
+    return {
+        "source_name": batch.source_name,
+        "source_format": batch.source_format,
+        "billing_period": batch.billing_period,
+        "delivery": batch.delivery,
+        "files": list(batch.files),
+        "raw_rows": batch.raw_rows,
+        "raw_billed_cost": batch.raw_billed_cost,
+    }
 
 
 def record_read_failure(
@@ -71,26 +84,9 @@ def record_read_failure(
 ) -> None:
     """Records a load that failed before any row was read (bad manifest, missing file)."""
     now = _utc_now()
-    conn.execute(
-        read_sql("loads_insert"),
-        {
-            "load_id": str(uuid.uuid4()),
-            "source_name": source_name,
-            "source_format": source_format,
-            "billing_period": billing_period,
-            "delivery": None,
-            "files": [],
-            "raw_rows": None,
-            "raw_billed_cost": None,
-            "loaded_rows": None,
-            "loaded_billed_cost": None,
-            "loaded_effective_cost": None,
-            "currency": None,
-            "status": "failed",
-            "error": str(error)[:2000],
-            "started_at": now,
-            "finished_at": now,
-        },
+    _record_load(
+        conn, source_name, source_format, billing_period,
+        files=[], status="failed", error=str(error)[:2000], started_at=now, finished_at=now,
     )
 
 
@@ -141,7 +137,7 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_
             conn.execute(read_sql("focus_line_items_insert"), {"staging_file": str(staging_file)})
             _record_load(
                 conn,
-                batch,
+                **_batch_facts(batch),
                 loaded_rows=checked["rows"],
                 loaded_billed_cost=checked["billed_cost"],
                 loaded_effective_cost=checked["effective_cost"],
@@ -151,7 +147,9 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_
                 finished_at=_utc_now(),
             )
     except Exception as error:
-        _record_load(conn, batch, status="failed", error=str(error)[:2000], started_at=started_at, finished_at=_utc_now())
+        _record_load(
+            conn, **_batch_facts(batch), status="failed", error=str(error)[:2000], started_at=started_at, finished_at=_utc_now()
+        )
         raise
     finally:
         staging_file.unlink(missing_ok=True)

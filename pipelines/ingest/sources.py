@@ -19,6 +19,9 @@ from pipelines.ingest import aws_cur2, focus_files, gcp_billing
 from pipelines.ingest.mappings import CategoryRule
 
 
+AWS_SOURCE_FORMATS = {"cur2": "aws_cur2", "aws_focus": "aws_focus"}
+
+
 @dataclass(frozen=True)
 class PeriodBatch:
     """What one load of one (source, billing period) writes, and the raw totals it must match."""
@@ -77,7 +80,7 @@ class AwsExportReader:
             )
         return PeriodBatch(
             source_name=self.name,
-            source_format=f"aws_{delivery.export_format}" if delivery.export_format == "cur2" else delivery.export_format,
+            source_format=AWS_SOURCE_FORMATS[delivery.export_format],
             billing_period=billing_period,
             delivery=delivery.manifest,
             files=tuple(str(f) for f in delivery.files),

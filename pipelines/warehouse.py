@@ -17,6 +17,7 @@ TABLES = (
     "create_loads",
     "create_cost_allocations",
     "create_run_registry",
+    "create_resource_tag_snapshots",
     "create_budget_baselines",
     "create_budget_variance",
 )

@@ -6,6 +6,8 @@ insert into budget_baselines (
     estimated_cost,
     estimated_gpu_hours,
     estimated_rate,
+    training_tokens,
+    gpu_hours_at_peak,
     thresholds,
     "window",
     budget_file
@@ -17,6 +19,8 @@ values (
     cast($estimated_cost as decimal(38, 10)),
     cast($estimated_gpu_hours as decimal(38, 10)),
     cast($estimated_rate as decimal(38, 10)),
+    cast($training_tokens as decimal(38, 10)),
+    cast($gpu_hours_at_peak as decimal(38, 10)),
     cast($thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
     cast($window as struct("start" date, "end" date)),
     $budget_file

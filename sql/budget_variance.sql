@@ -85,6 +85,8 @@ category_amounts as (
         coalesce(actuals.actual_cost, cast(0 as decimal(38, 10))) as actual_cost,
         baselines.estimated_gpu_hours,
         baselines.estimated_rate,
+        baselines.training_tokens,
+        baselines.gpu_hours_at_peak,
         case
             when run_categories.cost_category = 'compute'
                 then coalesce(actuals.actual_gpu_hours, cast(0 as decimal(38, 10)))
@@ -165,6 +167,14 @@ final as (
         decimal_divide(actual_cost, actual_gpu_hours) as actual_rate,
         variance - usage_variance as rate_variance,
         usage_variance,
+        decimal_divide(gpu_hours_at_peak, estimated_gpu_hours) as estimated_effective_mfu,
+        -- The MFU and throughput the actual GPU-hours imply, to calibrate the next estimate
+        -- (mfu = actual_effective_mfu with overhead 0 reproduces them). They take the planned
+        -- tokens as trained, so they exist only once the budget window has ended.
+        if(elapsed = 1, decimal_divide(gpu_hours_at_peak, actual_gpu_hours), null)
+            as actual_effective_mfu,
+        if(elapsed = 1, decimal_divide(training_tokens, actual_gpu_hours * 3600), null)
+            as actual_tokens_per_gpu_second,
         as_of
     from variances
 )

@@ -6,8 +6,16 @@ create table if not exists budget_baselines (
     estimated_cost decimal(38, 10) not null,
     estimated_gpu_hours decimal(38, 10),
     estimated_rate decimal(38, 10),
+    -- compute rows with a resource model: the planned tokens, and the GPU-hours its 6 N D FLOPs
+    -- take at the GPU's full peak (MFU 1, no overhead; NULL without gpu_peak_tflops)
+    training_tokens decimal(38, 10),
+    gpu_hours_at_peak decimal(38, 10),
     thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)) not null,
     "window" struct("start" date, "end" date) not null,
     budget_file varchar not null,
     primary key (training_run, cost_category)
 );
+
+-- warehouses created before these columns existed
+alter table budget_baselines add column if not exists training_tokens decimal(38, 10);
+alter table budget_baselines add column if not exists gpu_hours_at_peak decimal(38, 10);

@@ -15,6 +15,16 @@ create table if not exists budget_variance (
     actual_rate decimal(38, 10),
     rate_variance decimal(38, 10),
     usage_variance decimal(38, 10),
+    -- compute with a resource model: MFU over every GPU-hour (overhead included), estimated and
+    -- as implied by the actual GPU-hours, and the actual tokens per second per GPU
+    estimated_effective_mfu decimal(38, 10),
+    actual_effective_mfu decimal(38, 10),
+    actual_tokens_per_gpu_second decimal(38, 10),
     as_of timestamp,
     primary key (training_run, cost_category)
 );
+
+-- warehouses created before these columns existed
+alter table budget_variance add column if not exists estimated_effective_mfu decimal(38, 10);
+alter table budget_variance add column if not exists actual_effective_mfu decimal(38, 10);
+alter table budget_variance add column if not exists actual_tokens_per_gpu_second decimal(38, 10);

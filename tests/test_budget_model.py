@@ -87,6 +87,98 @@ def test_llama2_7b_anchor_reproduces_the_published_gpu_hours(tmp_path: Path) -> 
     assert result.flops == Decimal("8.4e22")
 
 
+@pytest.mark.parametrize(
+    ("parameters", "published_gpu_hours", "reported_mfu"),
+    [("7e9", 184_320, "0.41"), ("13e9", 368_640, "0.38"), ("70e9", 1_720_320, "0.44")],
+    ids=["llama2-7b", "llama2-13b", "llama2-70b"],
+)
+def test_llama2_gpu_hours_from_measured_throughput(
+    tmp_path: Path, parameters: str, published_gpu_hours: int, reported_mfu: str
+) -> None:
+    # 2.0T tokens on A100-80GB (312 TFLOP/s): the throughput the published GPU-hours imply,
+    # tokens / (GPU-hours x 3600), reproduces them, and implies the MFU BILLING.md reports.
+    tokens = Decimal("2.0e12")
+    with localcontext(prec=50):
+        throughput = tokens / (published_gpu_hours * 3600)
+    path = write(
+        tmp_path,
+        "llama2.yaml",
+        textwrap.dedent(
+            f"""\
+            training_run: llama2
+            currency: USD
+            window: {{start: 2023-01-01, end: 2023-02-01}}
+            model: {{parameters: {parameters}, tokens: 2.0e12, gpu_peak_tflops: 312,
+                     tokens_per_second_per_gpu: "{throughput}", gpus: 2048, gpu_hour_price: 1}}
+            thresholds: {{warning: 0.8, over: 1.0}}
+            """
+        ),
+    )
+
+    result = estimate(load_budget(path))
+
+    assert abs(result.gpu_hours - published_gpu_hours) <= Decimal("0.0001")
+    assert abs(result.mfu - Decimal(reported_mfu)) < Decimal("0.01")
+    assert result.effective_mfu == result.mfu  # no overhead
+
+
+def test_throughput_instead_of_mfu_with_training_steps(tmp_path: Path) -> None:
+    # By hand: 3.6e11 tokens at 10,000 tokens/s per GPU = 10,000 GPU-hours, x 1.25 overhead =
+    # 12,500; / 100 GPUs = 125 wall hours; compute 12,500 x 2 = 25,000. At 1000 TFLOP/s the
+    # 6 x 1e9 x 3.6e11 = 2.16e21 FLOPs take 600 GPU-hours: MFU 1e4 x 6e9 / 1e15 = 0.06, and
+    # 600 / 12,500 = 0.048 over every GPU-hour. 512 x 2048 = 1,048,576 tokens per step:
+    # 3.6e11 / 1,048,576 = 343,322.75, so 343,323 steps.
+    path = write(
+        tmp_path,
+        "throughput.yaml",
+        textwrap.dedent(
+            """\
+            training_run: llm-1b
+            currency: USD
+            window: {start: 2026-10-01, end: 2026-11-01}
+            model: {parameters: 1e9, tokens: 3.6e11, gpu_peak_tflops: 1000,
+                    tokens_per_second_per_gpu: 10000, overhead: 0.25, gpus: 100,
+                    gpu_hour_price: 2, batch_size: 512, sequence_length: 2048}
+            thresholds: {warning: 0.8, over: 1.0}
+            """
+        ),
+    )
+    budget = load_budget(path)
+
+    result = estimate(budget)
+    text = format_estimate(budget, result)
+
+    assert result.gpu_hours == Decimal(12500)
+    assert result.wall_hours == Decimal(125)
+    assert result.costs == {"compute": Decimal(25000)}
+    assert result.mfu == Decimal("0.06")
+    assert result.gpu_hours_at_peak == Decimal(600)
+    assert result.effective_mfu == Decimal("0.048")
+    assert (result.tokens_per_step, result.steps) == (1_048_576, 343_323)
+    for expected in (
+        "343,323  (1,048,576 tokens per step: batch 512 x sequence 2,048)",
+        "6.0 %  (implied by the throughput",
+        "10,000.0  (given)",
+        "4.8 %  (over every GPU-hour",
+        "125.00  (5.21 days on 100 GPUs)",
+        "cost per 1e9 tokens",
+    ):
+        assert expected in text
+    assert baseline_rows(budget, path)[0]["gpu_hours_at_peak"] == Decimal(600)
+
+
+def test_mfu_implies_the_throughput(tmp_path: Path) -> None:
+    budget = load_budget(write(tmp_path, "llm-7b.yaml", SPEC_EXAMPLE))
+
+    result = estimate(budget)
+
+    # 0.40 x 989e12 FLOP/s / (6 x 7e9 FLOPs per token) = 9,419.047619... tokens/s per GPU
+    assert result.tokens_per_second_per_gpu == exact_decimal(Fraction("0.40") * 989 * 10**12 / (42 * 10**9))
+    assert result.mfu == Decimal("0.40")
+    assert result.effective_mfu == exact_decimal(Fraction("0.40") / Fraction("1.10"))
+    assert (result.steps, result.tokens_per_step) == (None, None)
+
+
 def test_spec_example_matches_a_hand_computation(tmp_path: Path) -> None:
     budget = load_budget(write(tmp_path, "llm-7b.yaml", SPEC_EXAMPLE))
 
@@ -230,6 +322,13 @@ def _drop(*keys: str) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def _drop_model_key(key: str) -> Callable[[dict[str, Any]], None]:
+    def change(document: dict[str, Any]) -> None:
+        document["model"].pop(key)
+
+    return change
+
+
 INVALID_BUDGETS = [
     (
         "mfu above 1",
@@ -256,6 +355,15 @@ INVALID_BUDGETS = [
     ("bad date", _set("window.start", "soon"), "window.start: input should be a valid date"),
     ("zero warning", _set("thresholds.warning", 0), "thresholds.warning: must be greater than 0"),
     ("over below warning", _set("thresholds.over", 0.5), "thresholds.over: must be at least"),
+    (
+        "mfu and throughput",
+        _set("model.tokens_per_second_per_gpu", 9000),
+        "model.tokens_per_second_per_gpu: cannot be given together with `mfu`",
+    ),
+    ("no speed", _drop_model_key("mfu"), "model.mfu: required key is missing; give `mfu`"),
+    ("mfu without peak", _drop_model_key("gpu_peak_tflops"), "model.gpu_peak_tflops: required key"),
+    ("batch without sequence", _set("model.batch_size", 1024), "model.sequence_length: required key"),
+    ("zero sequence length", _set("model.sequence_length", 0), "model.sequence_length: must be greater"),
     ("unknown key", _set("model.mfu_pct", 40), "model.mfu_pct: unknown key; remove it or fix"),
     ("missing key", _drop("training_run"), "training_run: required key is missing; add it"),
     ("missing thresholds", _drop("thresholds"), "thresholds: required key is missing"),

@@ -362,3 +362,29 @@ def test_allocations_in_another_currency_stop_the_build(
     )
     rolled_back = warehouse.execute("select count(*) from budget_baselines").fetchone()
     assert rolled_back == (0,)
+
+
+def test_effective_mfu_implied_by_the_actual_gpu_hours_once_the_window_ended(
+    warehouse: Connection, tmp_path: Path
+) -> None:
+    # llm-a's 6 N D = 1.8e21 FLOPs take 1.8e21 / (1000e12 x 3600) = 500 GPU-hours at the full
+    # peak: 500 / 1000 estimated GPU-hours = 0.5 effective MFU; 500 / 1250 actual = 0.4, and
+    # 3e11 tokens / (1250 x 3600 GPU-seconds) = 66,666.67 tokens per second per GPU.
+    september = RUN_A.replace("{start: 2026-10-01, end: 2026-11-01}", "{start: 2026-09-01, end: 2026-10-01}")
+    allocate(warehouse, "llm-a", "compute", "2600", gpu_hours="1250", charge_end=datetime(2026, 9, 20))
+    allocate(warehouse, None, "storage", "1", charge_end=AS_OF)
+    build(warehouse, write_budgets(tmp_path / "ended", september))
+    compute = variance_rows(warehouse)["llm-a", "compute"]
+
+    assert compute["estimated_effective_mfu"] == Decimal("0.5")
+    assert compute["actual_effective_mfu"] == Decimal("0.4")
+    assert compute["actual_tokens_per_gpu_second"] == Decimal("66666.6666666667")
+
+
+def test_effective_mfu_waits_for_the_end_of_the_window(scenario: VarianceRows) -> None:
+    compute = scenario["llm-a", "compute"]  # halfway through its window
+
+    assert compute["estimated_effective_mfu"] == Decimal("0.5")
+    assert compute["actual_effective_mfu"] is None
+    assert compute["actual_tokens_per_gpu_second"] is None
+    assert scenario["llm-a", "total"]["estimated_effective_mfu"] is None

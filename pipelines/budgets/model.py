@@ -9,9 +9,11 @@ DECIMAL(38, 10).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -102,15 +104,52 @@ class Window(_Section):
 
 
 class ResourceModel(_Section):
-    """The training job that derives the compute estimate (SPEC section 7)."""
+    """The training job that derives the compute estimate (SPEC section 7).
+
+    The speed is either `mfu` (a fraction of `gpu_peak_tflops`) or the measured
+    `tokens_per_second_per_gpu`; `batch_size` (sequences per optimizer step, global) and
+    `sequence_length` (tokens per sequence) together give the number of training steps.
+    """
 
     parameters: PositiveNumber
     tokens: PositiveNumber
-    gpu_peak_tflops: PositiveNumber
-    mfu: MfuFraction
+    gpu_peak_tflops: PositiveNumber | None = None
+    mfu: MfuFraction | None = None
+    tokens_per_second_per_gpu: PositiveNumber | None = None
     overhead: NonNegativeNumber = Decimal(0)
     gpus: PositiveCount
     gpu_hour_price: NonNegativeNumber
+    batch_size: PositiveCount | None = None
+    sequence_length: PositiveCount | None = None
+
+    @model_validator(mode="after")
+    def _one_speed(self) -> ResourceModel:
+        if self.mfu is not None and self.tokens_per_second_per_gpu is not None:
+            raise _InvalidValue(
+                "cannot be given together with `mfu`: give the speed either as MFU or as "
+                "measured throughput",
+                key="tokens_per_second_per_gpu",
+            )
+        if self.mfu is None and self.tokens_per_second_per_gpu is None:
+            raise _InvalidValue(
+                "required key is missing; give `mfu` (with `gpu_peak_tflops`) or the measured "
+                "`tokens_per_second_per_gpu`",
+                key="mfu",
+            )
+        if self.mfu is not None and self.gpu_peak_tflops is None:
+            raise _InvalidValue(
+                "required key is missing; `mfu` is a fraction of the peak, so give the GPU's "
+                "dense peak TFLOP/s at the training precision (e.g. 989 for H100 BF16)",
+                key="gpu_peak_tflops",
+            )
+        if (self.batch_size is None) != (self.sequence_length is None):
+            missing = "sequence_length" if self.sequence_length is None else "batch_size"
+            raise _InvalidValue(
+                "required key is missing; training steps need both `batch_size` (sequences "
+                "per step) and `sequence_length` (tokens per sequence)",
+                key=missing,
+            )
+        return self
 
 
 class Storage(_Section):
@@ -224,13 +263,24 @@ _SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
 class Estimate:
     """The resource model's pre-training estimate of one budget.
 
+    Every field but `costs` and `total` is None without `model`.
+
     Attributes:
-        flops: training FLOPs, 6 x parameters x tokens; None without `model`.
-        gpu_hours: GPU-hours including overhead, quantized; None without `model`.
-        wall_hours: gpu_hours / gpus, quantized; None without `model`.
+        flops: training FLOPs, 6 x parameters x tokens.
+        gpu_hours: GPU-hours including overhead, quantized.
+        wall_hours: gpu_hours / gpus, quantized: the wall-clock time of the run.
         costs: estimated cost per category present in the budget, in `CATEGORIES` order.
         total: sum of `costs`.
-        cost_per_billion_tokens: total / (tokens / 1e9), quantized; None without `model`.
+        cost_per_billion_tokens: total / (tokens / 1e9), quantized.
+        mfu: the given MFU, or the one implied by the given throughput and peak (None without
+            `gpu_peak_tflops`).
+        tokens_per_second_per_gpu: the given throughput, or the one implied by the given MFU.
+        gpu_hours_at_peak: the GPU-hours the FLOPs take at the full peak (MFU 1, no overhead);
+            None without `gpu_peak_tflops`.
+        effective_mfu: gpu_hours_at_peak / gpu_hours, the MFU over every estimated GPU-hour
+            (overhead included), comparable with budget_variance.actual_effective_mfu.
+        tokens_per_step: batch_size x sequence_length; None without them.
+        steps: optimizer steps, tokens / tokens_per_step rounded up; None without them.
     """
 
     flops: Decimal | None
@@ -239,6 +289,20 @@ class Estimate:
     costs: dict[str, Decimal]
     total: Decimal
     cost_per_billion_tokens: Decimal | None
+    mfu: Decimal | None = None
+    tokens_per_second_per_gpu: Decimal | None = None
+    gpu_hours_at_peak: Decimal | None = None
+    effective_mfu: Decimal | None = None
+    tokens_per_step: int | None = None
+    steps: int | None = None
+
+
+@dataclass(frozen=True)
+class _Speed:
+    mfu: Decimal | None
+    tokens_per_second_per_gpu: Decimal
+    gpu_hours_at_peak: Decimal | None
+    ideal_gpu_hours: Decimal
 
 
 def load_budget(path: Path) -> Budget:
@@ -292,25 +356,53 @@ def load_budgets(folder: Path) -> list[Budget]:
 
 
 def estimate(budget: Budget) -> Estimate:
-    """Applies the resource model of SPEC section 7 to a budget."""
+    """Applies the resource model of SPEC section 7 to a budget.
+
+    With `mfu`: GPU-hours = 6 N D / (peak x 1e12 x mfu x 3600) x (1 + overhead). With
+    `tokens_per_second_per_gpu`: GPU-hours = tokens / (throughput x 3600) x (1 + overhead).
+    """
     with localcontext(prec=DECIMAL_PRECISION):
         costs: dict[str, Decimal] = {}
-        flops = gpu_hours = wall_hours = cost_per_billion_tokens = None
-        if budget.model is not None:
-            flops = 6 * budget.model.parameters * budget.model.tokens
-            gpu_hours = _gpu_hours(budget.model, flops)
-            wall_hours = _quantize(gpu_hours / budget.model.gpus)
-            costs["compute"] = _quantize(gpu_hours * budget.model.gpu_hour_price)
-            if budget.storage is not None:
-                costs["storage"] = _storage_cost(budget.storage, wall_hours)
         if budget.network is not None:
             costs["network"] = _quantize(budget.network.egress_gb * budget.network.price_gb)
         costs.update({category: _quantize(amount) for category, amount in budget.fixed.items()})
-        ordered = {category: costs[category] for category in CATEGORIES if category in costs}
+        model = budget.model
+        if model is None:
+            ordered = _ordered(costs)
+            return Estimate(None, None, None, ordered, sum(ordered.values(), Decimal(0)), None)
+        flops = 6 * model.parameters * model.tokens
+        speed = _speed(model, flops)
+        gpu_hours = _quantize(speed.ideal_gpu_hours * (1 + model.overhead))
+        wall_hours = _quantize(gpu_hours / model.gpus)
+        costs["compute"] = _quantize(gpu_hours * model.gpu_hour_price)
+        if budget.storage is not None:
+            costs["storage"] = _storage_cost(budget.storage, wall_hours)
+        ordered = _ordered(costs)
         total = sum(ordered.values(), Decimal(0))
-        if budget.model is not None:
-            cost_per_billion_tokens = _quantize(total / (budget.model.tokens / BILLION))
-    return Estimate(flops, gpu_hours, wall_hours, ordered, total, cost_per_billion_tokens)
+        tokens_per_step = steps = None
+        if model.batch_size is not None and model.sequence_length is not None:
+            tokens_per_step = model.batch_size * model.sequence_length
+            steps = math.ceil(Fraction(model.tokens) / tokens_per_step)
+        return Estimate(
+            flops=flops,
+            gpu_hours=gpu_hours,
+            wall_hours=wall_hours,
+            costs=ordered,
+            total=total,
+            cost_per_billion_tokens=_quantize(total / (model.tokens / BILLION)),
+            mfu=_quantize(speed.mfu) if speed.mfu is not None else None,
+            tokens_per_second_per_gpu=_quantize(speed.tokens_per_second_per_gpu),
+            gpu_hours_at_peak=(
+                _quantize(speed.gpu_hours_at_peak) if speed.gpu_hours_at_peak is not None else None
+            ),
+            effective_mfu=(
+                _quantize(speed.gpu_hours_at_peak / gpu_hours)
+                if speed.gpu_hours_at_peak is not None and gpu_hours
+                else None
+            ),
+            tokens_per_step=tokens_per_step,
+            steps=steps,
+        )
 
 
 def format_estimate(budget: Budget, estimate: Estimate) -> str:
@@ -334,7 +426,8 @@ def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any
     """One `budget_baselines` row per estimated category of a budget.
 
     Only the compute row derived from `model` carries estimated_gpu_hours and estimated_rate
-    (= gpu_hour_price); its estimated_cost is round(estimated_gpu_hours x estimated_rate, 10).
+    (= gpu_hour_price), training_tokens and gpu_hours_at_peak (for the actual effective MFU and
+    throughput); its estimated_cost is round(estimated_gpu_hours x estimated_rate, 10).
     Every Decimal is quantized to 10 places (DuckDB misreads bound Decimals with a positive
     exponent such as Decimal('1.2E+4')).
 
@@ -360,6 +453,8 @@ def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any
                 "estimated_cost": cost,
                 "estimated_gpu_hours": result.gpu_hours if derived_compute else None,
                 "estimated_rate": gpu_hour_price if derived_compute else None,
+                "training_tokens": _quantize(budget.model.tokens) if derived_compute else None,
+                "gpu_hours_at_peak": result.gpu_hours_at_peak if derived_compute else None,
                 "thresholds": thresholds,
                 "window": window,
                 "budget_file": str(source_file),
@@ -439,14 +534,38 @@ def _duplicate_runs(loaded: list[tuple[Budget, Path]]) -> list[str]:
     return problems
 
 
-def _gpu_hours(model: ResourceModel, flops: Decimal) -> Decimal:
-    sustained_flops_per_gpu_hour = model.gpu_peak_tflops * TERA * model.mfu * SECONDS_PER_HOUR
-    return _quantize(flops / sustained_flops_per_gpu_hour * (1 + model.overhead))
+def _speed(model: ResourceModel, flops: Decimal) -> _Speed:
+    """The model's speed both ways (MFU and tokens per second per GPU), whichever was given."""
+    peak_flops_per_gpu_second = (
+        model.gpu_peak_tflops * TERA if model.gpu_peak_tflops is not None else None
+    )
+    gpu_hours_at_peak = (
+        flops / (peak_flops_per_gpu_second * SECONDS_PER_HOUR)
+        if peak_flops_per_gpu_second is not None
+        else None
+    )
+    flops_per_token = 6 * model.parameters
+    if model.mfu is not None:
+        throughput = model.mfu * peak_flops_per_gpu_second / flops_per_token
+        return _Speed(model.mfu, throughput, gpu_hours_at_peak, gpu_hours_at_peak / model.mfu)
+    throughput = model.tokens_per_second_per_gpu
+    implied_mfu = (
+        throughput * flops_per_token / peak_flops_per_gpu_second
+        if peak_flops_per_gpu_second is not None
+        else None
+    )
+    return _Speed(
+        implied_mfu, throughput, gpu_hours_at_peak, model.tokens / (throughput * SECONDS_PER_HOUR)
+    )
 
 
 def _storage_cost(storage: Storage, wall_hours: Decimal) -> Decimal:
     stored_gb = storage.checkpoint_gb * storage.checkpoints_retained + storage.dataset_gb
     return _quantize(stored_gb * storage.price_gb_month * wall_hours / HOURS_PER_MONTH)
+
+
+def _ordered(costs: dict[str, Decimal]) -> dict[str, Decimal]:
+    return {category: costs[category] for category in CATEGORIES if category in costs}
 
 
 def _quantize(value: Decimal) -> Decimal:
@@ -456,13 +575,44 @@ def _quantize(value: Decimal) -> Decimal:
 
 def _resource_lines(model: ResourceModel, estimate: Estimate) -> list[str]:
     days = estimate.wall_hours / 24
-    return [
-        f"  {'training FLOPs (6 N D)':<28}{estimate.flops:>20.3e}",
+    mfu_source = "given" if model.mfu is not None else "implied by the throughput"
+    throughput_source = "given" if model.tokens_per_second_per_gpu is not None else "implied by MFU"
+    lines = [
+        f"  {'parameters (N)':<28}{model.parameters:>20.3e}",
+        f"  {'tokens (D)':<28}{model.tokens:>20.3e}",
+    ]
+    if estimate.steps is not None:
+        lines.append(
+            f"  {'training steps':<28}{estimate.steps:>20,}  ({estimate.tokens_per_step:,} tokens "
+            f"per step: batch {model.batch_size:,} x sequence {model.sequence_length:,})"
+        )
+    lines.append(f"  {'training FLOPs (6 N D)':<28}{estimate.flops:>20.3e}")
+    if estimate.mfu is not None:
+        lines.append(
+            f"  {'MFU':<28}{_percent(estimate.mfu):>20}  ({mfu_source}; peak "
+            f"{model.gpu_peak_tflops:,f} TFLOP/s per GPU)"
+        )
+    lines += [
+        f"  {'tokens per second per GPU':<28}{estimate.tokens_per_second_per_gpu:>20,.1f}"
+        f"  ({throughput_source})",
+        f"  {'overhead':<28}{_percent(model.overhead):>20}  (restarts, evaluation, idle)",
+    ]
+    if estimate.effective_mfu is not None:
+        lines.append(
+            f"  {'effective MFU':<28}{_percent(estimate.effective_mfu):>20}  (over every "
+            "GPU-hour, overhead included)"
+        )
+    lines += [
         f"  {'GPU-hours':<28}{estimate.gpu_hours:>20,.2f}",
         f"  {'wall-clock hours':<28}{estimate.wall_hours:>20,.2f}"
-        f"  ({days:,.2f} days on {model.gpus} GPUs)",
+        f"  ({days:,.2f} days on {model.gpus:,} GPUs)",
         "",
     ]
+    return lines
+
+
+def _percent(fraction: Decimal) -> str:
+    return f"{fraction * 100:,.1f} %"
 
 
 def _money(amount: Decimal) -> str:

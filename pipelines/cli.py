@@ -100,10 +100,19 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         cursor = conn.execute(read_sql("run_summary"))
         columns = [d[0] for d in cursor.description]
         rows = cursor.fetchall()
+        alerts = conn.execute(read_sql("budget_alerts_summary"))
+        alert_columns = [d[0] for d in alerts.description]
+        alert_rows = alerts.fetchall()
     finally:
         conn.close()
     click.echo("")
     _print_table(columns, rows)
+    click.echo("")
+    if alert_rows:
+        click.echo("budget alerts (first day the cumulative effective spend reached the threshold):")
+        _print_table(alert_columns, alert_rows)
+    else:
+        click.echo("budget alerts: no run reached its warning or over threshold")
     click.echo("")
     click.echo(f"warehouse: {config.warehouse_path}")
     summary = [p for p in reports if p.endswith("summary.html")]

@@ -20,6 +20,7 @@ TABLES = (
     "create_resource_tag_snapshots",
     "create_budget_baselines",
     "create_budget_variance",
+    "create_budget_alerts",
 )
 VIEWS = ("run_costs", "unattributed_costs", "reconciliation")
 

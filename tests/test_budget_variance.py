@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import textwrap
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from pipelines.budgets.model import BudgetError, load_budgets_with_files
-from pipelines.budgets.tables import build_budget_variance, replace_budget_baselines
+from pipelines.budgets.tables import build_budget_alerts, build_budget_variance, replace_budget_baselines
 from pipelines.sqlfiles import read_sql
 from pipelines.warehouse import create_schema, transaction
 
@@ -388,3 +388,93 @@ def test_effective_mfu_waits_for_the_end_of_the_window(scenario: VarianceRows) -
     assert compute["actual_effective_mfu"] is None
     assert compute["actual_tokens_per_gpu_second"] is None
     assert scenario["llm-a", "total"]["estimated_effective_mfu"] is None
+
+
+RUN_ALERTS = """\
+training_run: llm-alerts
+currency: USD
+window: {start: 2026-10-01, end: 2026-11-01}
+fixed: {data: 600, compute: 400}
+thresholds: {warning: 0.8, over: 1.0}
+"""
+
+
+def build_alerts(conn: Connection, budgets: Path) -> dict[tuple[str, str], tuple]:
+    with transaction(conn):
+        replace_budget_baselines(conn, load_budgets_with_files(budgets))
+        build_budget_variance(conn)
+        build_budget_alerts(conn)
+    rows = conn.execute(
+        "select training_run, threshold, threshold_amount, crossed_on, cumulative_cost "
+        "from budget_alerts"
+    ).fetchall()
+    return {(run, threshold): tuple(rest) for run, threshold, *rest in rows}
+
+
+@pytest.fixture
+def alert_budgets(warehouse: Connection, tmp_path: Path) -> Path:
+    """llm-alerts (estimate 1000: warning at 800, over at 1000) spends day by day in October."""
+    spend = [
+        (datetime(2026, 9, 30, 22), "compute", "300"),  # before its window, still its spend
+        (datetime(2026, 10, 3, 23), "compute", "400"),  # cumulative 700
+        (datetime(2026, 10, 4, 5), "data", "50"),
+        (datetime(2026, 10, 4, 6), "compute", "50.0000000001"),  # 800.0000000001: warning
+        (datetime(2026, 10, 5, 1), "compute", "-20"),  # a credit: 780.0000000001
+        (datetime(2026, 10, 7, 9), "data", "219.9999999999"),  # 1000 exactly: over
+        (datetime(2026, 10, 9, 9), "data", "5"),
+    ]
+    for charge_end, category, cost in spend:
+        period = datetime(charge_end.year, charge_end.month, 1)
+        allocate(warehouse, "llm-alerts", category, cost, charge_end=charge_end, period=period)
+    allocate(warehouse, "llm-ended", "data", "79.99", charge_end=datetime(2026, 9, 10), period=datetime(2026, 9, 1))
+    allocate(warehouse, "llm-without-budget", "compute", "5000")
+    return write_budgets(tmp_path / "budgets", RUN_ALERTS, RUN_ENDED)
+
+
+def test_alerts_record_the_first_day_each_threshold_was_reached(
+    warehouse: Connection, alert_budgets: Path
+) -> None:
+    alerts = build_alerts(warehouse, alert_budgets)
+
+    # llm-ended: 79.99 < 0.8 x 100, no alert; runs without a budget never alert
+    assert alerts == {
+        ("llm-alerts", "warning"): (Decimal(800), date(2026, 10, 4), Decimal("800.0000000001")),
+        ("llm-alerts", "over"): (Decimal(1000), date(2026, 10, 7), Decimal(1000)),
+    }
+    statuses = dict(
+        warehouse.execute(
+            "select training_run, status from budget_variance where cost_category = 'total'"
+        ).fetchall()
+    )
+    assert statuses == {"llm-alerts": "over", "llm-ended": "under"}
+
+
+def test_alerts_are_recomputed_from_the_data_each_time(
+    warehouse: Connection, alert_budgets: Path
+) -> None:
+    first = build_alerts(warehouse, alert_budgets)
+    assert build_alerts(warehouse, alert_budgets) == first
+
+    # a restated bill without the 7 October line: the run never reached its over threshold
+    warehouse.execute("delete from cost_allocations where effective_cost = 219.9999999999")
+    again = build_alerts(warehouse, alert_budgets)
+
+    assert again == {("llm-alerts", "warning"): first["llm-alerts", "warning"]}
+
+
+def test_a_credit_below_the_threshold_keeps_the_crossing_day(
+    warehouse: Connection, alert_budgets: Path
+) -> None:
+    # 7 October is the first day the cumulative spend reaches 1000, though by then it had
+    # dipped back below the warning threshold once; an earlier warning crossing is not repeated
+    allocate(warehouse, "llm-alerts", "compute", "-100", charge_end=datetime(2026, 10, 10, 1))
+
+    alerts = build_alerts(warehouse, alert_budgets)
+
+    assert alerts["llm-alerts", "warning"][1] == date(2026, 10, 4)
+    assert alerts["llm-alerts", "over"][1] == date(2026, 10, 7)
+    total = warehouse.execute(
+        "select actual_cost, status from budget_variance "
+        "where training_run = 'llm-alerts' and cost_category = 'total'"
+    ).fetchone()
+    assert total == (Decimal("905"), "warning")  # it stays recorded as having crossed `over`

@@ -1,6 +1,7 @@
 """The `runledger` command line: exit codes (0 ok, 1 run failed, 2 usage/config) and messages."""
 
 import json
+import re
 from pathlib import Path
 
 import duckdb
@@ -37,6 +38,11 @@ def test_run_prints_the_summary_and_the_report_paths(demo: Path) -> None:
     code, output = invoke("run", "--config", str(demo), "--period", "2026-11")
     assert code == 0
     assert "llm-7b-pt-r1" in output and "report.html" in output and "2026-11:" in output
+    for run in ("llm-7b-pt-r1", "llm-13b-ft-r2", "llm-3b-pt-gcp"):
+        assert re.search(rf"^{run} .* (under|on_track|warning|over)$", output, re.MULTILINE)
+        assert f"{run}/report.html" in output
+    assert "budget alerts (first day the cumulative effective spend reached the threshold):" in output
+    assert re.search(r"^llm-7b-pt-r1\s+over\s+2026-10-\d\d\s", output, re.MULTILINE)
 
 
 def test_query_formats(demo: Path) -> None:

@@ -231,3 +231,31 @@ def test_a_second_run_changes_nothing(demo: tuple[Path, Path]) -> None:
     after = {name: query(warehouse, sql) for name, sql in tables.items()}
     assert after == before
     assert query(warehouse, "select count(*) from loads where status = 'loaded'") == [(8,)]
+
+
+def test_budget_alerts_mark_the_first_day_over_each_threshold(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    alerts = {
+        (run, threshold): crossed_on
+        for run, threshold, crossed_on in query(warehouse, "select training_run, threshold, crossed_on from budget_alerts")
+    }
+    expected = {}
+    for path in sorted((root / ".runledger" / "demo" / "budgets").glob("*.yaml")):
+        budget = yaml.safe_load(path.read_text())
+        run = budget["training_run"]
+        (estimate,) = query(warehouse, f"select sum(estimated_cost) from budget_baselines where training_run = '{run}'")[0]
+        lines = query(
+            warehouse,
+            f"select ChargePeriodStart, effective_cost from cost_allocations where training_run = '{run}'",
+        )
+        per_day: dict = defaultdict(Decimal)
+        for charge_start, cost in lines:
+            per_day[charge_start.date()] += cost
+        cumulative = Decimal(0)
+        for day in sorted(per_day):
+            cumulative += per_day[day]
+            for threshold, fraction in budget["thresholds"].items():
+                if cumulative >= estimate * Decimal(str(fraction)) and (run, threshold) not in expected:
+                    expected[run, threshold] = day
+    assert alerts == expected
+    assert ("llm-7b-pt-r1", "over") in alerts  # the story: the 7B run ends ~20 % over budget

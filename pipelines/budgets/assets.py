@@ -4,7 +4,11 @@ import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations
 from pipelines.budgets.model import load_budgets_with_files
-from pipelines.budgets.tables import build_budget_variance, replace_budget_baselines
+from pipelines.budgets.tables import (
+    build_budget_alerts,
+    build_budget_variance,
+    replace_budget_baselines,
+)
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.sqlfiles import read_sql
 from pipelines.warehouse import transaction
@@ -43,6 +47,34 @@ def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
             "totals": dg.MetadataValue.md(
                 "| run | estimated | actual | variance | status |\n|---|---:|---:|---:|---|\n"
                 + "\n".join(f"| {r} | {e:,.2f} | {a:,.2f} | {v:,.2f} | {s} |" for r, e, a, v, s in totals)
+            ),
+        }
+    )
+
+
+@dg.asset(
+    deps=[budget_baselines, cost_allocations],
+    group_name="budgets",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    pool=WAREHOUSE_POOL,
+)
+def budget_alerts(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """The first day each budgeted run's cumulative effective spend reached its warning and over
+    thresholds, recomputed from the whole history every night."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        with transaction(conn):
+            rows = build_budget_alerts(conn)
+        alerts = conn.execute(read_sql("budget_alerts_summary")).fetchall()
+    return dg.MaterializeResult(
+        metadata={
+            "rows": dg.MetadataValue.int(rows),
+            "alerts": dg.MetadataValue.json(
+                [
+                    {"training_run": run, "threshold": threshold, "crossed_on": str(day)}
+                    for run, threshold, day, *_ in alerts
+                ]
             ),
         }
     )

@@ -1,4 +1,5 @@
-"""Writes `budget_baselines` and `budget_variance`; the caller owns the transaction."""
+"""Writes `budget_baselines`, `budget_variance` and `budget_alerts`; the caller owns the
+transaction."""
 
 from __future__ import annotations
 
@@ -45,6 +46,22 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
     """
     _require_budget_currencies(conn)
     (written,) = conn.execute(read_sql("budget_variance")).fetchone()
+    return written
+
+
+def build_budget_alerts(conn: duckdb.DuckDBPyConnection) -> int:
+    """Rebuilds `budget_alerts`: the first day each run's cumulative spend reached a threshold.
+
+    Recomputed whole from `budget_baselines` and `cost_allocations`, so rebuilding from the same
+    data gives the same rows.
+
+    Args:
+        conn: a writable warehouse connection, inside the caller's transaction.
+
+    Returns:
+        The number of rows written.
+    """
+    (written,) = conn.execute(read_sql("budget_alerts")).fetchone()
     return written
 
 

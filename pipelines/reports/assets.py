@@ -3,13 +3,13 @@
 import dagster as dg
 
 from pipelines.attribution.assets import reconciliation, run_costs, unattributed_costs
-from pipelines.budgets.assets import budget_variance
+from pipelines.budgets.assets import budget_alerts, budget_variance
 from pipelines.reports import write_reports
 from pipelines.resources import RunLedgerResource
 
 
 @dg.asset(
-    deps=[budget_variance, run_costs, unattributed_costs, reconciliation],
+    deps=[budget_variance, budget_alerts, run_costs, unattributed_costs, reconciliation],
     group_name="reports",
     owners=["team:finops"],
     kinds={"html", "markdown"},

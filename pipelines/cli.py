@@ -230,17 +230,33 @@ def estimate(budget_file: Path) -> None:
 @_handle_errors
 def check(config_path: Path | None) -> None:
     from pipelines.attribution.registry import load_registry
-    from pipelines.budgets.model import load_budgets
+    from pipelines.budgets.model import load_budgets_with_files, require_existing_runs
+    from pipelines.budgets.tables import attributed_runs
     from pipelines.config import load_config
     from pipelines.ingest.mappings import read_category_rules
     from pipelines.ingest.sources import reader_for
+    from pipelines.warehouse import connect
 
     config = load_config(config_path)
     runs = load_registry(config.runs_path) if config.runs_path else []
-    budgets = load_budgets(config.budgets_path) if config.budgets_path else []
+    budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
     rules = read_category_rules(config.cost_categories_path)
     for source in config.billing_sources:
         reader_for(source, config)
+    attributed = None
+    if budgets and config.warehouse_path.exists():
+        conn = connect(config.warehouse_path, read_only=True)
+        try:
+            attributed = attributed_runs(conn)
+        finally:
+            conn.close()
+    require_existing_runs(
+        budgets,
+        {run.id for run in runs},
+        attributed,
+        registry_file=config.runs_path,
+        warehouse_file=config.warehouse_path,
+    )
     click.echo(
         f"ok: {len(config.sources)} sources, {len(runs)} registered runs, {len(budgets)} budgets, "
         f"{len(rules)} cost category rules ({config.base_dir})"

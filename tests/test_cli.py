@@ -127,3 +127,34 @@ def test_demo_refuses_to_overwrite_a_users_config(tmp_path: Path) -> None:
     code, output = invoke("demo", "--dir", str(tmp_path))
     assert code == 2 and "is not the demo's" in output
     assert (tmp_path / "runledger.yaml").read_text() == "warehouse: mine.duckdb\n"
+
+
+def test_check_names_a_budget_for_a_run_that_does_not_exist(demo: Path, tmp_path: Path) -> None:
+    budgets = tmp_path / "budgets"
+    budgets.mkdir()
+    demo_budgets = demo.parent / ".runledger" / "demo" / "budgets"
+    (budgets / "typo.yaml").write_text(
+        (demo_budgets / "llm-7b-pt-r1.yaml").read_text().replace("llm-7b-pt-r1", "llm-7b-pt-rl")
+    )
+    (budgets / "spent.yaml").write_text((demo_budgets / "llm-13b-ft-r2.yaml").read_text())
+    warehouse = demo.parent / ".runledger" / "warehouse.duckdb"
+    config = tmp_path / "runledger.yaml"
+    config.write_text(f"warehouse: {warehouse}\nbudgets: {budgets}\n")
+
+    code, output = invoke("check", "--config", str(config))
+
+    # llm-13b-ft-r2 exists through its attributed spend; the typo exists nowhere
+    assert code == 2
+    assert output.strip().splitlines() == [
+        f"error: {budgets / 'typo.yaml'}: training_run: no run 'llm-7b-pt-rl': it is neither in a run "
+        f"registry nor has spend attributed in {warehouse}; did you mean 'llm-7b-pt-r1'? fix the id, or "
+        "register the run (`- id: llm-7b-pt-rl` under `runs:`)"
+    ]
+
+    (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n")
+    config.write_text(f"warehouse: {tmp_path / 'not-built.duckdb'}\nbudgets: {budgets}\nattribution: {{runs: runs.yaml}}\n")
+    code, output = invoke("check", "--config", str(config))
+    assert code == 2 and "no run 'llm-13b-ft-r2'" in output and "not-built.duckdb does not exist yet" in output
+    (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n  - id: llm-13b-ft-r2\n")
+    code, output = invoke("check", "--config", str(config))
+    assert code == 0, output

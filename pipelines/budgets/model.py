@@ -9,6 +9,7 @@ DECIMAL(38, 10).
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from datetime import date
@@ -348,6 +349,51 @@ def load_budgets_with_files(folder: Path) -> list[tuple[Budget, Path]]:
     if problems:
         raise BudgetError("\n".join(problems))
     return loaded
+
+
+def require_existing_runs(
+    budgets_with_files: list[tuple[Budget, Path]],
+    registered: set[str],
+    attributed: set[str] | None,
+    *,
+    registry_file: Path | None,
+    warehouse_file: Path,
+) -> None:
+    """Checks that every budget is for a run that exists.
+
+    A run exists when the run registry lists it or the warehouse has spend attributed to it: a
+    budget for a run yet to start needs a registry entry (an `id` is enough).
+
+    Args:
+        budgets_with_files: the budgets with their files, as `load_budgets_with_files` returns.
+        registered: the run ids of the registry.
+        attributed: the runs with attributed spend; None when the warehouse does not exist yet.
+        registry_file: the registry named in messages; None when none is configured.
+        warehouse_file: the warehouse named in messages.
+
+    Raises:
+        BudgetError: one line per budget of an unknown run, naming its file and key.
+    """
+    known = registered | (attributed or set())
+    registry_text = f"the run registry {registry_file}" if registry_file else "a run registry"
+    spend_text = (
+        f"spend attributed in {warehouse_file}"
+        if attributed is not None
+        else f"spend attributed ({warehouse_file} does not exist yet)"
+    )
+    problems = []
+    for budget, path in budgets_with_files:
+        if budget.training_run in known:
+            continue
+        close = difflib.get_close_matches(budget.training_run, sorted(known), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        problems.append(
+            f"{path}: training_run: no run {budget.training_run!r}: it is neither in "
+            f"{registry_text} nor has {spend_text}; {hint}fix the id, or register the run "
+            f"(`- id: {budget.training_run}` under `runs:`)"
+        )
+    if problems:
+        raise BudgetError("\n".join(problems))
 
 
 def load_budgets(folder: Path) -> list[Budget]:

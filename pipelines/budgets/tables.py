@@ -49,6 +49,11 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
     return written
 
 
+def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
+    """Every training run with spend attributed in `cost_allocations`."""
+    return {training_run for (training_run,) in conn.execute(read_sql("attributed_runs")).fetchall()}
+
+
 def build_budget_alerts(conn: duckdb.DuckDBPyConnection) -> int:
     """Rebuilds `budget_alerts`: the first day each run's cumulative spend reached a threshold.
 

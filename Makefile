@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster
 
-.PHONY: run test dev clean
+.PHONY: run test test-browser dev clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,8 +15,20 @@ $(INSTALLED): pyproject.toml constraints.txt
 run: $(INSTALLED)  ## the nightly job on the embedded demo data set
 	$(BIN)/runledger demo --dir .
 
-test: $(INSTALLED)  ## the whole pytest suite
+test: $(INSTALLED) test-browser  ## the whole pytest suite
 	$(BIN)/python -m pytest
+
+# Debian's chromium opens a report in tests/test_report_browser.py; installed when missing and
+# possible (root, apt-get), else that test is skipped and says why.
+test-browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends chromium fonts-liberation >/dev/null; } \
+			|| echo "chromium could not be installed: the report browser test will be skipped"; \
+		else \
+			echo "chromium is missing and installing it needs root and apt-get: the report browser test will be skipped"; \
+		fi; }
 
 RUNLEDGER_CONFIG ?= $(CURDIR)/runledger.yaml
 

@@ -43,7 +43,10 @@ by_category as (
         coalesce(variance.estimated_rate, baseline.estimated_rate) as estimated_rate,
         variance.actual_rate,
         variance.rate_variance,
-        variance.usage_variance
+        variance.usage_variance,
+        variance.estimated_effective_mfu,
+        variance.actual_effective_mfu,
+        variance.actual_tokens_per_gpu_second
     from categories
     left join baseline on categories.cost_category = baseline.cost_category
     left join variance on categories.cost_category = variance.cost_category
@@ -63,7 +66,10 @@ recorded_total as (
         estimated_rate,
         actual_rate,
         rate_variance,
-        usage_variance
+        usage_variance,
+        estimated_effective_mfu,
+        actual_effective_mfu,
+        actual_tokens_per_gpu_second
     from variance
     where cost_category = 'total'
 ),
@@ -81,7 +87,10 @@ summed_total as (
         null as estimated_rate,
         null as actual_rate,
         null as rate_variance,
-        null as usage_variance
+        null as usage_variance,
+        null as estimated_effective_mfu,
+        null as actual_effective_mfu,
+        null as actual_tokens_per_gpu_second
     from by_category
 ),
 
@@ -109,7 +118,10 @@ final as (
             actual_rate, cast(actual_cost / nullif(actual_gpu_hours, 0) as decimal(38, 10))
         ) as actual_rate,
         rate_variance,
-        usage_variance
+        usage_variance,
+        estimated_effective_mfu,
+        actual_effective_mfu,
+        actual_tokens_per_gpu_second
     from lines
 )
 

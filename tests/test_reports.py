@@ -167,7 +167,10 @@ def _insert_budget(conn: duckdb.DuckDBPyConnection) -> None:
         is_compute = category == "compute"
         conn.execute(
             """
-            insert into budget_baselines values (
+            insert into budget_baselines (
+                training_run, cost_category, currency, estimated_cost, estimated_gpu_hours,
+                estimated_rate, thresholds, "window", budget_file
+            ) values (
                 $run, $category, 'USD', $estimate, $gpu_hours, $rate, $thresholds, $window,
                 'budgets/llm-7b-pt-r1.yaml')
             """,
@@ -309,6 +312,7 @@ def test_html_is_self_contained_with_an_inline_svg_per_chart(reports: ReportSet)
         "estimate_vs_actual.png",
         "daily_spend.png",
         "variance_waterfall.png",
+        "top_resources.png",
     }
 
 
@@ -377,7 +381,10 @@ def test_budget_without_spend_and_an_unsafe_run_id(tmp_path: Path) -> None:
     create_schema(conn)
     conn.execute(
         """
-        insert into budget_baselines values ($run, 'compute', 'USD', 1000, 100, 10,
+        insert into budget_baselines (
+            training_run, cost_category, currency, estimated_cost, estimated_gpu_hours,
+            estimated_rate, thresholds, "window", budget_file
+        ) values ($run, 'compute', 'USD', 1000, 100, 10,
             {'warning': 0.8, 'over': 1.1}, {'start': date '2026-10-01', 'end': date '2026-10-20'},
             'budgets/x.yaml')
         """,

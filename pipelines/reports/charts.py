@@ -17,7 +17,7 @@ from typing import Any
 import altair as alt
 import vl_convert
 
-from pipelines.reports.data import CostLine, DailySpend, RunHeader
+from pipelines.reports.data import CostLine, DailySpend, RunHeader, RunResource
 
 WIDTH = 560
 HEIGHT = 230
@@ -28,6 +28,8 @@ FONT = "Helvetica, Arial, sans-serif"
 COMPACT_FORMAT = ".3~s"
 TOTAL_KIND = "Estimate / actual"
 WATERFALL_LABEL_WIDTH = 11
+RESOURCE_LABEL_CHARACTERS = 36
+NO_RESOURCE_ID = "(no resource id)"
 
 CATEGORY_ORDER = ("compute", "storage", "network", "data", "monitoring", "support", "tax", "other")
 CATEGORY_COLORS = (
@@ -40,6 +42,7 @@ ACTUAL_COLOR = "#2f5d8c"
 INCREASE_COLOR = "#d9534f"
 DECREASE_COLOR = "#3c9a5f"
 PLANNED_COLOR = "#6b7280"
+FORECAST_COLOR = "#7c3aed"
 BUDGET_COLOR = "#111827"
 WARNING_COLOR = "#e69b00"
 OVER_COLOR = "#c0392b"
@@ -47,6 +50,7 @@ OVER_COLOR = "#c0392b"
 SOLID = (1, 0)
 DASHED = (6, 4)
 DOTTED = (2, 3)
+DASH_DOT = (8, 3, 2, 3)
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ class ChartSpec:
 class _Series:
     label: str
     color: str
-    dash: tuple[int, int]
+    dash: tuple[int, ...]
 
 
 def ordered_categories(categories: Iterable[str]) -> list[str]:
@@ -116,7 +120,7 @@ def _money_axis(currency: str) -> alt.Axis:
 
 def _day_axis(days: Sequence[str]) -> alt.Axis:
     """A UTC day axis with ticks on midnights: daily for short spans, else on Sundays."""
-    span = (date.fromisoformat(max(days)) - date.fromisoformat(min(days))).days if days else 0
+    span = (date.fromisoformat(max(days)[:10]) - date.fromisoformat(min(days)[:10])).days if days else 0
     if span <= DAILY_TICKS_UP_TO_DAYS:
         ticks = {"interval": "day", "step": 1}
     else:
@@ -127,17 +131,24 @@ def _day_axis(days: Sequence[str]) -> alt.Axis:
 def cumulative_spend_chart(
     header: RunHeader, total: CostLine, daily: Sequence[DailySpend], currency: str
 ) -> ChartSpec:
-    """Cumulative effective spend by day against the budget, its thresholds and a planned burn.
+    """Cumulative effective spend by day against the budget, its thresholds, a planned burn and
+    the forecast.
 
     Each actual point is the spend up to the end of that charge day. The planned burn is linear
-    from nothing at the window's start to the whole estimate at its end.
+    from nothing at the window's start to the whole estimate at its end; the forecast runs from
+    the spend so far at the data's as-of to the forecast at completion at the window's end.
     """
     actual = _Series("Actual (cumulative)", ACTUAL_COLOR, SOLID)
     planned = _Series("Planned burn", PLANNED_COLOR, DASHED)
+    forecast = _Series("Forecast at completion (linear burn)", FORECAST_COLOR, DASH_DOT)
     planned_points = _planned_burn(header, total)
-    series = [actual, planned] if planned_points else [actual]
+    forecast_points = _forecast(header, total)
+    series = [actual]
     rows = [dict(point, series=actual.label) for point in _cumulative_points(daily)]
-    rows += [dict(point, series=planned.label) for point in planned_points]
+    for line, points in ((planned, planned_points), (forecast, forecast_points)):
+        if points:
+            series.append(line)
+            rows += [dict(point, series=line.label) for point in points]
     days = sorted(row["day"] for row in rows)
     levels = _budget_levels(header, total) if days else []
     for level, amount in levels:
@@ -191,6 +202,21 @@ def _planned_burn(header: RunHeader, total: CostLine) -> list[dict[str, Any]]:
     return [
         {"day": header.window_start.isoformat(), "spend": 0.0},
         {"day": header.window_end.isoformat(), "spend": float(total.estimated_cost)},
+    ]
+
+
+def _forecast(header: RunHeader, total: CostLine) -> list[dict[str, Any]]:
+    """From the spend so far at as-of to the forecast at completion at the window's end."""
+    if (
+        header.as_of is None
+        or header.window_end is None
+        or total.forecast_at_completion is None
+        or header.as_of.date() >= header.window_end
+    ):
+        return []
+    return [
+        {"day": f"{header.as_of.isoformat()}Z", "spend": float(total.actual_cost)},
+        {"day": header.window_end.isoformat(), "spend": float(total.forecast_at_completion)},
     ]
 
 
@@ -293,7 +319,7 @@ def variance_waterfall_chart(
     total: CostLine, categories: Sequence[CostLine], currency: str
 ) -> ChartSpec:
     """Waterfall from the estimate to the actual: compute rate, compute usage, other categories."""
-    steps = _waterfall_steps(categories)
+    steps = waterfall_steps(categories)
     rows = [_waterfall_bar("Estimate", Decimal(0), total.estimated_cost, TOTAL_KIND)]
     running = total.estimated_cost
     for label, delta in steps:
@@ -306,7 +332,11 @@ def variance_waterfall_chart(
         x=alt.X(
             "step:N",
             sort=[row["step"] for row in rows],
-            axis=alt.Axis(title=None, labelAngle=0, labelExpr="split(datum.label, '\\n')"),
+            axis=alt.Axis(
+                title="Step from estimate to actual",
+                labelAngle=0,
+                labelExpr="split(datum.label, '\\n')",
+            ),
         ),
     )
     bars = base.mark_bar(size=38).encode(
@@ -331,7 +361,9 @@ def variance_waterfall_chart(
     return ChartSpec("variance_waterfall", title, _styled(bars + labels, title, subtitle))
 
 
-def _waterfall_steps(categories: Sequence[CostLine]) -> list[tuple[str, Decimal]]:
+def waterfall_steps(categories: Sequence[CostLine]) -> list[tuple[str, Decimal]]:
+    """The steps from the estimate to the actual: compute rate and usage, then each other
+    category's variance (its whole actual when it had no estimate)."""
     steps = []
     for name in ordered_categories(line.cost_category for line in categories):
         line = next(line for line in categories if line.cost_category == name)
@@ -353,3 +385,45 @@ def _waterfall_bar(step: str, start: Decimal, end: Decimal, kind: str) -> dict[s
         "kind": kind,
         "delta": float(end - start),
     }
+
+
+def top_resources_chart(resources: Sequence[RunResource], currency: str) -> ChartSpec:
+    """Horizontal bars of the run's largest resources by effective cost, colored by category."""
+    rows = [
+        {
+            "resource": f"{rank}. {_short_resource(resource.resource)}",
+            "category": resource.cost_category or "other",
+            "amount": float(resource.effective_cost),
+        }
+        for rank, resource in enumerate(resources, start=1)
+    ]
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        y=alt.Y(
+            "resource:N",
+            sort=[row["resource"] for row in rows],
+            axis=alt.Axis(title="Resource (by rank)", labelLimit=300),
+        ),
+        x=alt.X("amount:Q", axis=alt.Axis(title=f"Effective cost ({currency})", format=",.0f")),
+    )
+    bars = base.mark_bar(cornerRadiusTopRight=2, cornerRadiusBottomRight=2).encode(
+        color=alt.Color(
+            "category:N",
+            scale=_category_scale([row["category"] for row in rows]),
+            legend=alt.Legend(title="Category", orient="right"),
+        )
+    )
+    labels = base.mark_text(align="left", dx=4, fontSize=10, color="#374151").encode(
+        text=alt.Text("amount:Q", format=COMPACT_FORMAT)
+    )
+    title = "Top resources of the run"
+    subtitle = f"Effective cost in {currency} over all billing periods, largest first"
+    return ChartSpec("top_resources", title, _styled(bars + labels, title, subtitle))
+
+
+def _short_resource(resource: str | None) -> str:
+    """The resource id, its end kept when long: ARNs and GCP names differ in their last part."""
+    if resource is None:
+        return NO_RESOURCE_ID
+    if len(resource) <= RESOURCE_LABEL_CHARACTERS:
+        return resource
+    return "…" + resource[-(RESOURCE_LABEL_CHARACTERS - 1) :]

@@ -5,18 +5,21 @@ Formatting happens here, once, for both HTML and Markdown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from pipelines.reports.charts import ordered_categories
+from pipelines.reports.charts import NO_RESOURCE_ID, ordered_categories, waterfall_steps
 from pipelines.reports.data import (
+    BudgetAlert,
     CostLine,
+    DailySpend,
     PeriodShare,
     ReconciliationRow,
     RunDetails,
     RunOverview,
+    TopResources,
     UnattributedInAccounts,
 )
 from pipelines.reports.document import (
@@ -100,19 +103,62 @@ def _total_status(overview: RunOverview) -> Cell:
     return status_cell(overview.total.status)
 
 
-def run_document(overview: RunOverview, details: RunDetails, charts: Sequence[Chart]) -> Document:
-    """Builds a run's post-mortem report.
+def run_document(
+    overview: RunOverview, details: RunDetails, charts: Mapping[str, Chart]
+) -> Document:
+    """Builds a run's post-mortem report: each chart with its numbers in a table below it.
 
     Args:
         overview: the run's header and numbers table.
-        details: its daily spend, unattributed neighbours and reconciliation rows.
-        charts: its rendered charts, in reading order.
+        details: its daily spend, top resources, threshold crossings, unattributed neighbours
+            and reconciliation rows.
+        charts: its rendered charts by name (`cumulative_spend`, `estimate_vs_actual`,
+            `variance_waterfall`, `daily_spend`, `top_resources`); a missing one is left out.
     """
     header = overview.header
+    has_budget = header.has_budget
+    currency = currency_of(overview)
+    compute = next((line for line in overview.categories if line.cost_category == "compute"), None)
+    compute_blocks: list[Block] = []
+    if compute is not None:
+        compute_blocks.append(_compute_table(compute, currency, has_budget=has_budget))
+        if compute.rate_variance is not None:
+            compute_blocks.append(Paragraph(VARIANCE_SPLIT_NOTE))
+
+    def with_chart(name: str, *blocks: Block) -> tuple[Block, ...]:
+        return (charts[name], *blocks) if name in charts else blocks
+
+    cumulative = with_chart(
+        "cumulative_spend",
+        *((_levels_table(overview, details.alerts),) if has_budget else ()),
+    )
+    by_category = with_chart(
+        "estimate_vs_actual",
+        _budget_table(overview) if has_budget else _actual_table(overview),
+        *(() if has_budget else compute_blocks),
+        Paragraph(AMOUNTS_NOTE),
+    )
     sections = [
-        Section("Overview", _overview_blocks(overview, details.reconciliation)),
-        Section("Numbers", _numbers_blocks(overview)),
-        Section("Charts", tuple(charts)),
+        Section("Overview", _overview_blocks(overview, details)),
+        Section("Cumulative spend" + (" against budget" if has_budget else ""), cumulative),
+        Section("Estimate vs actual by category" if has_budget else "Actual by category", by_category),
+    ]
+    if has_budget:
+        sections.append(
+            Section(
+                "Variance: estimate to actual",
+                with_chart("variance_waterfall", _waterfall_table(overview), *compute_blocks),
+            )
+        )
+    sections += [
+        Section(
+            "Daily spend by category",
+            with_chart("daily_spend", _daily_table(details.daily_spend, currency)),
+        ),
+        Section(
+            "Top resources of the run",
+            with_chart("top_resources", *_top_resource_blocks(details.top_resources, currency)),
+        ),
         Section(
             "Top unattributed resources in this run's accounts",
             _unattributed_blocks(details.unattributed),
@@ -135,9 +181,158 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Sequence[Ch
     )
 
 
-def _overview_blocks(
-    overview: RunOverview, reconciliation: Sequence[ReconciliationRow]
-) -> tuple[Block, ...]:
+def _crossings_text(alerts: Sequence[BudgetAlert]) -> str:
+    if not alerts:
+        return "none"
+    return ", ".join(f"{alert.threshold} on {alert.crossed_on:%Y-%m-%d}" for alert in alerts)
+
+
+def _levels_table(overview: RunOverview, alerts: Sequence[BudgetAlert]) -> Table:
+    """The chart's lines in numbers: estimate, thresholds with the day each was first reached,
+    the spend so far and the forecast."""
+    header, total = overview.header, overview.total
+    currency = currency_of(overview)
+    rows: list[tuple[Cell, ...]] = [
+        (Cell("Estimate (budget)"), Cell(money(total.estimated_cost)), Cell("100.0 %"), Cell(MISSING), Cell(MISSING)),
+    ]
+    crossed = {alert.threshold: alert for alert in alerts}
+    for name, fraction in (("warning", header.warning_threshold), ("over", header.over_threshold)):
+        if fraction is None:
+            continue
+        alert = crossed.get(name)
+        amount = total.estimated_cost * fraction if total.estimated_cost is not None else None
+        rows.append(
+            (
+                Cell(f"{name.capitalize()} threshold"),
+                Cell(money(amount)),
+                Cell(percent(fraction)),
+                Cell(f"{alert.crossed_on:%Y-%m-%d}" if alert else "not reached"),
+                Cell(money(alert.cumulative_cost) if alert else MISSING),
+            )
+        )
+    estimate = total.estimated_cost
+    rows += [
+        (
+            Cell(f"Actual so far (as of {_timestamp(_as_of(overview))})"),
+            Cell(money(total.actual_cost)),
+            Cell(percent(total.actual_cost / estimate if estimate else None)),
+            Cell(MISSING),
+            Cell(MISSING),
+        ),
+        (
+            Cell("Forecast at completion (linear burn)"),
+            Cell(money(total.forecast_at_completion)),
+            Cell(
+                percent(
+                    total.forecast_at_completion / estimate
+                    if estimate and total.forecast_at_completion is not None
+                    else None
+                )
+            ),
+            Cell(MISSING),
+            Cell(MISSING),
+        ),
+    ]
+    return Table(
+        columns=(
+            "Line",
+            f"Amount ({currency})",
+            "Share of estimate",
+            "First reached on (UTC)",
+            f"Cumulative spend that day ({currency})",
+        ),
+        rows=tuple(rows),
+        numeric_columns=frozenset({1, 2, 4}),
+    )
+
+
+def _waterfall_table(overview: RunOverview) -> Table:
+    currency = currency_of(overview)
+    total = overview.total
+    rows = [(Cell("Estimate"), Cell(MISSING), Cell(money(total.estimated_cost)))]
+    running = total.estimated_cost
+    for label, delta in waterfall_steps(overview.categories):
+        running += delta
+        rows.append((Cell(label), Cell(money(delta, signed=True)), Cell(money(running))))
+    rows.append((Cell("Actual"), Cell(money(total.variance, signed=True)), Cell(money(total.actual_cost))))
+    return Table(
+        columns=("Step", f"Change ({currency})", f"Running total ({currency})"),
+        rows=tuple(rows),
+        numeric_columns=frozenset({1, 2}),
+        emphasized_rows=1,
+    )
+
+
+def _daily_table(daily: Sequence[DailySpend], currency: str) -> Table:
+    categories = ordered_categories(spend.cost_category for spend in daily)
+    by_day: dict[date, dict[str, Decimal]] = {}
+    for spend in daily:
+        by_day.setdefault(spend.charge_day, {})[spend.cost_category] = spend.effective_cost
+    rows = []
+    cumulative = Decimal(0)
+    for day in sorted(by_day):
+        day_total = sum(by_day[day].values(), Decimal(0))
+        cumulative += day_total
+        rows.append(
+            (
+                Cell(f"{day:%Y-%m-%d}"),
+                *(Cell(money(by_day[day].get(category))) for category in categories),
+                Cell(money(day_total)),
+                Cell(money(cumulative)),
+            )
+        )
+    totals = [
+        sum((spend.effective_cost for spend in daily if spend.cost_category == category), Decimal(0))
+        for category in categories
+    ]
+    rows.append((Cell("Total"), *(Cell(money(value)) for value in totals), Cell(money(cumulative)), Cell("")))
+    return Table(
+        columns=("Charge day (UTC)", *categories, f"Day total ({currency})", f"Cumulative ({currency})"),
+        rows=tuple(rows),
+        numeric_columns=frozenset(range(1, len(categories) + 3)),
+        emphasized_rows=1,
+    )
+
+
+def _top_resource_blocks(resources: TopResources, currency: str) -> tuple[Block, ...]:
+    if not resources.top:
+        return (Paragraph("No attributed spend yet."),)
+    intro = Paragraph(
+        f"The largest {len(resources.top)} of the {resources.resource_rows} resources the run was "
+        "charged for, by effective cost over all its billing periods."
+    )
+    rows = [
+        (
+            Cell(str(rank)),
+            text_cell(resource.provider),
+            text_cell(resource.service),
+            Cell(resource.resource or NO_RESOURCE_ID),
+            text_cell(resource.cost_category),
+            Cell(money(resource.effective_cost)),
+            Cell(hours(resource.gpu_hours) if resource.gpu_hours else MISSING),
+            Cell(percent(resource.share_of_run)),
+        )
+        for rank, resource in enumerate(resources.top, start=1)
+    ]
+    table = Table(
+        columns=(
+            "#",
+            "Provider",
+            "Service",
+            "Resource",
+            "Category",
+            f"Effective cost ({currency})",
+            "GPU-hours",
+            "Share of run",
+        ),
+        rows=tuple(rows),
+        numeric_columns=frozenset({0, 5, 6, 7}),
+        wrapping_columns=frozenset({2, 3}),
+    )
+    return intro, table
+
+
+def _overview_blocks(overview: RunOverview, details: RunDetails) -> tuple[Block, ...]:
     header, total = overview.header, overview.total
     currency = currency_of(overview)
     window = (
@@ -161,6 +356,8 @@ def _overview_blocks(
         ("GPU-hours", Cell(hours(gpu_hours_of(overview)))),
         ("Billing periods", Cell(_periods_text(header.billing_periods) or MISSING)),
     ]
+    if header.has_budget:
+        facts.append(("Thresholds first reached", Cell(_crossings_text(details.alerts))))
     blocks: list[Block] = [Facts(tuple(facts))]
     if not header.has_budget:
         blocks.append(
@@ -170,7 +367,7 @@ def _overview_blocks(
                 tone="warning",
             )
         )
-    blocks.append(reconciliation_paragraph(header.billing_periods, reconciliation))
+    blocks.append(reconciliation_paragraph(header.billing_periods, details.reconciliation))
     return tuple(blocks)
 
 
@@ -217,18 +414,6 @@ def reconciliation_paragraph(periods: Sequence[date], rows: Sequence[Reconciliat
 def _ordered_lines(overview: RunOverview) -> list[CostLine]:
     by_name = {line.cost_category: line for line in overview.categories}
     return [by_name[name] for name in ordered_categories(by_name)]
-
-
-def _numbers_blocks(overview: RunOverview) -> tuple[Block, ...]:
-    has_budget = overview.header.has_budget
-    blocks: list[Block] = [_budget_table(overview) if has_budget else _actual_table(overview)]
-    compute = next((line for line in overview.categories if line.cost_category == "compute"), None)
-    if compute is not None:
-        blocks.append(_compute_table(compute, currency_of(overview), has_budget=has_budget))
-        if compute.rate_variance is not None:
-            blocks.append(Paragraph(VARIANCE_SPLIT_NOTE))
-    blocks.append(Paragraph(AMOUNTS_NOTE))
-    return tuple(blocks)
 
 
 def _budget_table(overview: RunOverview) -> Table:
@@ -311,6 +496,18 @@ def _compute_table(compute: CostLine, currency: str, *, has_budget: bool) -> Tab
             Cell(rate(compute.actual_rate)),
             Cell(rate(_difference(compute.actual_rate, compute.estimated_rate), signed=True)),
             Cell(money(compute.rate_variance, signed=True)),
+        ),
+        (
+            Cell("Effective MFU, over every GPU-hour (actual once the window ended)"),
+            Cell(percent(compute.estimated_effective_mfu)),
+            Cell(percent(compute.actual_effective_mfu)),
+            Cell(
+                percent(
+                    _difference(compute.actual_effective_mfu, compute.estimated_effective_mfu),
+                    signed=True,
+                )
+            ),
+            Cell(MISSING),
         ),
         (
             Cell(f"Compute cost ({currency})"),

@@ -19,6 +19,7 @@ from pipelines.sqlfiles import read_sql
 
 TOTAL = "total"
 TOP_UNATTRIBUTED_ROWS = 10
+TOP_RESOURCE_ROWS = 10
 DIFF_SUFFIX = "_diff"
 
 
@@ -60,6 +61,41 @@ class CostLine:
     actual_rate: Decimal | None
     rate_variance: Decimal | None
     usage_variance: Decimal | None
+    estimated_effective_mfu: Decimal | None = None
+    actual_effective_mfu: Decimal | None = None
+    actual_tokens_per_gpu_second: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class RunResource:
+    """One of a run's largest resources by effective cost (resource None: lines without an id)."""
+
+    provider: str | None
+    resource: str | None
+    service: str | None
+    cost_category: str | None
+    effective_cost: Decimal
+    gpu_hours: Decimal | None
+    share_of_run: Decimal | None
+
+
+@dataclass(frozen=True)
+class TopResources:
+    """A run's largest resources and how many resources it used in all."""
+
+    top: tuple[RunResource, ...]
+    resource_rows: int
+
+
+@dataclass(frozen=True)
+class BudgetAlert:
+    """The first day a run's cumulative effective spend reached one of its thresholds."""
+
+    threshold: str
+    threshold_fraction: Decimal
+    threshold_amount: Decimal
+    crossed_on: date
+    cumulative_cost: Decimal
 
 
 @dataclass(frozen=True)
@@ -132,6 +168,8 @@ class RunDetails:
     daily_spend: tuple[DailySpend, ...]
     unattributed: UnattributedInAccounts
     reconciliation: tuple[ReconciliationRow, ...]
+    top_resources: TopResources
+    alerts: tuple[BudgetAlert, ...]
 
 
 def fetch_rows(
@@ -170,7 +208,8 @@ def load_details(
     overview: RunOverview,
     reconciliation: Sequence[ReconciliationRow],
 ) -> RunDetails:
-    """Reads a run's daily spend and unattributed neighbours; picks its reconciliation rows.
+    """Reads a run's daily spend, top resources, threshold crossings and unattributed
+    neighbours; picks its reconciliation rows.
 
     Args:
         conn: warehouse connection.
@@ -185,6 +224,23 @@ def load_details(
         ),
         unattributed=_load_unattributed(conn, overview.header.training_run),
         reconciliation=tuple(row for row in reconciliation if row.billing_period in periods),
+        top_resources=_load_top_resources(conn, overview.header.training_run),
+        alerts=tuple(BudgetAlert(**row) for row in fetch_rows(conn, "report_run_alerts", params)),
+    )
+
+
+def _load_top_resources(conn: duckdb.DuckDBPyConnection, training_run: str) -> TopResources:
+    rows = fetch_rows(
+        conn,
+        "report_run_top_resources",
+        {"training_run": training_run, "row_limit": TOP_RESOURCE_ROWS},
+    )
+    return TopResources(
+        top=tuple(
+            RunResource(**{key: value for key, value in row.items() if key != "resource_rows"})
+            for row in rows
+        ),
+        resource_rows=rows[0]["resource_rows"] if rows else 0,
     )
 
 

@@ -17,6 +17,7 @@ from pipelines.reports.charts import (
     cumulative_spend_chart,
     daily_spend_chart,
     estimate_vs_actual_chart,
+    top_resources_chart,
     variance_waterfall_chart,
 )
 from pipelines.reports.content import SummaryRun, currency_of, run_document, summary_document
@@ -150,6 +151,8 @@ def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
         charts.append(daily_spend_chart(details.daily_spend, currency))
     if has_budget:
         charts.append(variance_waterfall_chart(overview.total, overview.categories, currency))
+    if details.top_resources.top:
+        charts.append(top_resources_chart(details.top_resources.top, currency))
     return charts
 
 
@@ -163,14 +166,14 @@ def _write_run_report(
     run_dir = out_dir / run_directory_name(overview.header.training_run)
     charts_dir = run_dir / CHARTS_DIR
     charts_dir.mkdir(parents=True, exist_ok=True)
-    rendered = []
+    rendered = {}
     png_paths = []
     for spec in run_charts(overview, details):
         png_path = charts_dir / f"{spec.name}.png"
         _write_atomically(png_path, spec.png())
         png_paths.append(png_path)
         relative_png = f"{CHARTS_DIR}/{png_path.name}"
-        rendered.append(Chart(title=spec.title, svg=spec.svg(), png_path=relative_png))
+        rendered[spec.name] = Chart(title=spec.title, svg=spec.svg(), png_path=relative_png)
     _remove_stale_charts(charts_dir, keep=png_paths)
     document = run_document(overview, details, rendered)
     html_path = run_dir / f"{REPORT_STEM}.html"

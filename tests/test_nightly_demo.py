@@ -259,3 +259,26 @@ def test_budget_alerts_mark_the_first_day_over_each_threshold(demo: tuple[Path, 
                     expected[run, threshold] = day
     assert alerts == expected
     assert ("llm-7b-pt-r1", "over") in alerts  # the story: the 7B run ends ~20 % over budget
+    report = (root / ".runledger" / "reports" / "llm-7b-pt-r1" / "report.html").read_text()
+    for (run, threshold), day in alerts.items():
+        if run == "llm-7b-pt-r1":
+            assert f"{threshold} on {day:%Y-%m-%d}" in report
+
+
+def test_actual_effective_mfu_of_the_7b_run(demo: tuple[Path, Path]) -> None:
+    _, warehouse = demo
+    # 6 x 7e9 x 6.5e11 FLOPs at 989 TFLOP/s per H100 over the GPU-hours actually billed
+    ((gpu_hours,),) = query(
+        warehouse,
+        "select sum(gpu_hours) from cost_allocations where training_run = 'llm-7b-pt-r1' and x_CostCategory = 'compute'",
+    )
+    ((estimated, actual, throughput),) = query(
+        warehouse,
+        "select estimated_effective_mfu, actual_effective_mfu, actual_tokens_per_gpu_second from budget_variance "
+        "where training_run = 'llm-7b-pt-r1' and cost_category = 'compute'",
+    )
+    flops = Decimal(6) * Decimal("7e9") * Decimal("6.5e11")
+    assert abs(actual - flops / (Decimal("989e12") * 3600 * gpu_hours)) < Decimal("1e-9")
+    assert abs(throughput - Decimal("6.5e11") / (gpu_hours * 3600)) < Decimal("1e-9")
+    assert abs(estimated - Decimal("0.40") / Decimal("1.10")) < Decimal("1e-9")
+    assert actual < estimated  # the story: more GPU-hours than the budget assumed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import duckdb
@@ -397,3 +397,61 @@ def test_budget_without_spend_and_an_unsafe_run_id(tmp_path: Path) -> None:
     html = paths.html.read_text()
     assert "1,000.00" in html and "no attributed spend yet" in html
     assert "over threshold (110 % of estimate)" in html.lower()
+
+
+def test_top_resources_of_the_run_largest_first_with_their_share(reports: ReportSet) -> None:
+    html, markdown = _run_report(reports, BUDGETED_RUN)
+    run_total = _actual(BUDGETED_RUN)
+    expected = [  # i-0a1: the five compute days; the checkpoint bucket: two storage lines
+        ("i-0a1", _actual(BUDGETED_RUN, "compute"), "2,560.0"),
+        (CHECKPOINTS, Decimal("150.25") + Decimal("149.9999999999"), None),
+        ("nat-0a1", Decimal("80.005"), None),
+    ]
+    section = html[html.index("<h2>Top resources of the run</h2>") :]
+    section = section[: section.index("</section>")]
+    assert "The largest 3 of the 3 resources" in section
+    positions = []
+    for resource, cost, gpu_hours in expected:
+        share = f"{(cost / run_total * 100).quantize(Decimal('0.1'), rounding=ROUND_HALF_UP)} %"
+        row = next(row for row in section.split("<tr>") if f">{resource}<" in row)
+        assert f"{cost.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,}" in row and share in row
+        assert (gpu_hours or "—") in row
+        positions.append(section.index(f">{resource}<"))
+    assert positions == sorted(positions)
+    assert "i-0b2" not in section  # the other run's instance
+    assert "Top resources of the run" in markdown and "](charts/top_resources.png)" in markdown
+
+
+def test_every_chart_has_its_numbers_table_below_it(reports: ReportSet) -> None:
+    for paths in reports.runs:
+        html = paths.html.read_text()
+        sections = html.split("<section>")[1:]
+        with_charts = [section for section in sections if '<figure class="chart"' in section]
+        assert len(with_charts) == len(paths.charts)
+        for section in with_charts:
+            assert section.index("<figure") < section.index("<table"), section[:80]
+
+
+def test_every_axis_is_titled_with_its_unit_or_currency(reports: ReportSet) -> None:
+    categorical = {"Cost category", "Step from estimate to actual", "Resource (by rank)"}
+    for paths in reports.runs:
+        html = paths.html.read_text()
+        for svg in re.findall(r"<svg.*?</svg>", html, re.DOTALL):
+            titles = re.findall(r'role-axis-title.*?<text[^>]*>([^<]+)</text>', svg, re.DOTALL)
+            assert len(titles) == 2, titles
+            assert any(title.endswith("(USD)") for title in titles), titles
+            for title in titles:
+                assert title in categorical or title.endswith(("(USD)", "(UTC)")), title
+
+
+def test_cumulative_chart_shows_the_forecast_and_the_levels_in_numbers(reports: ReportSet) -> None:
+    html, markdown = _run_report(reports, BUDGETED_RUN)
+    actual = _actual(BUDGETED_RUN)
+    forecast = actual * 31 / 15  # what the fixture's budget_variance holds: 15 of 31 days
+    estimate = sum(ESTIMATES.values(), Decimal(0))
+    cumulative = html[: html.index("<h2>Estimate vs actual by category</h2>")]
+    assert "Forecast at completion (linear burn)" in cumulative.split("<table")[0]  # the legend
+    for document in (cumulative, markdown):
+        assert _money(forecast) in document
+        assert _money(estimate * Decimal("0.8")) in document  # the warning threshold
+        assert "not reached" in document  # no budget_alerts row in this warehouse

@@ -128,10 +128,7 @@ def run_document(
     def with_chart(name: str, *blocks: Block) -> tuple[Block, ...]:
         return (charts[name], *blocks) if name in charts else blocks
 
-    cumulative = with_chart(
-        "cumulative_spend",
-        *((_levels_table(overview, details.alerts),) if has_budget else ()),
-    )
+    cumulative = with_chart("cumulative_spend", _levels_table(overview, details.alerts))
     by_category = with_chart(
         "estimate_vs_actual",
         _budget_table(overview) if has_budget else _actual_table(overview),
@@ -188,51 +185,52 @@ def _crossings_text(alerts: Sequence[BudgetAlert]) -> str:
 
 
 def _levels_table(overview: RunOverview, alerts: Sequence[BudgetAlert]) -> Table:
-    """The chart's lines in numbers: estimate, thresholds with the day each was first reached,
-    the spend so far and the forecast."""
+    """The chart's lines in numbers: the spend so far and, with a budget, the estimate, the
+    thresholds with the day each was first reached, and the forecast."""
     header, total = overview.header, overview.total
     currency = currency_of(overview)
-    rows: list[tuple[Cell, ...]] = [
-        (Cell("Estimate (budget)"), Cell(money(total.estimated_cost)), Cell("100.0 %"), Cell(MISSING), Cell(MISSING)),
-    ]
-    crossed = {alert.threshold: alert for alert in alerts}
-    for name, fraction in (("warning", header.warning_threshold), ("over", header.over_threshold)):
-        if fraction is None:
-            continue
-        alert = crossed.get(name)
-        amount = total.estimated_cost * fraction if total.estimated_cost is not None else None
+    estimate = total.estimated_cost if header.has_budget else None
+
+    def share(amount: Decimal | None) -> Cell:
+        return Cell(percent(amount / estimate if estimate and amount is not None else None))
+
+    actual = (
+        Cell(f"Actual so far (as of {_timestamp(_as_of(overview))})"),
+        Cell(money(total.actual_cost)),
+        share(total.actual_cost),
+        Cell(MISSING),
+        Cell(MISSING),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    if header.has_budget:
+        rows.append(
+            (Cell("Estimate (budget)"), Cell(money(estimate)), share(estimate), Cell(MISSING), Cell(MISSING))
+        )
+        crossed = {alert.threshold: alert for alert in alerts}
+        for name, fraction in (("warning", header.warning_threshold), ("over", header.over_threshold)):
+            if fraction is None:
+                continue
+            alert = crossed.get(name)
+            rows.append(
+                (
+                    Cell(f"{name.capitalize()} threshold"),
+                    Cell(money(estimate * fraction if estimate is not None else None)),
+                    Cell(percent(fraction)),
+                    Cell(f"{alert.crossed_on:%Y-%m-%d}" if alert else "not reached"),
+                    Cell(money(alert.cumulative_cost) if alert else MISSING),
+                )
+            )
+    rows.append(actual)
+    if header.has_budget:
         rows.append(
             (
-                Cell(f"{name.capitalize()} threshold"),
-                Cell(money(amount)),
-                Cell(percent(fraction)),
-                Cell(f"{alert.crossed_on:%Y-%m-%d}" if alert else "not reached"),
-                Cell(money(alert.cumulative_cost) if alert else MISSING),
+                Cell("Forecast at completion (linear burn)"),
+                Cell(money(total.forecast_at_completion)),
+                share(total.forecast_at_completion),
+                Cell(MISSING),
+                Cell(MISSING),
             )
         )
-    estimate = total.estimated_cost
-    rows += [
-        (
-            Cell(f"Actual so far (as of {_timestamp(_as_of(overview))})"),
-            Cell(money(total.actual_cost)),
-            Cell(percent(total.actual_cost / estimate if estimate else None)),
-            Cell(MISSING),
-            Cell(MISSING),
-        ),
-        (
-            Cell("Forecast at completion (linear burn)"),
-            Cell(money(total.forecast_at_completion)),
-            Cell(
-                percent(
-                    total.forecast_at_completion / estimate
-                    if estimate and total.forecast_at_completion is not None
-                    else None
-                )
-            ),
-            Cell(MISSING),
-            Cell(MISSING),
-        ),
-    ]
     return Table(
         columns=(
             "Line",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import textwrap
 from collections.abc import Iterator
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal, localcontext

@@ -54,23 +54,29 @@ class DevTools:
     def __init__(self, chromium: str, user_data_dir: Path) -> None:
         commands_read, self._commands = os.pipe()
         self._answers, answers_write = os.pipe()
-
-        def on_fds_3_and_4() -> None:
-            # Moved above 10 first, so that dup2 to 3 and 4 never overwrites one of the two.
-            commands = fcntl.fcntl(commands_read, fcntl.F_DUPFD, 10)
-            answers = fcntl.fcntl(answers_write, fcntl.F_DUPFD, 10)
-            os.dup2(commands, 3)
-            os.dup2(answers, 4)
-
+        # Chromium's ends, moved to 10 or above so that redirecting them to 3 and 4 never
+        # overwrites one with the other; bash does it in the child (dash reads one-digit fds only).
+        child_read = fcntl.fcntl(commands_read, fcntl.F_DUPFD_CLOEXEC, 10)
+        child_write = fcntl.fcntl(answers_write, fcntl.F_DUPFD_CLOEXEC, 10)
+        os.close(commands_read)
+        os.close(answers_write)
+        redirect = f"3<&{child_read} 4>&{child_write} {child_read}<&- {child_write}>&-"
         self.process = subprocess.Popen(
-            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={user_data_dir}", "about:blank"],
-            pass_fds=(3, 4),
-            preexec_fn=on_fds_3_and_4,
+            [
+                "bash",
+                "-c",
+                f'exec "$0" "$@" {redirect}',
+                chromium,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={user_data_dir}",
+                "about:blank",
+            ],
+            pass_fds=(child_read, child_write),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        os.close(commands_read)
-        os.close(answers_write)
+        os.close(child_read)
+        os.close(child_write)
         self._buffer = b""
         self._next_id = 0
         self.events: list[dict[str, Any]] = []

@@ -166,7 +166,7 @@ def _write_run_report(
     run_dir = out_dir / run_directory_name(overview.header.training_run)
     charts_dir = run_dir / CHARTS_DIR
     charts_dir.mkdir(parents=True, exist_ok=True)
-    rendered = {}
+    rendered: dict[str, Chart] = {}
     png_paths = []
     for spec in run_charts(overview, details):
         png_path = charts_dir / f"{spec.name}.png"

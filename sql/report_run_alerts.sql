@@ -1,5 +1,12 @@
--- One run's threshold crossings (budget_alerts), lowest threshold first.
-select threshold, threshold_fraction, threshold_amount, crossed_on, cumulative_cost
+-- Threshold crossings (budget_alerts): one run's when $training_run is given, else every run's.
+select
+    training_run,
+    threshold,
+    threshold_fraction,
+    threshold_amount,
+    crossed_on,
+    cumulative_cost,
+    currency
 from budget_alerts
-where training_run = $training_run
-order by threshold_fraction, threshold
+where $training_run is null or training_run = $training_run
+order by crossed_on, training_run, threshold_fraction, threshold

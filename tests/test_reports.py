@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.budgets.tables import build_budget_alerts
 from pipelines.reports import ReportSet, write_reports
 from pipelines.warehouse import create_schema
 
@@ -240,6 +241,7 @@ def _build_warehouse(path: Path, *, raw_billed_cost: Decimal | None = None) -> P
     _insert_load(conn, all_lines_cost if raw_billed_cost is None else raw_billed_cost)
     _insert_budget(conn)
     _insert_variance(conn)
+    build_budget_alerts(conn)
     conn.close()
     return path
 
@@ -455,3 +457,24 @@ def test_cumulative_chart_shows_the_forecast_and_the_levels_in_numbers(reports: 
         assert _money(forecast) in document
         assert _money(estimate * Decimal("0.8")) in document  # the warning threshold
         assert "not reached" in document  # no budget_alerts row in this warehouse
+
+
+def test_threshold_crossings_in_the_run_report_and_the_summary(reports: ReportSet) -> None:
+    # Cumulative spend of llm-7b-pt-r1 at the end of each day: Oct 3 2,000.335; Oct 4 4,150.92;
+    # Oct 5 6,231.26; Oct 6 8,181.3834567890; Oct 7 9,881.8834567890 >= 0.8 x 12,100 = 9,680:
+    # the warning threshold is first reached on 7 October; 12,100 (over) never is.
+    html, markdown = _run_report(reports, BUDGETED_RUN)
+    for document in (html, markdown):
+        assert "warning on 2026-10-07" in document
+    levels = html[html.index("<td>Warning threshold</td>") :]
+    levels = levels[: levels.index("</tr>")]
+    assert "9,680.00" in levels and "2026-10-07" in levels and "9,881.88" in levels
+    over = html[html.index("<td>Over threshold</td>") :]
+    assert "not reached" in over[: over.index("</tr>")]
+    summary = reports.summary_html.read_text()
+    alerts = summary[summary.index("<h2>Budget alerts</h2>") :]
+    alerts = alerts[: alerts.index("</section>")]
+    assert f'href="{BUDGETED_RUN}/report.html"' in alerts
+    assert "2026-10-07" in alerts and "warning (80.0 % of estimate)" in alerts
+    assert "9,680.00" in alerts and "9,881.88" in alerts
+    assert UNBUDGETED_RUN not in alerts

@@ -565,12 +565,16 @@ def _unattributed_blocks(unattributed: UnattributedInAccounts) -> tuple[Block, .
     return intro, table
 
 
-def summary_document(runs: Sequence[SummaryRun], shares: Sequence[PeriodShare]) -> Document:
-    """Builds the summary of every run: one row each, totals, and unattributed share per period.
+def summary_document(
+    runs: Sequence[SummaryRun], shares: Sequence[PeriodShare], alerts: Sequence[BudgetAlert]
+) -> Document:
+    """Builds the summary of every run: one row each, totals, threshold crossings, and the
+    unattributed share per period.
 
     Args:
         runs: every run, with a link to its report where one exists.
         shares: each billing period's total and unattributed effective spend.
+        alerts: every run's threshold crossings, earliest first.
     """
     as_of = max(
         (_as_of(run.overview) for run in runs if _as_of(run.overview) is not None), default=None
@@ -590,12 +594,50 @@ def summary_document(runs: Sequence[SummaryRun], shares: Sequence[PeriodShare]) 
                 if runs
                 else (Paragraph("No run has a budget or attributed cost in the warehouse yet."),),
             ),
+            Section("Budget alerts", _alerts_blocks(runs, alerts)),
             Section(
                 "Unattributed spend per billing period",
                 (_shares_table(shares),) if shares else (Paragraph("No cost allocations yet."),),
             ),
         ),
     )
+
+
+def _alerts_blocks(runs: Sequence[SummaryRun], alerts: Sequence[BudgetAlert]) -> tuple[Block, ...]:
+    if not alerts:
+        return (Paragraph("No run has reached its warning or over threshold."),)
+    links = {run.overview.header.training_run: run.report_link for run in runs}
+    statuses = {run.overview.header.training_run: _total_status(run.overview) for run in runs}
+    rows = [
+        (
+            Cell(alert.training_run, link=links.get(alert.training_run)),
+            Cell(f"{alert.threshold} ({percent(alert.threshold_fraction)} of estimate)"),
+            Cell(f"{alert.crossed_on:%Y-%m-%d}"),
+            text_cell(alert.currency),
+            Cell(money(alert.threshold_amount)),
+            Cell(money(alert.cumulative_cost)),
+            statuses.get(alert.training_run, Cell(MISSING)),
+        )
+        for alert in alerts
+    ]
+    table = Table(
+        columns=(
+            "Run",
+            "Threshold",
+            "First reached on (UTC)",
+            "Currency",
+            "Threshold amount",
+            "Cumulative spend that day",
+            "Status now",
+        ),
+        rows=tuple(rows),
+        numeric_columns=frozenset({4, 5}),
+    )
+    note = Paragraph(
+        "The first charge day at whose end a run's cumulative effective spend reached the "
+        "threshold, recomputed from the data each night."
+    )
+    return table, note
 
 
 def _status_counts(runs: Sequence[SummaryRun]) -> str:

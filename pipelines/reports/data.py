@@ -91,11 +91,13 @@ class TopResources:
 class BudgetAlert:
     """The first day a run's cumulative effective spend reached one of its thresholds."""
 
+    training_run: str
     threshold: str
     threshold_fraction: Decimal
     threshold_amount: Decimal
     crossed_on: date
     cumulative_cost: Decimal
+    currency: str | None
 
 
 @dataclass(frozen=True)
@@ -225,7 +227,7 @@ def load_details(
         unattributed=_load_unattributed(conn, overview.header.training_run),
         reconciliation=tuple(row for row in reconciliation if row.billing_period in periods),
         top_resources=_load_top_resources(conn, overview.header.training_run),
-        alerts=tuple(BudgetAlert(**row) for row in fetch_rows(conn, "report_run_alerts", params)),
+        alerts=tuple(load_alerts(conn, overview.header.training_run)),
     )
 
 
@@ -261,6 +263,12 @@ def _load_unattributed(conn: duckdb.DuckDBPyConnection, training_run: str) -> Un
         for row in rows
     )
     return UnattributedInAccounts(top=top, resource_rows=resource_rows, effective_cost=effective_cost)
+
+
+def load_alerts(conn: duckdb.DuckDBPyConnection, training_run: str | None = None) -> list[BudgetAlert]:
+    """Reads the threshold crossings of one run, or of every run when `training_run` is None."""
+    rows = fetch_rows(conn, "report_run_alerts", {"training_run": training_run})
+    return [BudgetAlert(**row) for row in rows]
 
 
 def load_reconciliation(conn: duckdb.DuckDBPyConnection) -> list[ReconciliationRow]:

@@ -26,6 +26,7 @@ from pipelines.reports.data import (
     RunDetails,
     RunOverview,
     known_runs,
+    load_alerts,
     load_details,
     load_overview,
     load_period_shares,
@@ -204,7 +205,7 @@ def _write_summary(
         link = f"{run_directory_name(training_run)}/{REPORT_STEM}"
         has_report = (out_dir / f"{link}.html").exists()
         runs.append(SummaryRun(overview=overview, report_link=link if has_report else None))
-    document = summary_document(runs, load_period_shares(conn))
+    document = summary_document(runs, load_period_shares(conn), load_alerts(conn))
     html_path = out_dir / f"{SUMMARY_STEM}.html"
     markdown_path = out_dir / f"{SUMMARY_STEM}.md"
     _write_atomically(html_path, to_html(document).encode())

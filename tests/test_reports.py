@@ -13,6 +13,8 @@ import pytest
 
 from pipelines.budgets.tables import build_budget_alerts
 from pipelines.reports import ReportSet, write_reports
+from pipelines.reports.charts import cumulative_spend_chart
+from pipelines.reports.data import CostLine, DailySpend, RunHeader
 from pipelines.warehouse import create_schema
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -478,3 +480,33 @@ def test_threshold_crossings_in_the_run_report_and_the_summary(reports: ReportSe
     assert "2026-10-07" in alerts and "warning (80.0 % of estimate)" in alerts
     assert "9,680.00" in alerts and "9,881.88" in alerts
     assert UNBUDGETED_RUN not in alerts
+
+
+def test_forecast_line_runs_from_the_spend_at_as_of_to_the_forecast_at_the_window_end() -> None:
+    header = RunHeader(
+        training_run="r", experiment=None, dataset_version=None, owner=None, currency="USD",
+        has_budget=True, window_start=date(2026, 10, 1), window_end=date(2026, 11, 1),
+        warning_threshold=Decimal("0.8"), over_threshold=Decimal(1), total_status="on_track",
+        as_of=datetime(2026, 10, 11, 12), billing_periods=(date(2026, 10, 1),),
+        first_charge=datetime(2026, 10, 2), last_charge=datetime(2026, 10, 4),
+    )  # fmt: skip
+    # 300 spent by as-of, 10.5 of 31 days: forecast 300 x 31 / 10.5 = 885.71
+    total = CostLine(
+        "total", Decimal(1000), Decimal(300), Decimal(-700), -0.7, "on_track",
+        Decimal("885.7142857143"), None, None, None, None, None, None,
+    )  # fmt: skip
+    daily = [DailySpend(date(2026, 10, 2), "compute", Decimal(100)), DailySpend(date(2026, 10, 3), "compute", Decimal(200))]
+
+    spec = cumulative_spend_chart(header, total, daily, "USD").chart.to_dict()
+
+    points = spec["layer"][0]["data"]["values"]  # the lines; the dots layer repeats them
+    by_series: dict[str, list] = {}
+    for point in points:
+        by_series.setdefault(point["series"], []).append((point["day"], point["spend"]))
+    assert by_series["Forecast at completion (linear burn)"] == [
+        ("2026-10-11T12:00:00Z", 300.0),
+        ("2026-11-01", 885.7142857143),
+    ]
+    actual = by_series["Actual (cumulative)"]
+    assert actual[:4] == [("2026-10-02", 0.0), ("2026-10-03", 100.0), ("2026-10-04", 300.0), ("2026-10-11T12:00:00Z", 300.0)]
+    assert by_series["Planned burn"][-1] == ("2026-11-01", 1000.0)

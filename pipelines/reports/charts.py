@@ -144,7 +144,10 @@ def cumulative_spend_chart(
     planned_points = _planned_burn(header, total)
     forecast_points = _forecast(header, total)
     series = [actual]
-    rows = [dict(point, series=actual.label) for point in _cumulative_points(daily)]
+    actual_points = _cumulative_points(daily)
+    if forecast_points and actual_points and actual_points[-1]["day"] < forecast_points[0]["day"]:
+        actual_points.append(dict(forecast_points[0]))  # flat up to as-of, where the forecast starts
+    rows = [dict(point, series=actual.label) for point in actual_points]
     for line, points in ((planned, planned_points), (forecast, forecast_points)):
         if points:
             series.append(line)

@@ -1,5 +1,6 @@
-"""The nightly job run in process: the asset graph of `pipelines.definitions`, materialized for
-the given billing periods (default: every period found in the sources)."""
+"""The nightly job run in process: the asset graph of `pipelines.definitions`, built from the same
+configuration, materialized for the given billing periods (default: every period found in the
+sources)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,7 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.config import RunLedgerConfig, load_config
-from pipelines.definitions import (
-    ASSETS,
-    PARTITIONED_ASSETS,
-    POST_PARTITION_ASSETS,
-    PRE_PARTITION_ASSETS,
-)
+from pipelines.definitions import AssetGraph, build_asset_graph
 from pipelines.ingest.sources import reader_for
 from pipelines.partitions import partition_key
 from pipelines.resources import RunLedgerResource
@@ -49,25 +45,31 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object
     return {key: value.value for key, value in materializations[-1].metadata.items()}
 
 
-def _failed_checks(result: dg.ExecuteInProcessResult) -> list[str]:
+def _failed_checks(result: dg.ExecuteInProcessResult, severity: dg.AssetCheckSeverity) -> list[str]:
     return [
-        f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: {evaluation.metadata}"
+        f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: {evaluation.description or evaluation.metadata}"
         for evaluation in result.get_asset_check_evaluations()
-        if not evaluation.passed
+        if not evaluation.passed and evaluation.severity == severity
     ]
 
 
 def _materialize(
-    selection: Sequence[dg.AssetsDefinition], resources: dict, partition: str | None = None
+    graph: AssetGraph,
+    selection: Sequence[dg.AssetsDefinition],
+    resources: dict,
+    echo: Callable[[str], None],
+    partition: str | None = None,
 ) -> dg.ExecuteInProcessResult:
     result = dg.materialize(
-        ASSETS,
-        selection=[asset.key for asset in selection],
+        graph.assets,
+        selection=[key for asset in selection for key in asset.keys],
         partition_key=partition,
         resources=resources,
         run_config=QUIET_LOGS,
     )
-    failed = _failed_checks(result)
+    for warning in _failed_checks(result, dg.AssetCheckSeverity.WARN):
+        echo(f"  warning: {warning}")
+    failed = _failed_checks(result, dg.AssetCheckSeverity.ERROR)
     if failed:
         raise RunFailed("blocking check failed: " + "; ".join(failed))
     return result
@@ -91,21 +93,22 @@ def run_nightly(
             error (SourceError, LoadError, ConservationError, duckdb.Error …).
     """
     config = load_config(config_path)
+    graph = build_asset_graph(config)
     resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}
     billing_periods = sorted(periods) or discover_billing_periods(config)
     echo(f"runledger: {len(config.billing_sources)} billing sources, billing periods {', '.join(f'{p:%Y-%m}' for p in billing_periods) or 'none'}")
 
-    result = _materialize(PRE_PARTITION_ASSETS, resources)
+    result = _materialize(graph, graph.pre_partition, resources, echo)
     echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines")
     for period in billing_periods:
-        result = _materialize(PARTITIONED_ASSETS, resources, partition_key(period))
+        result = _materialize(graph, graph.partitioned, resources, echo, partition_key(period))
         loaded = _metadata(result, "focus_line_items")
         allocated = _metadata(result, "cost_allocations")
         echo(
             f"  {period:%Y-%m}: {loaded.get('rows', 0):,} line items from {loaded.get('sources_loaded', 0)} sources, "
             f"{allocated.get('rows', 0):,} allocations, conservation ok"
         )
-    result = _materialize(POST_PARTITION_ASSETS, resources)
+    result = _materialize(graph, graph.post_partition, resources, echo)
     echo(f"  reconciliation: {_metadata(result, 'reconciliation').get('rows', 0)} source periods, all differences 0")
     echo(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
     reports = _metadata(result, "post_mortem_reports").get("paths", [])

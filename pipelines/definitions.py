@@ -18,7 +18,6 @@ from pipelines.attribution.assets import cost_allocations, reconciliation, run_c
 from pipelines.budgets.assets import budget_baselines, budget_variance
 from pipelines.config import Orchestration, RunLedgerConfig, default_config_path, load_config
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
-from pipelines.partitions import billing_periods
 from pipelines.reports.assets import post_mortem_reports
 from pipelines.resources import RunLedgerResource
 from pipelines.schedules import build_nightly_schedule
@@ -87,7 +86,6 @@ def build_definitions(config_path: Path | None = None) -> dg.Definitions:
     job = dg.define_asset_job(
         NIGHTLY_JOB,
         selection=dg.AssetSelection.assets(*graph.assets),
-        partitions_def=billing_periods,
         tags=WAREHOUSE_RUN_TAG,
         description="The nightly chain for one billing period: raw loads of every source → focus_line_items → "
         "cost_allocations → views, reconciliation → budget variance → reports.",

@@ -1,7 +1,9 @@
 """Which source errors are worth a retry: connection failures and throttling, nothing else.
 
 A retried conservation failure or bad manifest would fail the same way again and hide the
-first error, so everything not listed here fails the step for good.
+first error, so everything not listed here fails the step at once, with its own error. That is
+why the raw loads request their retries (`dg.RetryRequested`) instead of carrying a
+`dg.RetryPolicy`, which would retry every failure.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ TRANSIENT_AWS_CODES = {
     "Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded", "SlowDown",
     "RequestTimeout", "RequestTimeoutException", "ServiceUnavailable", "InternalError", "503",
 }
-SOURCE_RETRY_POLICY = dg.RetryPolicy(max_retries=3, delay=60, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
+MAX_RETRIES = 3
+FIRST_RETRY_DELAY_SECONDS = 60
 
 
 def is_transient(error: BaseException) -> bool:
@@ -31,9 +34,13 @@ def is_transient(error: BaseException) -> bool:
     )
 
 
-def as_step_failure(error: Exception) -> Exception:
-    """The error to raise from an asset: unchanged when transient (the retry policy retries
-    it), else a `dg.Failure` that the retry policy leaves alone."""
-    if is_transient(error):
-        return error
-    return dg.Failure(description=str(error), allow_retries=False)
+def retry_request(error: Exception, retry_number: int) -> dg.RetryRequested | None:
+    """A retry of the step after a transient error, waiting 60 s, 120 s, 240 s; None otherwise.
+
+    Args:
+        error: what the step raised.
+        retry_number: how many times the step was retried already (`context.retry_number`).
+    """
+    if not is_transient(error):
+        return None
+    return dg.RetryRequested(max_retries=MAX_RETRIES, seconds_to_wait=FIRST_RETRY_DELAY_SECONDS * 2**retry_number)

@@ -12,7 +12,7 @@ from pipelines.definitions import NIGHTLY_JOB, build_definitions, defs
 from pipelines.demo_data import write_demo
 from pipelines.ingest.load import ConservationError
 from pipelines.resources import WAREHOUSE_POOL
-from pipelines.retries import as_step_failure, is_transient
+from pipelines.retries import is_transient, retry_request
 
 LAYER_ASSETS = {
     "run_registry", "budget_baselines", "focus_line_items", "cost_allocations", "run_costs", "unattributed_costs",
@@ -47,11 +47,10 @@ def test_every_asset_has_group_owner_kind_and_description(demo_defs: dg.Definiti
         assert spec.description and len(spec.description) > 40, key
 
 
-def test_every_writer_runs_in_the_duckdb_pool_and_only_sources_retry(demo_defs: dg.Definitions) -> None:
+def test_every_writer_runs_in_the_duckdb_pool(demo_defs: dg.Definitions) -> None:
     for asset in demo_defs.assets:
         assert asset.op.pool == WAREHOUSE_POOL, asset.key
-        retries = asset.op.retry_policy
-        assert (retries is not None) == (asset.key.path[0] == "raw"), asset.key
+        assert asset.op.retry_policy is None, asset.key  # sources request retries for transient errors only
 
 
 def test_checks_blocking_and_warning(demo_defs: dg.Definitions) -> None:
@@ -88,7 +87,7 @@ def test_only_connection_and_throttling_errors_are_retried() -> None:
     denied = ClientError({"Error": {"Code": "AccessDenied", "Message": "Access Denied"}}, "GetObject")
     assert is_transient(throttled) and is_transient(ConnectionResetError()) and is_transient(TimeoutError())
     assert not is_transient(denied) and not is_transient(ConservationError("totals differ"))
-    assert as_step_failure(throttled) is throttled
-    failure = as_step_failure(ConservationError("aws-main 2026-10: totals differ"))
-    assert isinstance(failure, dg.Failure) and failure.allow_retries is False
-    assert failure.description == "aws-main 2026-10: totals differ"
+    retries = [retry_request(throttled, attempt) for attempt in range(3)]
+    assert [(r.max_retries, r.seconds_to_wait) for r in retries] == [(3, 60), (3, 120), (3, 240)]
+    assert retry_request(ConservationError("aws-main 2026-10: totals differ"), 0) is None
+    assert retry_request(denied, 0) is None

@@ -18,7 +18,7 @@ from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.sources import reader_for
 from pipelines.partitions import billing_period_of, billing_periods
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
-from pipelines.retries import SOURCE_RETRY_POLICY, as_step_failure
+from pipelines.retries import retry_request
 from pipelines.sqlfiles import read_sql
 
 RAW_KEY_PREFIX = "raw"
@@ -133,7 +133,6 @@ def build_source_load_asset(source: BillingSource) -> dg.AssetsDefinition:
         kinds=SOURCE_KINDS[source.kind],
         tags={"runledger/source_kind": source.kind},
         pool=WAREHOUSE_POOL,
-        retry_policy=SOURCE_RETRY_POLICY,
         description=(
             f"The `{source_name}` source ({source.kind}) loaded into `focus_line_items` for one billing period: "
             "its delivery (for AWS only the files the latest manifest lists) is normalized with polars, staged, and "
@@ -154,10 +153,11 @@ def build_source_load_asset(source: BillingSource) -> dg.AssetsDefinition:
     def _source_load(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
         try:
             result, checks = _load(context, runledger, source_name)
-        except ConfigError:
-            raise
         except Exception as error:
-            raise as_step_failure(error) from error
+            retry = retry_request(error, context.retry_number)
+            if retry is None:
+                raise
+            raise retry from error
         metadata: dict[str, object] = {"rows": dg.MetadataValue.int(result.rows if result else 0)}
         if result:
             metadata |= {

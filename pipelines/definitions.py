@@ -16,7 +16,7 @@ import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry, unattributed_costs
 from pipelines.budgets.assets import budget_baselines, budget_variance
-from pipelines.config import Orchestration, RunLedgerConfig, default_config_path, load_config
+from pipelines.config import ConfigError, Orchestration, RunLedgerConfig, default_config_path, load_config
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
 from pipelines.reports.assets import post_mortem_reports
 from pipelines.resources import RunLedgerResource
@@ -93,10 +93,14 @@ def build_definitions(config_path: Path | None = None) -> dg.Definitions:
     source_keys = {name: asset.key for name, asset in graph.source_loads.items()}
     downstream_keys = [key for asset in graph.assets for key in asset.keys if key not in source_keys.values()]
     orchestration = config.orchestration if config else Orchestration()
+    try:
+        schedule = build_nightly_schedule(job, orchestration)
+    except dg.DagsterInvalidDefinitionError as error:
+        raise ConfigError(f"{path}: orchestration.cron: {error}") from None
     return dg.Definitions(
         assets=graph.assets,
         jobs=[job],
-        schedules=[build_nightly_schedule(job, orchestration)],
+        schedules=[schedule],
         sensors=[build_delivery_sensor(job, config, source_keys, downstream_keys)],
         resources={"runledger": RunLedgerResource(config_path=str(path) if config else None)},
     )

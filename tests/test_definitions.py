@@ -77,8 +77,12 @@ def test_the_code_location_reads_the_config_when_it_loads(
     monkeypatch.setenv("RUNLEDGER_CONFIG", str(config))
     assert {"raw/aws_main", "raw/gcp_main"} <= set(asset_specs(defs()))
 
-    config.write_text(config.read_text() + "orchestration:\n  timezone: Mars/Olympus\n")
+    text = config.read_text()
+    config.write_text(text + "orchestration:\n  timezone: Mars/Olympus\n")
     with pytest.raises(ConfigError, match=r"orchestration\.timezone"):
+        defs()
+    config.write_text(text + "orchestration:\n  cron: '61 6 * * *'\n")
+    with pytest.raises(ConfigError, match=r"orchestration\.cron"):
         defs()
 
 

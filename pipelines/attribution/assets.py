@@ -92,7 +92,19 @@ def _refresh_view(runledger: RunLedgerResource, name: str) -> int:
 @dg.asset(deps=[cost_allocations], group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
 def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Attributed spend per training run, cost category and billing period (a view)."""
-    return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(_refresh_view(runledger, "run_costs"))})
+    rows = _refresh_view(runledger, "run_costs")
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        runs = conn.execute(read_sql("run_costs_preview")).fetchall()
+    return dg.MaterializeResult(
+        metadata={
+            "rows": dg.MetadataValue.int(rows),
+            "runs": dg.MetadataValue.md(
+                "| run | currency | billed | effective | GPU-hours |\n|---|---|---:|---:|---:|\n"
+                + "\n".join(f"| {r} | {c} | {b:,.2f} | {e:,.2f} | {g:,.2f} |" for r, c, b, e, g in runs)
+            ),
+        }
+    )
 
 
 @dg.asset(
@@ -180,8 +192,19 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
         columns = [d[0] for d in cursor.description]
         failures = [dict(zip(columns, row)) for row in cursor.fetchall()]
         (rows,) = conn.execute(read_sql("reconciliation_count")).fetchone()
+        totals = conn.execute(read_sql("reconciliation_preview")).fetchall()
     return dg.MaterializeResult(
-        metadata={"rows": dg.MetadataValue.int(rows)},
+        metadata={
+            "rows": dg.MetadataValue.int(rows),
+            "control_totals": dg.MetadataValue.md(
+                "| source | period | currency | raw rows | focus rows | allocated rows | raw billed | focus billed "
+                "| allocated billed | allocated effective |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+                + "\n".join(
+                    f"| {s} | {p:%Y-%m} | {c} | {rr:,} | {fr:,} | {ar:,} | {rb:,.2f} | {fb:,.2f} | {ab:,.2f} | {ae:,.2f} |"
+                    for s, p, c, rr, fr, ar, rb, fb, ab, ae in totals
+                )
+            ),
+        },
         check_results=[
             dg.AssetCheckResult(
                 check_name=RECONCILIATION_CHECK,

@@ -181,7 +181,9 @@ def test_warning_checks_name_drift_and_offenders_without_failing_the_run(demo_co
         line for line in sorted((root / GCP_EXPORT).glob("*.jsonl"))[-1].read_text().splitlines()
     ))
     late_file.write_text(json.dumps(row | {"carbon_footprint_kg": "0.12"}) + "\n")
-    demo_config.write_text(demo_config.read_text() + "orchestration:\n  untagged_share_threshold: 0.3\n")
+    demo_config.write_text(
+        demo_config.read_text() + "orchestration:\n  untagged_share_threshold: 0.3\n  freshness_max_age_hours: 0.5\n"
+    )
     graph = build_asset_graph(load_config(demo_config))
     assert materialize(graph, graph.pre_partition, demo_config).success
     period = f"2026-{row['invoice']['month'][4:]}-01"
@@ -192,6 +194,14 @@ def test_warning_checks_name_drift_and_offenders_without_failing_the_run(demo_co
     assert not drift.passed and drift.severity == dg.AssetCheckSeverity.WARN
     assert drift.metadata["new_columns"].value == ["carbon_footprint_kg"]
     assert checks[("raw/aws_main", "schema_drift")].passed
+    with duckdb.connect(str(root / ".runledger/warehouse.duckdb"), read_only=True) as conn:
+        (newest_gcp_charge,) = conn.execute(
+            "select max(ChargePeriodStart) from focus_line_items where x_SourceName = 'gcp-main'"
+        ).fetchone()
+    freshness = checks[("raw/gcp_main", "freshness")]
+    assert not freshness.passed and freshness.severity == dg.AssetCheckSeverity.WARN
+    assert freshness.metadata["newest_charge"].value == str(newest_gcp_charge)
+    assert freshness.metadata["max_age_hours"].value == 0.5
 
     views = materialize(graph, graph.post_partition, demo_config)
     assert views.success and "post_mortem_reports" in materialized(views)

@@ -6,7 +6,7 @@ The per-source assets are built from `runledger.yaml` when the code location loa
 """
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import dagster as dg
@@ -15,7 +15,7 @@ from pipelines.config import BillingSource, ConfigError, RunLedgerConfig
 from pipelines.ingest.drift import column_drift
 from pipelines.ingest.load import LoadResult, record_read_failure, replace_period
 from pipelines.ingest.mappings import read_category_rules
-from pipelines.ingest.sources import reader_for
+from pipelines.ingest.sources import BillingSourceReader, reader_for
 from pipelines.partitions import billing_period_of, billing_periods
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.retries import retry_request
@@ -80,7 +80,7 @@ def _load(
     return result, [drift, _freshness_result(newest_charge, config.orchestration.freshness_max_age_hours)]
 
 
-def _schema_drift_result(reader: object, billing_period: object) -> dg.AssetCheckResult:
+def _schema_drift_result(reader: BillingSourceReader, billing_period: date) -> dg.AssetCheckResult:
     source_format, location, columns = reader.delivery_columns(billing_period)
     drift = column_drift(source_format, columns)
     return dg.AssetCheckResult(
@@ -113,7 +113,7 @@ def _freshness_result(newest_charge: datetime | None, max_age_hours: float) -> d
         ),
         metadata={
             "newest_charge": str(newest_charge) if newest_charge else "none",
-            "age_hours": dg.MetadataValue.float(round(age_hours, 2) if age_hours is not None else float("nan")),
+            "age_hours": dg.MetadataValue.float(round(age_hours, 2)) if age_hours is not None else dg.MetadataValue.null(),
             "max_age_hours": dg.MetadataValue.float(float(max_age_hours)),
         },
     )

@@ -108,9 +108,9 @@ class AwsExportReader:
         return marks
 
     def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
+        """The columns the period's manifest declares (AWS writes the export's schema there)."""
         delivery = self.client.delivery(billing_period)
-        columns = pl.scan_parquet(list(delivery.files), missing_columns="insert").collect_schema().names()
-        return AWS_SOURCE_FORMATS[delivery.export_format], delivery.manifest, columns
+        return AWS_SOURCE_FORMATS[delivery.export_format], delivery.manifest, list(delivery.columns)
 
 
 class _FileExportReader:

@@ -116,7 +116,7 @@ class Orchestration(_Strict):
 
     cron: str = "0 6 * * *"
     timezone: str = "UTC"
-    freshness_max_age_hours: float = Field(default=48, gt=0)
+    freshness_max_age_hours: float = Field(default=72, gt=0)
     untagged_share_threshold: float = Field(default=0.25, ge=0, le=1)
     sensor_interval_seconds: int = Field(default=300, ge=30)
 

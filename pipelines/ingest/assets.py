@@ -55,8 +55,9 @@ def _load(
     source = _find_source(config, source_name)
     reader = reader_for(source, config)
     result = None
+    delivered_periods = reader.billing_periods()
     with runledger.warehouse(config) as conn:
-        if billing_period in reader.billing_periods():
+        if billing_period in delivered_periods:
             rules = read_category_rules(config.cost_categories_path)
             ingested_at = datetime.now(timezone.utc).replace(tzinfo=None)
             try:
@@ -77,7 +78,16 @@ def _load(
                 metadata={"delivery": f"none for {billing_period:%Y-%m}"},
             )
         (newest_charge,) = conn.execute(read_sql("source_newest_charge"), {"source_name": source.name}).fetchone()
-    return result, [drift, _freshness_result(newest_charge, config.orchestration.freshness_max_age_hours)]
+    newest_period = max(delivered_periods, default=None)
+    if newest_period is not None and billing_period < newest_period:
+        freshness = dg.AssetCheckResult(
+            check_name=FRESHNESS_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+            description=f"judged with the source's newest billing period, {newest_period:%Y-%m}",
+            metadata={"newest_billing_period": f"{newest_period:%Y-%m}"},
+        )
+    else:
+        freshness = _freshness_result(newest_charge, config.orchestration.freshness_max_age_hours)
+    return result, [drift, freshness]
 
 
 def _schema_drift_result(reader: BillingSourceReader, billing_period: date) -> dg.AssetCheckResult:

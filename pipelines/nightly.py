@@ -4,7 +4,9 @@ sources)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -12,7 +14,7 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.config import RunLedgerConfig, load_config
-from pipelines.definitions import AssetGraph, build_asset_graph
+from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_graph
 from pipelines.ingest.sources import reader_for
 from pipelines.partitions import partition_key
 from pipelines.resources import RunLedgerResource
@@ -58,6 +60,7 @@ def _materialize(
     selection: Sequence[dg.AssetsDefinition],
     resources: dict,
     echo: Callable[[str], None],
+    instance: dg.DagsterInstance | None,
     partition: str | None = None,
 ) -> dg.ExecuteInProcessResult:
     result = dg.materialize(
@@ -66,6 +69,8 @@ def _materialize(
         partition_key=partition,
         resources=resources,
         run_config=QUIET_LOGS,
+        instance=instance,
+        tags=WAREHOUSE_RUN_TAG,
     )
     for warning in _failed_checks(result, dg.AssetCheckSeverity.WARN):
         echo(f"  warning: {warning}")
@@ -73,6 +78,18 @@ def _materialize(
     if failed:
         raise RunFailed("blocking check failed: " + "; ".join(failed))
     return result
+
+
+@contextmanager
+def _instance() -> Iterator[dg.DagsterInstance | None]:
+    """The Dagster instance of `$DAGSTER_HOME` when it is set, so cron runs land in the same
+    event log, asset catalog and concurrency pool as `dagster dev`; else none (an ephemeral
+    instance per step group)."""
+    if not os.environ.get("DAGSTER_HOME"):
+        yield None
+        return
+    with dg.DagsterInstance.get() as instance:
+        yield instance
 
 
 def run_nightly(
@@ -98,17 +115,18 @@ def run_nightly(
     billing_periods = sorted(periods) or discover_billing_periods(config)
     echo(f"runledger: {len(config.billing_sources)} billing sources, billing periods {', '.join(f'{p:%Y-%m}' for p in billing_periods) or 'none'}")
 
-    result = _materialize(graph, graph.pre_partition, resources, echo)
-    echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines")
-    for period in billing_periods:
-        result = _materialize(graph, graph.partitioned, resources, echo, partition_key(period))
-        loaded = _metadata(result, "focus_line_items")
-        allocated = _metadata(result, "cost_allocations")
-        echo(
-            f"  {period:%Y-%m}: {loaded.get('rows', 0):,} line items from {loaded.get('sources_loaded', 0)} sources, "
-            f"{allocated.get('rows', 0):,} allocations, conservation ok"
-        )
-    result = _materialize(graph, graph.post_partition, resources, echo)
+    with _instance() as instance:
+        result = _materialize(graph, graph.pre_partition, resources, echo, instance)
+        echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines")
+        for period in billing_periods:
+            result = _materialize(graph, graph.partitioned, resources, echo, instance, partition_key(period))
+            loaded = _metadata(result, "focus_line_items")
+            allocated = _metadata(result, "cost_allocations")
+            echo(
+                f"  {period:%Y-%m}: {loaded.get('rows', 0):,} line items from {loaded.get('sources_loaded', 0)} sources, "
+                f"{allocated.get('rows', 0):,} allocations, conservation ok"
+            )
+        result = _materialize(graph, graph.post_partition, resources, echo, instance)
     echo(f"  reconciliation: {_metadata(result, 'reconciliation').get('rows', 0)} source periods, all differences 0")
     echo(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
     reports = _metadata(result, "post_mortem_reports").get("paths", [])

@@ -3,7 +3,8 @@ real in-process materialization, and the warning checks on real deliveries."""
 
 import json
 import shutil
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
+from decimal import Decimal
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -14,6 +15,7 @@ import pytest
 from pipelines.config import load_config
 from pipelines.definitions import build_asset_graph, build_definitions
 from pipelines.demo_data import write_demo
+from pipelines.nightly import run_nightly
 from pipelines.resources import RunLedgerResource
 from pipelines.schedules import NIGHTLY_SCHEDULE
 from pipelines.sensors import DELIVERY_SENSOR
@@ -215,3 +217,27 @@ def test_warning_checks_name_drift_and_offenders_without_failing_the_run(demo_co
     offenders = untagged.metadata["top_offenders"].value.splitlines()
     assert len(offenders) == 2 + 10 and f"| {largest} |" in offenders[2]
     assert "2026-11 USD" in untagged.description
+
+
+def test_runledger_run_records_in_the_dagster_instance_of_dagster_home(
+    demo_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[1] / "dagster.yaml", home / "dagster.yaml")
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    run_nightly(demo_config, [date(2026, 11, 1)], echo=lambda line: None)
+
+    with dg.DagsterInstance.get() as instance:
+        runs = instance.get_runs()
+        assert len(runs) == 3 and all(run.status == dg.DagsterRunStatus.SUCCESS for run in runs)
+        assert {run.tags.get("runledger/warehouse") for run in runs} == {"writer"}
+        for key in (["raw", "aws_main"], ["raw", "gcp_main"], ["cost_allocations"]):
+            event = instance.get_latest_materialization_event(dg.AssetKey(key))
+            assert event.dagster_event.partition == "2026-11-01", key
+        raw_load = instance.get_latest_materialization_event(dg.AssetKey(["raw", "aws_main"])).asset_materialization
+    with duckdb.connect(str(demo_config.parent / ".runledger/warehouse.duckdb"), read_only=True) as conn:
+        loaded = conn.execute(
+            "select loaded_rows, loaded_billed_cost from loads where source_name = 'aws-main' and status = 'loaded'"
+        ).fetchall()
+    assert loaded == [(raw_load.metadata["rows"].value, Decimal(raw_load.metadata["billed_cost"].value))]

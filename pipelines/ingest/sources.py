@@ -3,8 +3,8 @@ control totals and the normalized (still lazy) FOCUS rows."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path

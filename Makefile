@@ -31,12 +31,13 @@ test-browser:
 		fi; }
 
 RUNLEDGER_CONFIG ?= $(CURDIR)/runledger.yaml
+DAGSTER_PORT ?= 3000
 
-dev: $(INSTALLED)  ## dagster dev on 127.0.0.1:3000; runs, schedules and dagster.yaml live in .dagster/
+dev: $(INSTALLED)  ## dagster dev on 127.0.0.1:$(DAGSTER_PORT); runs, schedules and dagster.yaml live in .dagster/
 	mkdir -p $(DAGSTER_HOME_DIR)
 	cp dagster.yaml $(DAGSTER_HOME_DIR)/dagster.yaml
 	cd $(DAGSTER_HOME_DIR) && DAGSTER_HOME=$(DAGSTER_HOME_DIR) RUNLEDGER_CONFIG=$(RUNLEDGER_CONFIG) \
-		$(CURDIR)/$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p 3000
+		$(CURDIR)/$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p $(DAGSTER_PORT)
 
 clean:
 	rm -rf $(VENV) .runledger .dagster runledger.yaml

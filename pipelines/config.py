@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -110,6 +111,33 @@ class Attribution(_Strict):
         return merged
 
 
+class Orchestration(_Strict):
+    """How the nightly run is scheduled and which warnings its checks raise (`orchestration:`)."""
+
+    cron: str = "0 6 * * *"
+    timezone: str = "UTC"
+    freshness_max_age_hours: float = Field(default=72, gt=0)
+    untagged_share_threshold: float = Field(default=0.25, ge=0, le=1)
+    sensor_interval_seconds: int = Field(default=300, ge=30)
+
+    @field_validator("cron")
+    @classmethod
+    def _valid_cron(cls, value: str) -> str:
+        fields = value.split()
+        if len(fields) != 5:
+            raise ValueError(f"{value!r} is not a cron expression of 5 fields (minute hour day month weekday)")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{value!r} is not an IANA time zone (e.g. UTC, Europe/Berlin)") from None
+        return value
+
+
 class RunLedgerConfig(_Strict):
     """The whole `runledger.yaml`, with relative paths resolved against its folder."""
 
@@ -120,6 +148,7 @@ class RunLedgerConfig(_Strict):
     attribution: Attribution = Field(default_factory=Attribution)
     budgets: str | None = None
     cost_categories: str | None = None
+    orchestration: Orchestration = Field(default_factory=Orchestration)
 
     @field_validator("sources")
     @classmethod

@@ -1,9 +1,12 @@
-"""The nightly job run in process: the asset graph of `pipelines.definitions`, materialized for
-the given billing periods (default: every period found in the sources)."""
+"""The nightly job run in process: the asset graph of `pipelines.definitions`, built from the same
+configuration, materialized for the given billing periods (default: every period found in the
+sources)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -11,12 +14,7 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.config import RunLedgerConfig, load_config
-from pipelines.definitions import (
-    ASSETS,
-    PARTITIONED_ASSETS,
-    POST_PARTITION_ASSETS,
-    PRE_PARTITION_ASSETS,
-)
+from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_graph
 from pipelines.ingest.sources import reader_for
 from pipelines.partitions import partition_key
 from pipelines.resources import RunLedgerResource
@@ -49,28 +47,49 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object
     return {key: value.value for key, value in materializations[-1].metadata.items()}
 
 
-def _failed_checks(result: dg.ExecuteInProcessResult) -> list[str]:
+def _failed_checks(result: dg.ExecuteInProcessResult, severity: dg.AssetCheckSeverity) -> list[str]:
     return [
-        f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: {evaluation.metadata}"
+        f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: {evaluation.description or evaluation.metadata}"
         for evaluation in result.get_asset_check_evaluations()
-        if not evaluation.passed
+        if not evaluation.passed and evaluation.severity == severity
     ]
 
 
 def _materialize(
-    selection: Sequence[dg.AssetsDefinition], resources: dict, partition: str | None = None
+    graph: AssetGraph,
+    selection: Sequence[dg.AssetsDefinition],
+    resources: dict,
+    echo: Callable[[str], None],
+    instance: dg.DagsterInstance | None,
+    partition: str | None = None,
 ) -> dg.ExecuteInProcessResult:
     result = dg.materialize(
-        ASSETS,
-        selection=[asset.key for asset in selection],
+        graph.assets,
+        selection=[key for asset in selection for key in asset.keys],
         partition_key=partition,
         resources=resources,
         run_config=QUIET_LOGS,
+        instance=instance,
+        tags=WAREHOUSE_RUN_TAG,
     )
-    failed = _failed_checks(result)
+    for warning in _failed_checks(result, dg.AssetCheckSeverity.WARN):
+        echo(f"  warning: {warning}")
+    failed = _failed_checks(result, dg.AssetCheckSeverity.ERROR)
     if failed:
         raise RunFailed("blocking check failed: " + "; ".join(failed))
     return result
+
+
+@contextmanager
+def _instance() -> Iterator[dg.DagsterInstance | None]:
+    """The Dagster instance of `$DAGSTER_HOME` when it is set, so cron runs land in the same
+    event log, asset catalog and concurrency pool as `dagster dev`; else none (an ephemeral
+    instance per step group)."""
+    if not os.environ.get("DAGSTER_HOME"):
+        yield None
+        return
+    with dg.DagsterInstance.get() as instance:
+        yield instance
 
 
 def run_nightly(
@@ -91,21 +110,23 @@ def run_nightly(
             error (SourceError, LoadError, ConservationError, duckdb.Error …).
     """
     config = load_config(config_path)
+    graph = build_asset_graph(config)
     resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}
     billing_periods = sorted(periods) or discover_billing_periods(config)
     echo(f"runledger: {len(config.billing_sources)} billing sources, billing periods {', '.join(f'{p:%Y-%m}' for p in billing_periods) or 'none'}")
 
-    result = _materialize(PRE_PARTITION_ASSETS, resources)
-    echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines")
-    for period in billing_periods:
-        result = _materialize(PARTITIONED_ASSETS, resources, partition_key(period))
-        loaded = _metadata(result, "focus_line_items")
-        allocated = _metadata(result, "cost_allocations")
-        echo(
-            f"  {period:%Y-%m}: {loaded.get('rows', 0):,} line items from {loaded.get('sources_loaded', 0)} sources, "
-            f"{allocated.get('rows', 0):,} allocations, conservation ok"
-        )
-    result = _materialize(POST_PARTITION_ASSETS, resources)
+    with _instance() as instance:
+        result = _materialize(graph, graph.pre_partition, resources, echo, instance)
+        echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines")
+        for period in billing_periods:
+            result = _materialize(graph, graph.partitioned, resources, echo, instance, partition_key(period))
+            loaded = _metadata(result, "focus_line_items")
+            allocated = _metadata(result, "cost_allocations")
+            echo(
+                f"  {period:%Y-%m}: {loaded.get('rows', 0):,} line items from {loaded.get('sources_loaded', 0)} sources, "
+                f"{allocated.get('rows', 0):,} allocations, conservation ok"
+            )
+        result = _materialize(graph, graph.post_partition, resources, echo, instance)
     echo(f"  reconciliation: {_metadata(result, 'reconciliation').get('rows', 0)} source periods, all differences 0")
     echo(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
     echo(f"  budget alerts: {_metadata(result, 'budget_alerts').get('rows', 0)} threshold crossings")

@@ -12,6 +12,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 @pytest.fixture(autouse=True)
 def _no_ambient_config(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RUNLEDGER_CONFIG", raising=False)
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
 
 
 @pytest.fixture

@@ -57,3 +57,16 @@ def test_default_config_comes_from_the_environment(tmp_path: Path, monkeypatch: 
     path = write_config(tmp_path, "warehouse: from-env.duckdb\n")
     monkeypatch.setenv("RUNLEDGER_CONFIG", str(path))
     assert load_config().warehouse_path == tmp_path / "from-env.duckdb"
+
+
+def test_orchestration_defaults_and_bad_values(tmp_path: Path) -> None:
+    config = load_config(write_config(tmp_path, "warehouse: w.duckdb\n"))
+    assert (config.orchestration.cron, config.orchestration.timezone) == ("0 6 * * *", "UTC")
+    assert (config.orchestration.freshness_max_age_hours, config.orchestration.untagged_share_threshold) == (72, 0.25)
+    for text, key in [
+        ("orchestration:\n  untagged_share_threshold: 1.5\n", "orchestration.untagged_share_threshold"),
+        ("orchestration:\n  cron: every night\n", "orchestration.cron"),
+        ("orchestration:\n  freshness_max_age: 12\n", "orchestration.freshness_max_age"),
+    ]:
+        with pytest.raises(ConfigError, match=rf"runledger.yaml: {key}: "):
+            load_config(write_config(tmp_path, text))

@@ -1,10 +1,11 @@
 """Attribution assets: run registry, cost_allocations and the views built on them."""
 
+from decimal import Decimal
+
 import dagster as dg
 
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import load_registry, replace_run_registry
-from pipelines.ingest.assets import focus_line_items
 from pipelines.partitions import billing_period_of, billing_periods
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.sqlfiles import read_sql
@@ -12,6 +13,8 @@ from pipelines.warehouse import transaction
 
 CONSERVATION_CHECK = "conservation"
 RECONCILIATION_CHECK = "zero_differences"
+UNTAGGED_SHARE_CHECK = "untagged_share"
+TOP_OFFENDERS = 10
 
 
 @dg.asset(group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
@@ -27,7 +30,7 @@ def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 @dg.asset(
     partitions_def=billing_periods,
-    deps=[focus_line_items, run_registry],
+    deps=[dg.AssetKey("focus_line_items"), run_registry],
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
@@ -77,30 +80,91 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     )
 
 
-def _view_asset(name: str, description: str) -> dg.AssetsDefinition:
-    @dg.asset(
-        name=name,
-        deps=[cost_allocations],
-        group_name="attribution",
-        owners=["team:finops"],
-        kinds={"duckdb"},
-        pool=WAREHOUSE_POOL,
-        description=description,
+def _refresh_view(runledger: RunLedgerResource, name: str) -> int:
+    """(Re)creates a view and returns its row count."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        conn.execute(read_sql(name))
+        (rows,) = conn.execute(read_sql(f"{name}_count")).fetchone()
+    return rows
+
+
+@dg.asset(deps=[cost_allocations], group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
+def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """Attributed spend per training run, cost category and billing period (a view)."""
+    rows = _refresh_view(runledger, "run_costs")
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        runs = conn.execute(read_sql("run_costs_preview")).fetchall()
+    return dg.MaterializeResult(
+        metadata={
+            "rows": dg.MetadataValue.int(rows),
+            "runs": dg.MetadataValue.md(
+                "| run | currency | billed | effective | GPU-hours |\n|---|---|---:|---:|---:|\n"
+                + "\n".join(f"| {r} | {c} | {b:,.2f} | {e:,.2f} | {g:,.2f} |" for r, c, b, e, g in runs)
+            ),
+        }
     )
-    def _view(runledger: RunLedgerResource) -> dg.MaterializeResult:
-        config = runledger.load_config()
-        with runledger.warehouse(config) as conn:
-            conn.execute(read_sql(name))
-            (rows,) = conn.execute(read_sql(f"{name}_count")).fetchone()
-        return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(rows)})
-
-    return _view
 
 
-run_costs = _view_asset("run_costs", "Attributed spend per training run, cost category and billing period (a view).")
-unattributed_costs = _view_asset(
-    "unattributed_costs", "Spend with no training run by provider, account, service and resource, with its share of the period: the tag-hygiene worklist (a view)."
+@dg.asset(
+    deps=[cost_allocations],
+    group_name="attribution",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    pool=WAREHOUSE_POOL,
+    check_specs=[
+        dg.AssetCheckSpec(
+            UNTAGGED_SHARE_CHECK,
+            asset="unattributed_costs",
+            description="In every billing period the spend with no training run stays below "
+            "`orchestration.untagged_share_threshold` of the period's effective cost.",
+        )
+    ],
 )
+def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """Spend with no training run by provider, account, service and resource, with its share of
+    the period: the tag-hygiene worklist (a view)."""
+    rows = _refresh_view(runledger, "unattributed_costs")
+    config = runledger.load_config()
+    threshold = Decimal(str(config.orchestration.untagged_share_threshold))
+    with runledger.warehouse(config) as conn:
+        shares = conn.execute(read_sql("untagged_share")).fetchall()
+        over = [(period, currency, share) for period, currency, _, _, share in shares if share is not None and share > threshold]
+        offenders = conn.execute(
+            read_sql("untagged_top_offenders"),
+            {"billing_periods": [period for period, _, _ in over] or [period for period, *_ in shares], "limit": TOP_OFFENDERS},
+        ).fetchall()
+    return dg.MaterializeResult(
+        metadata={"rows": dg.MetadataValue.int(rows)},
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=UNTAGGED_SHARE_CHECK,
+                passed=not over,
+                severity=dg.AssetCheckSeverity.WARN,
+                description=(
+                    "untagged share above "
+                    f"{threshold:.0%} in " + ", ".join(f"{p:%Y-%m} {c} ({s:.1%})" for p, c, s in over)
+                    if over else f"untagged share at most {threshold:.0%} in every billing period"
+                ),
+                metadata={
+                    "threshold": dg.MetadataValue.float(float(threshold)),
+                    "share_by_period": dg.MetadataValue.md(
+                        "| period | currency | effective | untagged | share |\n|---|---|---:|---:|---:|\n"
+                        + "\n".join(f"| {p:%Y-%m} | {c} | {t:,.2f} | {u:,.2f} | {s if s is None else f'{s:.2%}'} |" for p, c, t, u, s in shares)
+                    ),
+                    "top_offenders": dg.MetadataValue.md(
+                        "| period | provider | account | service | resource | owner | effective | share |\n"
+                        "|---|---|---|---|---|---|---:|---:|\n"
+                        + "\n".join(
+                            f"| {p:%Y-%m} | {pr} | {a} | {sv} | {r} | {o or ''} | {e:,.2f} {c} | {sh if sh is None else f'{sh:.2%}'} |"
+                            for p, pr, a, sv, r, o, c, e, sh in offenders
+                        )
+                    ),
+                },
+            )
+        ],
+    )
 
 
 @dg.asset(
@@ -128,8 +192,19 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
         columns = [d[0] for d in cursor.description]
         failures = [dict(zip(columns, row)) for row in cursor.fetchall()]
         (rows,) = conn.execute(read_sql("reconciliation_count")).fetchone()
+        totals = conn.execute(read_sql("reconciliation_preview")).fetchall()
     return dg.MaterializeResult(
-        metadata={"rows": dg.MetadataValue.int(rows)},
+        metadata={
+            "rows": dg.MetadataValue.int(rows),
+            "control_totals": dg.MetadataValue.md(
+                "| source | period | currency | raw rows | focus rows | allocated rows | raw billed | focus billed "
+                "| allocated billed | allocated effective |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+                + "\n".join(
+                    f"| {s} | {p:%Y-%m} | {c} | {rr:,} | {fr:,} | {ar:,} | {rb:,.2f} | {fb:,.2f} | {ab:,.2f} | {ae:,.2f} |"
+                    for s, p, c, rr, fr, ar, rb, fb, ab, ae in totals
+                )
+            ),
+        },
         check_results=[
             dg.AssetCheckResult(
                 check_name=RECONCILIATION_CHECK,

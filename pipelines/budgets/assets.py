@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.attribution.assets import cost_allocations
+from pipelines.attribution.assets import cost_allocations, reconciliation
 from pipelines.budgets.model import load_budgets_with_files
 from pipelines.budgets.tables import (
     build_budget_alerts,
@@ -26,7 +26,7 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 
 @dg.asset(
-    deps=[budget_baselines, cost_allocations],
+    deps=[budget_baselines, cost_allocations, reconciliation],
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},
@@ -35,7 +35,7 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
 def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Actual (effective) spend against the estimate per run and cost category plus a `total`
     row: variance, status, forecast at completion, and for compute the rate and usage variances
-    that add up to the compute variance exactly."""
+    that add up to the compute variance exactly. Runs only after reconciliation passed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         with transaction(conn):
@@ -53,7 +53,7 @@ def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 
 @dg.asset(
-    deps=[budget_baselines, cost_allocations],
+    deps=[budget_baselines, cost_allocations, reconciliation],
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},

@@ -1,42 +1,65 @@
-"""Ingest assets: every configured billing source's delivery of a period into focus_line_items."""
+"""Ingest assets: one raw load per configured billing source, and `focus_line_items` per period.
 
-from datetime import datetime, timezone
+The per-source assets are built from `runledger.yaml` when the code location loads (see
+`pipelines.definitions`): each loads its source's delivery of a billing period into
+`focus_line_items` and carries the schema-drift and freshness checks of that source.
+"""
+
+import re
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
 
 import dagster as dg
 
-from pipelines.ingest.load import record_read_failure, replace_period
+from pipelines.config import BillingSource, ConfigError, RunLedgerConfig
+from pipelines.ingest.drift import column_drift
+from pipelines.ingest.load import LoadResult, record_read_failure, replace_period
 from pipelines.ingest.mappings import read_category_rules
-from pipelines.ingest.sources import reader_for
+from pipelines.ingest.sources import BillingSourceReader, reader_for
 from pipelines.partitions import billing_period_of, billing_periods
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.retries import retry_request
+from pipelines.sqlfiles import read_sql
+
+RAW_KEY_PREFIX = "raw"
+SCHEMA_DRIFT_CHECK = "schema_drift"
+FRESHNESS_CHECK = "freshness"
+PREVIEW_ROWS = 10
+SOURCE_KINDS = {"aws_cur": {"aws", "polars", "duckdb"}, "gcp_billing": {"gcp", "polars", "duckdb"}, "focus": {"polars", "duckdb"}}
 
 
-@dg.asset(
-    partitions_def=billing_periods,
-    group_name="ingest",
-    owners=["team:finops"],
-    kinds={"polars", "duckdb"},
-    pool=WAREHOUSE_POOL,
-)
-def focus_line_items(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Billing line items on the FOCUS 1.2 model, one billing period of every billing source.
+def source_asset_key(source_name: str) -> dg.AssetKey:
+    """`raw/<source>`, with characters an asset key cannot hold written as `_`."""
+    return dg.AssetKey([RAW_KEY_PREFIX, re.sub(r"[^A-Za-z0-9_]", "_", source_name)])
 
-    Each source's delivery of the period (for AWS: only the files its latest manifest lists) is
-    normalized with polars, streamed to a staging file, and replaces the previous rows of that
-    (source, period) in one transaction, after its row count and BilledCost matched the raw
-    export's control totals. Each load is recorded in `loads`.
-    """
+
+def _money_text(value: object) -> str:
+    return f"{value:,.2f}" if isinstance(value, Decimal | int | float) else "–"
+
+
+def _find_source(config: RunLedgerConfig, source_name: str) -> BillingSource:
+    for source in config.billing_sources:
+        if source.name == source_name:
+            return source
+    raise ConfigError(
+        f"{config.base_dir}: sources: no billing source named {source_name!r} any more; reload the code location"
+    )
+
+
+def _load(
+    context: dg.AssetExecutionContext, runledger: RunLedgerResource, source_name: str
+) -> tuple[LoadResult | None, list[dg.AssetCheckResult]]:
+    """Loads the source's delivery of the partition's period, then evaluates its checks."""
     billing_period = billing_period_of(context.partition_key)
     config = runledger.load_config()
-    rules = read_category_rules(config.cost_categories_path)
-    ingested_at = datetime.now(timezone.utc).replace(tzinfo=None)
-    loaded = {}
+    source = _find_source(config, source_name)
+    reader = reader_for(source, config)
+    result = None
+    delivered_periods = reader.billing_periods()
     with runledger.warehouse(config) as conn:
-        for source in config.billing_sources:
-            reader = reader_for(source, config)
-            if billing_period not in reader.billing_periods():
-                context.log.info(f"{source.name}: no delivery for {billing_period:%Y-%m}")
-                continue
+        if billing_period in delivered_periods:
+            rules = read_category_rules(config.cost_categories_path)
+            ingested_at = datetime.now(timezone.utc).replace(tzinfo=None)
             try:
                 batch = reader.batch(billing_period, rules, ingested_at)
             except Exception as error:
@@ -47,17 +70,161 @@ def focus_line_items(context: dg.AssetExecutionContext, runledger: RunLedgerReso
                 f"{source.name} {billing_period:%Y-%m}: loaded {result.rows:,} line items from {result.files} files, "
                 f"BilledCost {result.billed_cost:,.2f} {result.currency}, EffectiveCost {result.effective_cost:,.2f}"
             )
-            loaded[source.name] = result
-    return dg.MaterializeResult(
+            drift = _schema_drift_result(reader, billing_period)
+        else:
+            context.log.info(f"{source.name}: no delivery for {billing_period:%Y-%m}")
+            drift = dg.AssetCheckResult(
+                check_name=SCHEMA_DRIFT_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+                metadata={"delivery": f"none for {billing_period:%Y-%m}"},
+            )
+        (newest_charge,) = conn.execute(read_sql("source_newest_charge"), {"source_name": source.name}).fetchone()
+    newest_period = max(delivered_periods, default=None)
+    if newest_period is not None and billing_period < newest_period:
+        freshness = dg.AssetCheckResult(
+            check_name=FRESHNESS_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+            description=f"judged with the source's newest billing period, {newest_period:%Y-%m}",
+            metadata={"newest_billing_period": f"{newest_period:%Y-%m}"},
+        )
+    else:
+        freshness = _freshness_result(newest_charge, config.orchestration.freshness_max_age_hours)
+    return result, [drift, freshness]
+
+
+def _schema_drift_result(reader: BillingSourceReader, billing_period: date) -> dg.AssetCheckResult:
+    source_format, location, columns = reader.delivery_columns(billing_period)
+    drift = column_drift(source_format, columns)
+    return dg.AssetCheckResult(
+        check_name=SCHEMA_DRIFT_CHECK,
+        passed=not drift.drifted,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=(
+            f"missing: {', '.join(drift.missing) or 'none'}; new: {', '.join(drift.new) or 'none'}"
+            if drift.drifted else f"all {len(columns)} columns as expected for {source_format}"
+        ),
         metadata={
-            "rows": dg.MetadataValue.int(sum(r.rows for r in loaded.values())),
-            "sources_loaded": dg.MetadataValue.int(len(loaded)),
-            "loads": dg.MetadataValue.md(
-                "| source | rows | files | billed | effective | currency |\n|---|---:|---:|---:|---:|---|\n"
-                + "\n".join(
-                    f"| {r.source_name} | {r.rows:,} | {r.files} | {r.billed_cost:,.2f} | {r.effective_cost:,.2f} | {r.currency} |"
-                    for r in loaded.values()
-                )
-            ),
-        }
+            "format": source_format,
+            "delivery": location[:500],
+            "missing_columns": dg.MetadataValue.json(list(drift.missing)),
+            "new_columns": dg.MetadataValue.json(list(drift.new)),
+        },
     )
+
+
+def _freshness_result(newest_charge: datetime | None, max_age_hours: float) -> dg.AssetCheckResult:
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    age_hours = (now - newest_charge) / timedelta(hours=1) if newest_charge else None
+    return dg.AssetCheckResult(
+        check_name=FRESHNESS_CHECK,
+        passed=age_hours is not None and age_hours <= max_age_hours,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=(
+            "no charges from this source in the warehouse" if age_hours is None
+            else f"newest charge {newest_charge:%Y-%m-%d %H:%M} UTC, {age_hours:,.1f} h old (limit {max_age_hours:g} h)"
+        ),
+        metadata={
+            "newest_charge": str(newest_charge) if newest_charge else "none",
+            "age_hours": dg.MetadataValue.float(round(age_hours, 2)) if age_hours is not None else dg.MetadataValue.null(),
+            "max_age_hours": dg.MetadataValue.float(float(max_age_hours)),
+        },
+    )
+
+
+def build_source_load_asset(source: BillingSource) -> dg.AssetsDefinition:
+    """The raw load asset of one configured billing source (`raw/<source>`, partitioned by
+    billing period)."""
+    key = source_asset_key(source.name)
+    source_name = source.name
+
+    @dg.asset(
+        key=key,
+        partitions_def=billing_periods,
+        group_name="ingest",
+        owners=["team:finops"],
+        kinds=SOURCE_KINDS[source.kind],
+        tags={"runledger/source_kind": source.kind},
+        pool=WAREHOUSE_POOL,
+        description=(
+            f"The `{source_name}` source ({source.kind}) loaded into `focus_line_items` for one billing period: "
+            "its delivery (for AWS only the files the latest manifest lists) is normalized with polars, staged, and "
+            "replaces the previous rows of that source and period in one transaction once its row count and "
+            "BilledCost match the raw export's control totals. Every attempt is recorded in `loads`."
+        ),
+        check_specs=[
+            dg.AssetCheckSpec(
+                SCHEMA_DRIFT_CHECK, asset=key,
+                description="The delivery has every column the reader maps and no column its format does not know.",
+            ),
+            dg.AssetCheckSpec(
+                FRESHNESS_CHECK, asset=key,
+                description="The source's newest charge is no older than `orchestration.freshness_max_age_hours`.",
+            ),
+        ],
+    )
+    def _source_load(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
+        try:
+            result, checks = _load(context, runledger, source_name)
+        except Exception as error:
+            retry = retry_request(error, context.retry_number)
+            if retry is None:
+                raise
+            raise retry from error
+        metadata: dict[str, object] = {"rows": dg.MetadataValue.int(result.rows if result else 0)}
+        if result:
+            metadata |= {
+                "files": dg.MetadataValue.int(result.files),
+                "billed_cost": dg.MetadataValue.text(str(result.billed_cost)),
+                "effective_cost": dg.MetadataValue.text(str(result.effective_cost)),
+                "currency": result.currency or "",
+            }
+        return dg.MaterializeResult(metadata=metadata, check_results=checks)
+
+    return _source_load
+
+
+def build_focus_line_items(source_keys: list[dg.AssetKey]) -> dg.AssetsDefinition:
+    """`focus_line_items` for one billing period, after the raw loads of every source."""
+
+    @dg.asset(
+        name="focus_line_items",
+        deps=source_keys,
+        partitions_def=billing_periods,
+        group_name="ingest",
+        owners=["team:finops"],
+        kinds={"duckdb"},
+        pool=WAREHOUSE_POOL,
+    )
+    def focus_line_items(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
+        """Billing line items on the FOCUS 1.2 model, one billing period of every billing source:
+        the union of the raw loads, with each source's control totals beside its loaded totals
+        and the period's most expensive services as a preview."""
+        billing_period = billing_period_of(context.partition_key)
+        config = runledger.load_config()
+        with runledger.warehouse(config) as conn:
+            params = {"billing_period": billing_period}
+            summary = conn.execute(read_sql("focus_line_items_period_summary"), params).fetchall()
+            top = conn.execute(read_sql("focus_line_items_period_top_services"), params | {"limit": PREVIEW_ROWS}).fetchall()
+        billed = sum((row[4] for row in summary), Decimal(0))
+        effective = sum((row[6] for row in summary), Decimal(0))
+        return dg.MaterializeResult(
+            metadata={
+                "rows": dg.MetadataValue.int(sum(row[2] for row in summary)),
+                "sources_loaded": dg.MetadataValue.int(len({row[0] for row in summary})),
+                "billed_cost": dg.MetadataValue.text(str(billed)),
+                "effective_cost": dg.MetadataValue.text(str(effective)),
+                "control_totals": dg.MetadataValue.md(
+                    "| source | currency | rows | raw rows | billed | raw billed | effective | GPU-hours |\n"
+                    "|---|---|---:|---:|---:|---:|---:|---:|\n"
+                    + "\n".join(
+                        f"| {s} | {c} | {r:,} | {rr if rr is not None else '–'} | {_money_text(b)} | {_money_text(rb)} | "
+                        f"{_money_text(e)} | {_money_text(g)} |"
+                        for s, c, r, rr, b, rb, e, g, _ in summary
+                    )
+                ),
+                "preview": dg.MetadataValue.md(
+                    "| provider | service | category | currency | rows | effective |\n|---|---|---|---|---:|---:|\n"
+                    + "\n".join(f"| {p} | {s} | {k} | {c} | {n:,} | {_money_text(e)} |" for p, s, k, c, n, e in top)
+                ),
+            }
+        )
+
+    return focus_line_items

@@ -3,6 +3,7 @@ control totals and the normalized (still lazy) FOCUS rows."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -49,6 +50,16 @@ class BillingSourceReader(Protocol):
         """The period's normalized rows and raw control totals."""
         ...
 
+    def delivery_marks(self) -> dict[date, str]:
+        """Per billing period, a short text that changes exactly when a new delivery arrives
+        (a manifest's executionId, the latest export_time); the sensor compares them."""
+        ...
+
+    def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
+        """The source format of the period's delivery, where its columns were read, and the
+        column names as delivered (for the schema-drift check)."""
+        ...
+
 
 class AwsExportReader:
     """CUR 2.0 or AWS FOCUS exports: only the files the period's manifest lists."""
@@ -89,6 +100,18 @@ class AwsExportReader:
             frame=frame,
         )
 
+    def delivery_marks(self) -> dict[date, str]:
+        marks = {}
+        for billing_period in self.billing_periods():
+            delivery = self.client.delivery(billing_period)
+            marks[billing_period] = delivery.execution_id or delivery.manifest
+        return marks
+
+    def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
+        """The columns the period's manifest declares (AWS writes the export's schema there)."""
+        delivery = self.client.delivery(billing_period)
+        return AWS_SOURCE_FORMATS[delivery.export_format], delivery.manifest, list(delivery.columns)
+
 
 class _FileExportReader:
     """Exports whose files hold several billing periods: each period is filtered from all files."""
@@ -109,6 +132,12 @@ class _FileExportReader:
         frame = self._scan()
         periods = frame.select(self._period_expr(frame).unique().alias("period")).collect()
         return sorted(p for p in periods["period"].to_list() if p is not None)
+
+    def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
+        return self.source_format, ", ".join(str(f) for f in self.files), self._delivered_columns()
+
+    def _delivered_columns(self) -> list[str]:
+        raise NotImplementedError
 
     def _batch(self, billing_period: date, frame: pl.LazyFrame, rows: int, billed: object) -> PeriodBatch:
         return PeriodBatch(
@@ -134,6 +163,26 @@ class GcpExportFilesReader(_FileExportReader):
     def _period_expr(self, frame: pl.LazyFrame) -> pl.Expr:
         return gcp_billing.billing_period_expr()
 
+    def _delivered_columns(self) -> list[str]:
+        columns: dict[str, None] = {}
+        for file in self.files:
+            if file.name.lower().endswith(".parquet"):
+                schema = pl.scan_parquet(file).collect_schema()
+            else:
+                schema = pl.scan_ndjson(file, infer_schema_length=1000).collect_schema()
+            columns.update(dict.fromkeys(schema.names()))
+        return list(columns)
+
+    def delivery_marks(self) -> dict[date, str]:
+        """The latest export_time per invoice month: late rows always carry a later one."""
+        latest = (
+            self._scan()
+            .group_by(gcp_billing.billing_period_expr().alias("period"))
+            .agg(pl.col("export_time").max())
+            .collect()
+        )
+        return {period: mark for period, mark in latest.iter_rows() if period is not None}
+
     def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
         raw = self._scan()
         rows, billed = gcp_billing.raw_control_totals(raw, billing_period)
@@ -152,6 +201,17 @@ class FocusFilesReader(_FileExportReader):
 
     def _period_expr(self, frame: pl.LazyFrame) -> pl.Expr:
         return focus_files.billing_period_expr(frame)
+
+    def _delivered_columns(self) -> list[str]:
+        return focus_files.scan_focus(self.files).drop("_row", "_source_file").collect_schema().names()
+
+    def delivery_marks(self) -> dict[date, str]:
+        """FOCUS files carry no delivery time: any change to a file (name, size, modification
+        time) marks every period the files hold as delivered again."""
+        fingerprint = hashlib.sha256(
+            "\n".join(f"{f}|{f.stat().st_size}|{f.stat().st_mtime_ns}" for f in self.files).encode()
+        ).hexdigest()[:16]
+        return dict.fromkeys(self.billing_periods(), fingerprint)
 
     def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
         raw = self._scan()

@@ -5,7 +5,7 @@ import dagster as dg
 from pipelines.attribution.assets import reconciliation, run_costs, unattributed_costs
 from pipelines.budgets.assets import budget_alerts, budget_variance
 from pipelines.reports import write_reports
-from pipelines.resources import RunLedgerResource
+from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
 
 
 @dg.asset(
@@ -13,6 +13,7 @@ from pipelines.resources import RunLedgerResource
     group_name="reports",
     owners=["team:finops"],
     kinds={"html", "markdown"},
+    pool=WAREHOUSE_POOL,
 )
 def post_mortem_reports(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Post-mortem reports: per run a self-contained HTML file (inline SVG charts) and a Markdown

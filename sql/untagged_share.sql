@@ -1,0 +1,25 @@
+-- Per billing period and currency: the share of effective spend with no training run.
+with allocations as (
+    select
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
+        BillingCurrency as currency,
+        training_run,
+        effective_cost
+    from cost_allocations
+),
+
+final as (
+    select
+        billing_period,
+        currency,
+        sum(effective_cost) as effective_cost,
+        coalesce(sum(effective_cost) filter (where training_run is null), 0) as untagged_cost,
+        round(
+            coalesce(sum(effective_cost) filter (where training_run is null), 0) / nullif(sum(effective_cost), 0), 6
+        ) as untagged_share
+    from allocations
+    group by billing_period, currency
+)
+
+select * from final
+order by billing_period, currency

@@ -1,0 +1,23 @@
+"""Schema drift: a delivery's columns against what its reader maps and its format knows."""
+
+from datetime import date
+from pathlib import Path
+
+from pipelines.ingest.drift import CUR2_MAPPED_COLUMNS, column_drift
+from pipelines.ingest.sources import FocusFilesReader
+
+
+def test_the_public_focus_sample_has_no_drift(focus_sample: Path) -> None:
+    source_format, _, columns = FocusFilesReader("sample", [focus_sample]).delivery_columns(date(2024, 9, 1))
+    assert source_format == "focus" and "Id" in columns
+    assert not column_drift("focus", columns).drifted
+
+
+def test_drift_names_missing_and_new_columns() -> None:
+    cur2 = [c for c in CUR2_MAPPED_COLUMNS if c != "resource_tags"] + ["line_item_legal_entity", "carbon_kg"]
+    drift = column_drift("aws_cur2", cur2)
+    assert (drift.missing, drift.new) == (("resource_tags",), ("carbon_kg",))
+    focus = column_drift("aws_focus", ["BilledCost", "EffectiveCost", "BillingCurrency", "BillingPeriodStart",
+                                       "ChargePeriodStart", "ProviderName", "x_Discounts", "ContractedCost2"])
+    assert focus.missing == ("ChargeCategory", "ChargePeriodEnd", "BillingPeriodEnd", "ResourceId", "ServiceName", "Tags")
+    assert focus.new == ("ContractedCost2",)

@@ -51,11 +51,15 @@ class GcpBillingSource(_Strict):
     kind: Literal["gcp_billing"]
     table: str | None = None
     path: str | None = None
+    project: str | None = None  # runs the BigQuery jobs; default the table's project
+    endpoint_url: str | None = None  # a BigQuery emulator (unauthenticated), for tests
 
     @model_validator(mode="after")
     def _one_location(self) -> GcpBillingSource:
         if (self.table is None) == (self.path is None):
             raise ValueError("give exactly one of `table` (BigQuery) or `path` (local folder)")
+        if self.path is not None and (self.project or self.endpoint_url):
+            raise ValueError("`project` and `endpoint_url` apply to `table` (BigQuery) only")
         return self
 
 

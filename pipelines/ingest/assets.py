@@ -11,6 +11,17 @@ from pipelines.partitions import billing_period_of, billing_periods
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
 
 
+class IngestConfig(dg.Config):
+    """How a run reads incremental sources (the GCP BigQuery export).
+
+    Attributes:
+        full_refresh: re-read the period from every source whatever the export_time watermark
+            says (repairs); by default only periods with newly exported rows are re-read.
+    """
+
+    full_refresh: bool = False
+
+
 @dg.asset(
     partitions_def=billing_periods,
     group_name="ingest",
@@ -18,31 +29,35 @@ from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
     kinds={"polars", "duckdb"},
     pool=WAREHOUSE_POOL,
 )
-def focus_line_items(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
+def focus_line_items(
+    context: dg.AssetExecutionContext, config: IngestConfig, runledger: RunLedgerResource
+) -> dg.MaterializeResult:
     """Billing line items on the FOCUS 1.2 model, one billing period of every billing source.
 
     Each source's delivery of the period (for AWS: only the files its latest manifest lists) is
     normalized with polars, streamed to a staging file, and replaces the previous rows of that
     (source, period) in one transaction, after its row count and BilledCost matched the raw
-    export's control totals. Each load is recorded in `loads`.
+    export's control totals. Each load is recorded in `loads`. The GCP BigQuery export is
+    re-read only when the period has rows exported after its watermark, unless
+    `full_refresh` is set.
     """
     billing_period = billing_period_of(context.partition_key)
-    config = runledger.load_config()
-    rules = read_category_rules(config.cost_categories_path)
+    settings = runledger.load_config()
+    rules = read_category_rules(settings.cost_categories_path)
     ingested_at = datetime.now(timezone.utc).replace(tzinfo=None)
     loaded = {}
-    with runledger.warehouse(config) as conn:
-        for source in config.billing_sources:
-            reader = reader_for(source, config)
+    with runledger.warehouse(settings) as conn:
+        for source in settings.billing_sources:
+            reader = reader_for(source, settings, warehouse=conn, full_refresh=config.full_refresh)
             if billing_period not in reader.billing_periods():
-                context.log.info(f"{source.name}: no delivery for {billing_period:%Y-%m}")
+                context.log.info(f"{source.name}: no delivery or nothing new for {billing_period:%Y-%m}")
                 continue
             try:
                 batch = reader.batch(billing_period, rules, ingested_at)
             except Exception as error:
                 record_read_failure(conn, source.name, source.kind, billing_period, error)
                 raise
-            result = replace_period(conn, batch, config.warehouse_path.parent / "staging")
+            result = replace_period(conn, batch, settings.warehouse_path.parent / "staging")
             context.log.info(
                 f"{source.name} {billing_period:%Y-%m}: loaded {result.rows:,} line items from {result.files} files, "
                 f"BilledCost {result.billed_cost:,.2f} {result.currency}, EffectiveCost {result.effective_cost:,.2f}"

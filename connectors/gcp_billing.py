@@ -17,9 +17,9 @@ from google.api_core import exceptions as google_exceptions
 from google.cloud import bigquery
 
 from connectors.errors import SourceError
+from connectors.settings import BIGQUERY_TABLE_ID
 from pipelines.sqlfiles import read_sql
 
-TABLE_ID = re.compile(r"^[A-Za-z0-9_.:-]+\.[A-Za-z0-9_]+\.[A-Za-z0-9_$-]+$")
 # Top-level export columns the FOCUS mapping reads; older tables lack some of them.
 EXPORT_COLUMNS = (
     "billing_account_id", "service", "sku", "usage_start_time", "usage_end_time", "project", "labels",
@@ -39,12 +39,10 @@ class TouchedMonth:
     Attributes:
         billing_period: first day of the invoice month.
         max_export_time: the latest export_time among those rows (UTC, naive).
-        rows: how many such rows.
     """
 
     billing_period: date
     max_export_time: datetime
-    rows: int
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,6 @@ class MonthSnapshot:
     billing_period: date
     file: Path
     rows: int
-    columns: tuple[str, ...]
 
 
 def _naive_utc(moment: datetime) -> datetime:
@@ -76,7 +73,7 @@ class BigQueryBillingExport:
     """
 
     def __init__(self, table: str, client: bigquery.Client, bqstorage_client: object | None = None) -> None:
-        if not TABLE_ID.match(table):
+        if not BIGQUERY_TABLE_ID.match(table):
             raise SourceError(f"BigQuery table {table!r} is not of the form project.dataset.table")
         self.table = table
         self.client = client
@@ -165,7 +162,7 @@ class BigQueryBillingExport:
             month = row["invoice_month"]
             if not month or not re.fullmatch(r"\d{6}", month):
                 raise SourceError(f"BigQuery table {self.table}: invoice.month {month!r} is not YYYYMM")
-            months.append(TouchedMonth(date(int(month[:4]), int(month[4:]), 1), _naive_utc(row["max_export_time"]), row["row_count"]))
+            months.append(TouchedMonth(date(int(month[:4]), int(month[4:]), 1), _naive_utc(row["max_export_time"])))
         return months
 
     def download_month(self, billing_period: date, target: Path) -> MonthSnapshot:
@@ -192,7 +189,7 @@ class BigQueryBillingExport:
                 f"BigQuery table {self.table}, invoice month {billing_period:%Y%m}: received {written} of "
                 f"{rows.total_rows} rows; nothing was loaded"
             )
-        return MonthSnapshot(billing_period, target, written, columns)
+        return MonthSnapshot(billing_period, target, written)
 
     def _write_parquet(self, rows: bigquery.table.RowIterator, target: Path) -> int:
         """Streams the result's Arrow batches into `target`: through the Storage Read API when

@@ -13,6 +13,8 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from connectors.settings import BIGQUERY_TABLE_ID
+
 CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
 DEFAULT_CONFIG_FILE = "runledger.yaml"
 DEFAULT_DIMENSIONS = {
@@ -60,6 +62,8 @@ class GcpBillingSource(_Strict):
             raise ValueError("give exactly one of `table` (BigQuery) or `path` (local folder)")
         if self.path is not None and (self.project or self.endpoint_url):
             raise ValueError("`project` and `endpoint_url` apply to `table` (BigQuery) only")
+        if self.table is not None and not BIGQUERY_TABLE_ID.match(self.table):
+            raise ValueError(f"table {self.table!r} is not a BigQuery table id project.dataset.table")
         return self
 
 

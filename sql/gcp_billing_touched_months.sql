@@ -15,8 +15,7 @@ with exported as (
 final as (
     select
         invoice_month,
-        max(export_time) as max_export_time,
-        count(*) as row_count
+        max(export_time) as max_export_time
     from exported
     group by invoice_month
 )

@@ -14,6 +14,7 @@ import duckdb
 import polars as pl
 
 from connectors.aws_cur import LocalCurExportClient
+from connectors.errors import SourceError
 from connectors.gcp_billing import BigQueryBillingExport, TouchedMonth
 from connectors.local_files import list_export_files
 from connectors.settings import FOCUS_SUFFIXES, GCP_EXPORT_SUFFIXES
@@ -159,6 +160,7 @@ class ExportState:
 
     @classmethod
     def read(cls, warehouse: duckdb.DuckDBPyConnection | None, source_name: str) -> ExportState:
+        """The state recorded in `loads` (none without a warehouse)."""
         if warehouse is None:
             return cls(None, {})
         rows = warehouse.execute(read_sql("loads_gcp_export_state"), {"source_name": source_name}).fetchall()
@@ -217,6 +219,11 @@ class GcpBigQueryReader:
             snapshot = self.export.download_month(billing_period, target)
             raw = gcp_billing.scan_snapshot(snapshot.file, self.export.table)
             rows, billed = gcp_billing.raw_control_totals(raw, billing_period)
+            if rows != snapshot.rows:
+                raise SourceError(
+                    f"{self.export.table}, invoice month {billing_period:%Y%m}: {snapshot.rows} rows downloaded, "
+                    f"{rows} read back from {target}"
+                )
             newest = raw.select(pl.col("export_time").max()).collect().item()
         except BaseException:
             target.unlink(missing_ok=True)

@@ -15,6 +15,8 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+from connectors.errors import SourceError
+from connectors.gcp_billing import BigQueryBillingExport
 from pipelines.cli import main
 from pipelines.nightly import run_nightly
 from tests.bigquery_emulator import (
@@ -22,7 +24,6 @@ from tests.bigquery_emulator import (
     OLD_STANDARD_EXPORT_SCHEMA,
     PROJECT,
     append_rows,
-    bigquery_emulator,  # noqa: F401 - the session fixture
     create_export_table,
 )
 from tests.conftest import write_config
@@ -245,3 +246,28 @@ def test_an_older_table_without_the_newer_columns(tmp_path: Path, bigquery_emula
             "select ResourceId, ListCost, PublisherName, x_Credits from focus_line_items where ServiceName = 'Cloud Storage'"
         ).fetchall()
     assert storage == [(None, None, "Google", {"FREE_TIER credit": Decimal("-0.5"), "PROMOTION credit": Decimal("-0.1")})]
+
+
+def test_a_missing_table_fails_the_run_naming_it_and_keeps_what_was_loaded(tmp_path: Path, bigquery_emulator: str) -> None:
+    table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
+    append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
+    config = bigquery_config(tmp_path, table, bigquery_emulator)
+    warehouse = tmp_path / ".runledger" / "warehouse.duckdb"
+    run_nightly(config, echo=lambda line: None)
+    missing = table.replace("gcp_billing_export_resource_v1", "gcp_billing_export_v1")
+    bigquery_config(tmp_path, missing, bigquery_emulator)
+
+    result = CliRunner().invoke(main, ["run", "--config", str(config)])
+
+    assert result.exit_code == 1
+    assert f"BigQuery table {missing} not found" in result.output
+    assert loaded_totals(warehouse, "gcp-bq") == expected_totals(FIRST_EXPORT)
+
+
+def test_without_an_emulator_credentials_come_from_the_google_auth_chain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
+    with pytest.raises(SourceError, match="BigQuery table p.d.gcp_billing_export_v1_X: no Google credentials found"):
+        BigQueryBillingExport.connect("p.d.gcp_billing_export_v1_X")

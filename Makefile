@@ -3,6 +3,8 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+BQEMULATOR_VENV := .venv-bqemulator
+BQEMULATOR_INSTALLED := $(BQEMULATOR_VENV)/.installed
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster
 
 .PHONY: run test test-browser dev clean
@@ -12,10 +14,17 @@ $(INSTALLED): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
 	touch $(INSTALLED)
 
+# The BigQuery emulator the integration tests start: its own venv (it pins another duckdb).
+$(BQEMULATOR_INSTALLED): constraints-bqemulator.txt
+	test -x $(BQEMULATOR_VENV)/bin/python || $(PYTHON) -m venv $(BQEMULATOR_VENV)
+	$(BQEMULATOR_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints-bqemulator.txt \
+		bqemulator duckdb duckdb-extension-spatial numpy
+	touch $(BQEMULATOR_INSTALLED)
+
 run: $(INSTALLED)  ## the nightly job on the embedded demo data set
 	$(BIN)/runledger demo --dir .
 
-test: $(INSTALLED) test-browser  ## the whole pytest suite
+test: $(INSTALLED) $(BQEMULATOR_INSTALLED) test-browser  ## the whole pytest suite
 	$(BIN)/python -m pytest
 
 # Debian's chromium opens a report in tests/test_report_browser.py; installed when missing and
@@ -40,4 +49,4 @@ dev: $(INSTALLED)  ## dagster dev on 127.0.0.1:$(DAGSTER_PORT); runs, schedules 
 		$(CURDIR)/$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p $(DAGSTER_PORT)
 
 clean:
-	rm -rf $(VENV) .runledger .dagster runledger.yaml
+	rm -rf $(VENV) $(BQEMULATOR_VENV) .runledger .dagster runledger.yaml

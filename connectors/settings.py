@@ -10,3 +10,5 @@ AWS_FOCUS_FORMAT_COLUMN = "BilledCost"
 
 GCP_EXPORT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".json.gz", ".jsonl.gz", ".ndjson.gz", ".parquet")
 FOCUS_SUFFIXES = (".csv", ".csv.gz", ".parquet")
+
+BIGQUERY_TABLE_ID = re.compile(r"^[A-Za-z0-9_.:-]+\.[A-Za-z0-9_]+\.[A-Za-z0-9_$-]+$")  # project.dataset.table

@@ -143,11 +143,16 @@ def demo(target: Path) -> None:
 @main.command(help="The nightly job: ingest, normalize, attribute, budget variance, reports.")
 @_config_option
 @click.option("--period", "periods", multiple=True, help="Billing period YYYY-MM (repeatable; default: every period found).")
+@click.option(
+    "--full-refresh",
+    is_flag=True,
+    help="Re-read the periods from the BigQuery export whatever its export_time watermark says (repairs).",
+)
 @_handle_errors
-def run(config_path: Path | None, periods: tuple[str, ...]) -> None:
+def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) -> None:
     from pipelines.nightly import run_nightly
 
-    result = run_nightly(config_path, [_parse_period(p) for p in periods], echo=_echo_err)
+    result = run_nightly(config_path, [_parse_period(p) for p in periods], echo=_echo_err, full_refresh=full_refresh)
     _print_summary(config_path, result.reports)
 
 

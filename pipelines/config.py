@@ -14,6 +14,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from connectors.settings import BIGQUERY_TABLE_ID
+
 CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
 DEFAULT_CONFIG_FILE = "runledger.yaml"
 DEFAULT_DIMENSIONS = {
@@ -52,11 +54,17 @@ class GcpBillingSource(_Strict):
     kind: Literal["gcp_billing"]
     table: str | None = None
     path: str | None = None
+    project: str | None = None  # runs the BigQuery jobs; default the table's project
+    endpoint_url: str | None = None  # a BigQuery emulator (unauthenticated), for tests
 
     @model_validator(mode="after")
     def _one_location(self) -> GcpBillingSource:
         if (self.table is None) == (self.path is None):
             raise ValueError("give exactly one of `table` (BigQuery) or `path` (local folder)")
+        if self.path is not None and (self.project or self.endpoint_url):
+            raise ValueError("`project` and `endpoint_url` apply to `table` (BigQuery) only")
+        if self.table is not None and not BIGQUERY_TABLE_ID.match(self.table):
+            raise ValueError(f"table {self.table!r} is not a BigQuery table id project.dataset.table")
         return self
 
 

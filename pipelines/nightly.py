@@ -18,6 +18,7 @@ from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_gra
 from pipelines.ingest.sources import reader_for
 from pipelines.partitions import partition_key
 from pipelines.resources import RunLedgerResource
+from pipelines.warehouse import connect
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -32,11 +33,16 @@ class NightlyResult:
     reports: list[str]
 
 
-def discover_billing_periods(config: RunLedgerConfig) -> list[date]:
-    """Every billing period any configured billing source has data for."""
+def discover_billing_periods(config: RunLedgerConfig, full_refresh: bool = False) -> list[date]:
+    """Every billing period any configured billing source has data for (for the BigQuery
+    export: the periods with rows exported after its watermark, unless `full_refresh`)."""
     periods: set[date] = set()
-    for source in config.billing_sources:
-        periods.update(reader_for(source, config).billing_periods())
+    warehouse = connect(config.warehouse_path)
+    try:
+        for source in config.billing_sources:
+            periods.update(reader_for(source, config, warehouse=warehouse, full_refresh=full_refresh).billing_periods())
+    finally:
+        warehouse.close()
     return sorted(periods)
 
 
@@ -62,13 +68,14 @@ def _materialize(
     echo: Callable[[str], None],
     instance: dg.DagsterInstance | None,
     partition: str | None = None,
+    run_config: dict | None = None,
 ) -> dg.ExecuteInProcessResult:
     result = dg.materialize(
         graph.assets,
         selection=[key for asset in selection for key in asset.keys],
         partition_key=partition,
         resources=resources,
-        run_config=QUIET_LOGS,
+        run_config={**QUIET_LOGS, **(run_config or {})},
         instance=instance,
         tags=WAREHOUSE_RUN_TAG,
     )
@@ -96,6 +103,7 @@ def run_nightly(
     config_path: Path | None,
     periods: Sequence[date] = (),
     echo: Callable[[str], None] = print,
+    full_refresh: bool = False,
 ) -> NightlyResult:
     """Ingest, normalize, attribute, compare with budgets and write reports.
 
@@ -103,6 +111,8 @@ def run_nightly(
         config_path: the `runledger.yaml`; None means `$RUNLEDGER_CONFIG`, then `./runledger.yaml`.
         periods: billing periods (first day of the month); empty means every period found.
         echo: where per-stage progress lines go.
+        full_refresh: re-read the periods from incremental sources (the BigQuery export) whatever
+            their watermark says.
 
     Raises:
         ConfigError: the configuration is invalid (exit 2 in the CLI).
@@ -112,14 +122,17 @@ def run_nightly(
     config = load_config(config_path)
     graph = build_asset_graph(config)
     resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}
-    billing_periods = sorted(periods) or discover_billing_periods(config)
+    billing_periods = sorted(periods) or discover_billing_periods(config, full_refresh)
+    ingest_config = {
+        "ops": {asset.op.name: {"config": {"full_refresh": full_refresh}} for asset in graph.source_loads.values()}
+    }
     echo(f"runledger: {len(config.billing_sources)} billing sources, billing periods {', '.join(f'{p:%Y-%m}' for p in billing_periods) or 'none'}")
 
     with _instance() as instance:
         result = _materialize(graph, graph.pre_partition, resources, echo, instance)
         echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines")
         for period in billing_periods:
-            result = _materialize(graph, graph.partitioned, resources, echo, instance, partition_key(period))
+            result = _materialize(graph, graph.partitioned, resources, echo, instance, partition_key(period), ingest_config)
             loaded = _metadata(result, "focus_line_items")
             allocated = _metadata(result, "cost_allocations")
             echo(

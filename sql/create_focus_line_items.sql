@@ -49,5 +49,8 @@ create table if not exists focus_line_items (
     x_CostCategory varchar not null,
     x_InstanceType varchar,
     x_GpuCount integer,
-    x_GpuHours decimal(38, 10) not null
+    x_GpuHours decimal(38, 10) not null,
+    x_Credits map(varchar, decimal(38, 10)),      -- GCP: Σ credits per credit type (negative)
+    x_CurrencyConversionRate decimal(38, 10),     -- GCP: cost ÷ rate = USD; amounts stay in BillingCurrency
+    x_SystemLabels map(varchar, varchar)          -- GCP: system_labels, kept apart from Tags
 );

@@ -15,5 +15,7 @@ create table if not exists loads (
     status varchar not null,        -- loaded | failed
     error varchar,
     started_at timestamp not null,
-    finished_at timestamp
+    finished_at timestamp,
+    snapshot_export_time timestamp, -- GCP: latest export_time among the rows loaded (UTC)
+    watermark timestamp             -- GCP BigQuery: the source's export_time watermark after this load
 );

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
+pytest_plugins = ["tests.bigquery_emulator"]  # the session-wide `bigquery_emulator` fixture
 
 
 @pytest.fixture(autouse=True)

@@ -26,6 +26,8 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_
         ("sources:\n  - {name: a, kind: s3_magic, path: x}\n", "sources[0]"),
         ("sources:\n  - {name: a, kind: focus, path: ., colour: red}\n", "sources[0].colour: unknown key"),
         ("sources:\n  - {name: a, kind: gcp_billing}\n", "give exactly one of `table`"),
+        ("sources:\n  - {name: a, kind: gcp_billing, path: ., project: p}\n", "`project` and `endpoint_url` apply to `table`"),
+        ("sources:\n  - {name: a, kind: gcp_billing, table: 'x; drop'}\n", "is not a BigQuery table id"),
         ("attribution:\n  dimensions:\n    project: [p]\n", "attribution.dimensions.project"),
         ("attribution:\n  runs: runs.yaml\n", "attribution.runs:"),
         ("sources: [\n", "not valid YAML (line"),

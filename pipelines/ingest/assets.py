@@ -28,6 +28,17 @@ PREVIEW_ROWS = 10
 SOURCE_KINDS = {"aws_cur": {"aws", "polars", "duckdb"}, "gcp_billing": {"gcp", "polars", "duckdb"}, "focus": {"polars", "duckdb"}}
 
 
+class IngestConfig(dg.Config):
+    """How a raw load reads incremental sources (the GCP BigQuery export).
+
+    Attributes:
+        full_refresh: re-read the period whatever the export_time watermark says (repairs); by
+            default only periods with newly exported rows are re-read.
+    """
+
+    full_refresh: bool = False
+
+
 def source_asset_key(source_name: str) -> dg.AssetKey:
     """`raw/<source>`, with characters an asset key cannot hold written as `_`."""
     return dg.AssetKey([RAW_KEY_PREFIX, re.sub(r"[^A-Za-z0-9_]", "_", source_name)])
@@ -47,16 +58,16 @@ def _find_source(config: RunLedgerConfig, source_name: str) -> BillingSource:
 
 
 def _load(
-    context: dg.AssetExecutionContext, runledger: RunLedgerResource, source_name: str
+    context: dg.AssetExecutionContext, runledger: RunLedgerResource, source_name: str, full_refresh: bool
 ) -> tuple[LoadResult | None, list[dg.AssetCheckResult]]:
     """Loads the source's delivery of the partition's period, then evaluates its checks."""
     billing_period = billing_period_of(context.partition_key)
     config = runledger.load_config()
     source = _find_source(config, source_name)
-    reader = reader_for(source, config)
     result = None
-    delivered_periods = reader.billing_periods()
     with runledger.warehouse(config) as conn:
+        reader = reader_for(source, config, warehouse=conn, full_refresh=full_refresh)
+        delivered_periods = reader.billing_periods()
         if billing_period in delivered_periods:
             rules = read_category_rules(config.cost_categories_path)
             ingested_at = datetime.now(timezone.utc).replace(tzinfo=None)
@@ -72,7 +83,7 @@ def _load(
             )
             drift = _schema_drift_result(reader, billing_period)
         else:
-            context.log.info(f"{source.name}: no delivery for {billing_period:%Y-%m}")
+            context.log.info(f"{source.name}: no delivery or nothing new for {billing_period:%Y-%m}")
             drift = dg.AssetCheckResult(
                 check_name=SCHEMA_DRIFT_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
                 metadata={"delivery": f"none for {billing_period:%Y-%m}"},
@@ -160,9 +171,11 @@ def build_source_load_asset(source: BillingSource) -> dg.AssetsDefinition:
             ),
         ],
     )
-    def _source_load(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
+    def _source_load(
+        context: dg.AssetExecutionContext, config: IngestConfig, runledger: RunLedgerResource
+    ) -> dg.MaterializeResult:
         try:
-            result, checks = _load(context, runledger, source_name)
+            result, checks = _load(context, runledger, source_name, config.full_refresh)
         except Exception as error:
             retry = retry_request(error, context.retry_number)
             if retry is None:

@@ -66,6 +66,9 @@ FOCUS_COLUMNS: dict[str, pl.DataType] = {
     "x_InstanceType": pl.String,
     "x_GpuCount": pl.Int32,
     "x_GpuHours": MONEY,
+    "x_Credits": pl.List(pl.Struct({"key": pl.String, "value": MONEY})),
+    "x_CurrencyConversionRate": MONEY,
+    "x_SystemLabels": TAGS,
 }
 
 SERVICE_CATEGORY_OF_COST_CATEGORY = {

@@ -46,7 +46,7 @@ def _utc_now() -> datetime:
 
 LOAD_COLUMNS = (
     "delivery", "files", "raw_rows", "raw_billed_cost", "loaded_rows", "loaded_billed_cost",
-    "loaded_effective_cost", "currency", "error",
+    "loaded_effective_cost", "currency", "error", "snapshot_export_time", "watermark",
 )
 
 
@@ -76,6 +76,7 @@ def _batch_facts(batch: PeriodBatch) -> dict[str, object]:
         "files": list(batch.files),
         "raw_rows": batch.raw_rows,
         "raw_billed_cost": batch.raw_billed_cost,
+        "snapshot_export_time": batch.snapshot_export_time,
     }
 
 
@@ -119,7 +120,8 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_
     Args:
         conn: a writable warehouse connection.
         batch: the period's normalized rows and raw control totals.
-        staging_dir: where the staging Parquet file is written (removed afterwards).
+        staging_dir: where the staging Parquet file is written (removed afterwards, together with
+            the batch's temporary files).
 
     Raises:
         LoadError, ConservationError, or the reader's SourceError: after recording a failed load.
@@ -142,6 +144,7 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_
                 loaded_billed_cost=checked["billed_cost"],
                 loaded_effective_cost=checked["effective_cost"],
                 currency=checked["currency_list"],
+                watermark=batch.watermark,
                 status="loaded",
                 started_at=started_at,
                 finished_at=_utc_now(),
@@ -152,7 +155,8 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_
         )
         raise
     finally:
-        staging_file.unlink(missing_ok=True)
+        for file in (staging_file, *batch.temporary_files):
+            file.unlink(missing_ok=True)
     return LoadResult(
         source_name=batch.source_name,
         billing_period=batch.billing_period,

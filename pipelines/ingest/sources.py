@@ -9,15 +9,20 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Protocol
+import uuid
 
+import duckdb
 import polars as pl
 
 from connectors.aws_cur import LocalCurExportClient
+from connectors.errors import SourceError
+from connectors.gcp_billing import BigQueryBillingExport, TouchedMonth
 from connectors.local_files import list_export_files
 from connectors.settings import FOCUS_SUFFIXES, GCP_EXPORT_SUFFIXES
 from pipelines.config import AwsCurSource, BillingSource, ConfigError, FocusSource, GcpBillingSource, RunLedgerConfig
 from pipelines.ingest import aws_cur2, focus_files, gcp_billing
 from pipelines.ingest.mappings import CategoryRule
+from pipelines.sqlfiles import read_sql
 
 
 AWS_SOURCE_FORMATS = {"cur2": "aws_cur2", "aws_focus": "aws_focus"}
@@ -35,6 +40,9 @@ class PeriodBatch:
     raw_rows: int
     raw_billed_cost: object
     frame: pl.LazyFrame
+    snapshot_export_time: datetime | None = None
+    watermark: datetime | None = None
+    temporary_files: tuple[Path, ...] = ()
 
 
 class BillingSourceReader(Protocol):
@@ -191,6 +199,107 @@ class GcpExportFilesReader(_FileExportReader):
         return self._batch(billing_period, frame, rows, billed)
 
 
+@dataclass(frozen=True)
+class ExportState:
+    """What the warehouse holds of a BigQuery billing source: its export_time watermark and, per
+    billing period, the latest export_time of the loaded snapshot."""
+
+    watermark: datetime | None
+    snapshot_export_times: dict[date, datetime | None]
+
+    @classmethod
+    def read(cls, warehouse: duckdb.DuckDBPyConnection | None, source_name: str) -> ExportState:
+        """The state recorded in `loads` (none without a warehouse)."""
+        if warehouse is None:
+            return cls(None, {})
+        rows = warehouse.execute(read_sql("loads_gcp_export_state"), {"source_name": source_name}).fetchall()
+        return cls(rows[0][2] if rows else None, {period: snapshot for period, snapshot, _ in rows})
+
+    def is_current(self, month: TouchedMonth) -> bool:
+        """Whether the loaded snapshot of the month already holds its newest exported row."""
+        snapshot = self.snapshot_export_times.get(month.billing_period)
+        return snapshot is not None and snapshot >= month.max_export_time
+
+
+class GcpBigQueryReader:
+    """The GCP billing export in BigQuery, read incrementally.
+
+    The invoice months with rows exported after the watermark, and not yet in the loaded
+    snapshot, are pending; each is re-read whole (a snapshot, so late rows never double count)
+    and replaces the period. The watermark advances, to the newest export_time seen, with the
+    load that leaves no other month pending. `full_refresh` lists every invoice month instead.
+    """
+
+    source_format = "gcp_billing"
+
+    def __init__(
+        self, name: str, export: BigQueryBillingExport, state: ExportState, staging_dir: Path, *, full_refresh: bool = False
+    ) -> None:
+        self.name = name
+        self.export = export
+        self.state = state
+        self.staging_dir = staging_dir
+        self.full_refresh = full_refresh
+        self._touched: list[TouchedMonth] | None = None
+
+    def _touched_months(self) -> list[TouchedMonth]:
+        if self._touched is None:
+            self._touched = self.export.touched_months(self.state.watermark)
+        return self._touched
+
+    def _pending(self) -> list[date]:
+        return [m.billing_period for m in self._touched_months() if not self.state.is_current(m)]
+
+    def billing_periods(self) -> list[date]:
+        if self.full_refresh:
+            return [m.billing_period for m in self.export.touched_months(None)]
+        return self._pending()
+
+    def delivery_marks(self) -> dict[date, str]:
+        """The latest export_time per invoice month: late rows always carry a later one."""
+        return {m.billing_period: m.max_export_time.isoformat() for m in self.export.touched_months(None)}
+
+    def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
+        return self.source_format, self.export.table, list(self.export.table_columns())
+
+    def _watermark_after(self, billing_period: date) -> datetime | None:
+        """The watermark once this period is loaded: advanced if no other month is pending."""
+        if any(period != billing_period for period in self._pending()):
+            return self.state.watermark
+        return max((m.max_export_time for m in self._touched_months()), default=self.state.watermark)
+
+    def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
+        watermark = self._watermark_after(billing_period)
+        target = self.staging_dir / f"{self.name}-{billing_period:%Y-%m}-{uuid.uuid4().hex}.bigquery.parquet"
+        try:
+            snapshot = self.export.download_month(billing_period, target)
+            raw = gcp_billing.scan_snapshot(snapshot.file, self.export.table)
+            rows, billed = gcp_billing.raw_control_totals(raw, billing_period)
+            if rows != snapshot.rows:
+                raise SourceError(
+                    f"{self.export.table}, invoice month {billing_period:%Y%m}: {snapshot.rows} rows downloaded, "
+                    f"{rows} read back from {target}"
+                )
+            newest = raw.select(pl.col("export_time").max()).collect().item()
+        except BaseException:
+            target.unlink(missing_ok=True)
+            raise
+        frame = gcp_billing.normalize_gcp(raw, source_name=self.name, category_rules=rules, ingested_at=ingested_at)
+        return PeriodBatch(
+            source_name=self.name,
+            source_format=self.source_format,
+            billing_period=billing_period,
+            delivery=f"bigquery {self.export.table} invoice.month {billing_period:%Y%m} exported through {newest}",
+            files=(self.export.table,),
+            raw_rows=rows,
+            raw_billed_cost=billed,
+            frame=frame,
+            snapshot_export_time=newest,
+            watermark=watermark,
+            temporary_files=(target,),
+        )
+
+
 class FocusFilesReader(_FileExportReader):
     """Any FOCUS export in a local file or folder."""
 
@@ -221,8 +330,21 @@ class FocusFilesReader(_FileExportReader):
         return self._batch(billing_period, frame, rows, billed)
 
 
-def reader_for(source: BillingSource, config: RunLedgerConfig) -> BillingSourceReader:
+def reader_for(
+    source: BillingSource,
+    config: RunLedgerConfig,
+    *,
+    warehouse: duckdb.DuckDBPyConnection | None = None,
+    full_refresh: bool = False,
+) -> BillingSourceReader:
     """The reader of a configured billing source.
+
+    Args:
+        source: the configured source.
+        config: the whole configuration (paths resolve against it).
+        warehouse: where incremental sources (BigQuery) find their watermark; None reads them
+            as if nothing was loaded yet.
+        full_refresh: incremental sources list every billing period, not only those with new rows.
 
     Raises:
         ConfigError: for locations this version cannot read yet (S3, BigQuery).
@@ -233,8 +355,11 @@ def reader_for(source: BillingSource, config: RunLedgerConfig) -> BillingSourceR
             raise ConfigError(f"sources[{index}].uri: reading AWS exports from S3 is not available yet; copy the export to a local folder with its layout")
         return AwsExportReader(source, config.resolve(source.uri))
     if isinstance(source, GcpBillingSource):
-        if source.path is None:
-            raise ConfigError(f"sources[{index}].table: reading from BigQuery is not available yet; point `path` at an export folder")
+        if source.table is not None:
+            export = BigQueryBillingExport.connect(source.table, project=source.project, endpoint_url=source.endpoint_url)
+            state = ExportState.read(warehouse, source.name)
+            staging = config.warehouse_path.parent / "staging"
+            return GcpBigQueryReader(source.name, export, state, staging, full_refresh=full_refresh)
         return GcpExportFilesReader(source.name, list_export_files(config.resolve(source.path), GCP_EXPORT_SUFFIXES))
     if isinstance(source, FocusSource):
         return FocusFilesReader(source.name, list_export_files(config.resolve(source.path), FOCUS_SUFFIXES))

@@ -49,7 +49,7 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     billing_period = billing_period_of(context.partition_key)
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        allocate_period(conn, billing_period, config.attribution.dimensions)
+        allocate_period(conn, billing_period, config.attribution.dimensions, config.attribution.shared)
         checks = check_period(conn, billing_period)
         method_rows = conn.execute(read_sql("cost_allocations_period_methods"), {"billing_period": billing_period}).fetchall()
     unbalanced = sum(c["unbalanced_line_items"] for c in checks)

@@ -56,6 +56,22 @@ run_dimensions as (
     group by training_run
 ),
 
+-- a line with one part keeps its amounts as they are; only lines with several parts are split
+whole_parts as (
+    select
+        shares.x_LineItemKey,
+        shares.training_run,
+        shares.allocation_method,
+        shares.allocation_rule,
+        cast(1 as decimal(38, 10)) as allocation_ratio,
+        coalesce(line_items.BilledCost, 0) as billed_cost,
+        coalesce(line_items.EffectiveCost, 0) as effective_cost,
+        coalesce(line_items.x_GpuHours, 0) as gpu_hours
+    from shares
+    inner join line_items on shares.x_LineItemKey = line_items.x_LineItemKey
+    where shares.share = shares.total_share
+),
+
 parts as (
     select
         shares.*,
@@ -65,7 +81,7 @@ parts as (
         cast(coalesce(line_items.x_GpuHours, 0) * 10000000000 as hugeint) as gpu_units
     from shares
     inner join line_items on shares.x_LineItemKey = line_items.x_LineItemKey
-    where shares.share > 0
+    where shares.share < shares.total_share
 ),
 
 floored as (
@@ -99,7 +115,7 @@ ranked as (
     window line_parts as (partition by x_LineItemKey)
 ),
 
-allocated as (
+split_parts as (
     select
         x_LineItemKey,
         training_run,
@@ -110,6 +126,23 @@ allocated as (
         sign(effective_units) * (effective_floor + case when effective_rank <= effective_left then 1 else 0 end) as effective_part,
         sign(gpu_units) * (gpu_floor + case when gpu_rank <= gpu_left then 1 else 0 end) as gpu_part
     from ranked
+),
+
+allocated as (
+    select * from whole_parts
+
+    union all
+
+    select
+        x_LineItemKey,
+        training_run,
+        allocation_method,
+        allocation_rule,
+        cast(cast(ratio_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as allocation_ratio,
+        cast(cast(billed_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as billed_cost,
+        cast(cast(effective_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as effective_cost,
+        cast(cast(gpu_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as gpu_hours
+    from split_parts
 ),
 
 line_runs as (
@@ -149,10 +182,10 @@ final as (
         end as owner,
         allocated.allocation_method,
         allocated.allocation_rule,
-        cast(cast(allocated.ratio_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as allocation_ratio,
-        cast(cast(allocated.billed_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as billed_cost,
-        cast(cast(allocated.effective_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as effective_cost,
-        cast(cast(allocated.gpu_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as gpu_hours
+        allocated.allocation_ratio,
+        allocated.billed_cost,
+        allocated.effective_cost,
+        allocated.gpu_hours
     from line_runs as allocated
     inner join line_items on allocated.x_LineItemKey = line_items.x_LineItemKey
     left join dimensions on allocated.x_LineItemKey = dimensions.x_LineItemKey

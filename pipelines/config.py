@@ -127,6 +127,9 @@ class SharedRule(_Strict):
         not_positive = [run for run, weight in self.weights.items() if weight <= 0]
         if not_positive:
             raise ValueError(f"weights: must be > 0: {', '.join(not_positive)}")
+        too_precise = [run for run, weight in self.weights.items() if weight.as_tuple().exponent < -10]
+        if too_precise:
+            raise ValueError(f"weights: at most 10 decimal places: {', '.join(too_precise)}")
         total = sum(self.weights.values())
         if total != 1:
             raise ValueError(f"weights: must sum to exactly 1, they sum to {total}")

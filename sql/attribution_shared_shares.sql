@@ -22,7 +22,11 @@ rules as (
 ),
 
 weights as (
-    select rule_name, training_run, cast(weight * 10000000000 as hugeint) as weight_units
+    select
+        rule_name,
+        training_run,
+        cast(weight * 10000000000 as hugeint) as weight_units,
+        sum(cast(weight * 10000000000 as hugeint)) over (partition by rule_name) as rule_units
     from shared_rule_weights
 ),
 
@@ -80,7 +84,7 @@ run_shares as (
         rules.rule_name,
         rules.split,
         weights.weight_units as share,
-        cast(10000000000 as hugeint) as total_share
+        weights.rule_units as total_share
     from line_items
     inner join rules on line_items.rule_name = rules.rule_name
     inner join weights on rules.rule_name = weights.rule_name

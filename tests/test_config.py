@@ -55,6 +55,10 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_
             "weights: must be > 0: b",
         ),
         (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: fixed, weights: {a: 0.12345678901, b: 0.87654321099}}\n",
+            "weights: at most 10 decimal places: a, b",
+        ),
+        (
             "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: even, weights: {a: 1}}\n",
             "weights: only a `fixed` split takes weights",
         ),

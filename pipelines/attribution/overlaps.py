@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from itertools import combinations
 
 from pipelines.attribution.registry import RegisteredRun
@@ -36,12 +36,18 @@ class Overlap:
     end: datetime | None
 
     def describe(self) -> str:
-        window = f"{self.start or 'the beginning'} to {self.end or 'open end'}"
+        window = f"{_moment(self.start) if self.start else 'the beginning'} to {_moment(self.end) if self.end else 'open end'}"
         return (
             f"overlap: runs {self.first.id} ({self.first_pattern!r}) and {self.second.id} ({self.second_pattern!r}) "
             f"both claim resources such as {self.example_resource!r} from {window}; "
             f"their lines are split by weight {self.first.weight:g}:{self.second.weight:g}"
         )
+
+
+def _moment(moment: datetime) -> str:
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _tokens(pattern: str) -> list[tuple]:

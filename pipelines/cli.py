@@ -234,6 +234,7 @@ def estimate(budget_file: Path) -> None:
 @_config_option
 @_handle_errors
 def check(config_path: Path | None) -> None:
+    from pipelines.attribution.overlaps import contradictions, registry_overlaps
     from pipelines.attribution.registry import load_registry
     from pipelines.budgets.model import load_budgets_with_files, require_existing_runs
     from pipelines.budgets.tables import attributed_runs
@@ -264,5 +265,7 @@ def check(config_path: Path | None) -> None:
     )
     click.echo(
         f"ok: {len(config.sources)} sources, {len(runs)} registered runs, {len(budgets)} budgets, "
-        f"{len(rules)} cost category rules ({config.base_dir})"
+        f"{len(rules)} cost category rules, {len(config.attribution.shared)} shared-cost rules ({config.base_dir})"
     )
+    for finding in [o.describe() for o in registry_overlaps(runs)] + contradictions(runs, config.attribution.shared):
+        click.echo(f"registry {finding}")

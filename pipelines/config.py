@@ -7,6 +7,7 @@ turns it into exit code 2.
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -24,6 +25,17 @@ DEFAULT_DIMENSIONS = {
     "dataset_version": ["dataset_version", "dataset"],
     "owner": ["owner", "team"],
 }
+
+
+# Text columns of `focus_line_items` a shared-cost rule may match (sql/attribution_shared_matches.sql).
+SHARED_MATCH_COLUMNS = (
+    "BillingAccountId", "BillingAccountName", "BillingCurrency", "ChargeCategory", "ChargeClass",
+    "ChargeDescription", "ChargeFrequency", "ProviderName", "PublisherName", "InvoiceIssuerName",
+    "InvoiceId", "ServiceName", "ServiceCategory", "SubAccountId", "SubAccountName", "RegionId",
+    "AvailabilityZone", "ResourceId", "ResourceName", "ResourceType", "SkuId", "SkuPriceId",
+    "PricingCategory", "PricingUnit", "ConsumedUnit", "CommitmentDiscountId", "CommitmentDiscountType",
+    "CommitmentDiscountStatus", "x_SourceName", "x_SourceFormat", "x_CostCategory", "x_InstanceType",
+)  # fmt: skip
 
 
 class ConfigError(ValueError):
@@ -92,12 +104,45 @@ BillingSource = AwsCurSource | GcpBillingSource | FocusSource
 
 
 class SharedRule(_Strict):
-    """A shared-cost rule (SPEC §6 step 4)."""
+    """A shared-cost rule (SPEC §6 step 4): lines no run claimed whose FOCUS columns match every
+    glob of `match` are split among runs."""
 
-    name: str
+    name: str = Field(min_length=1)
     match: dict[str, str]
     split: Literal["proportional", "even", "fixed"]
-    weights: dict[str, float] | None = None
+    weights: dict[str, Decimal] | None = None
+
+    @field_validator("match")
+    @classmethod
+    def _focus_text_columns(cls, match: dict[str, str]) -> dict[str, str]:
+        if not match:
+            raise ValueError('give at least one FOCUS column glob (`{ChargeCategory: "*"}` matches every line)')
+        unknown = [column for column in match if column not in SHARED_MATCH_COLUMNS]
+        if unknown:
+            raise ValueError(
+                f"{', '.join(unknown)}: not a text column of focus_line_items; "
+                f"columns a rule can match: {', '.join(SHARED_MATCH_COLUMNS)}"
+            )
+        return match
+
+    @model_validator(mode="after")
+    def _weights_fit_the_split(self) -> SharedRule:
+        if self.split != "fixed":
+            if self.weights is not None:
+                raise ValueError(f"weights: only a `fixed` split takes weights (this rule splits {self.split})")
+            return self
+        if not self.weights:
+            raise ValueError("weights: a `fixed` split needs weights per training run, summing to 1")
+        not_positive = [run for run, weight in self.weights.items() if weight <= 0]
+        if not_positive:
+            raise ValueError(f"weights: must be > 0: {', '.join(not_positive)}")
+        too_precise = [run for run, weight in self.weights.items() if weight.as_tuple().exponent < -10]
+        if too_precise:
+            raise ValueError(f"weights: at most 10 decimal places: {', '.join(too_precise)}")
+        total = sum(self.weights.values())
+        if total != 1:
+            raise ValueError(f"weights: must sum to exactly 1, they sum to {total}")
+        return self
 
 
 class Attribution(_Strict):
@@ -117,6 +162,15 @@ class Attribution(_Strict):
             if not keys:
                 raise ValueError(f"{dimension}: give at least one tag key")
         return merged
+
+    @field_validator("shared")
+    @classmethod
+    def _unique_rule_names(cls, rules: list[SharedRule]) -> list[SharedRule]:
+        names = [rule.name for rule in rules]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"rule names must be unique, repeated: {', '.join(duplicates)}")
+        return rules
 
 
 class Orchestration(_Strict):
@@ -261,11 +315,6 @@ def load_config(path: Path | None = None) -> RunLedgerConfig:
     except ValidationError as error:
         raise ConfigError(format_validation_error(path, error)) from None
     _check_paths_exist(path, config)
-    if config.attribution.shared:
-        raise ConfigError(
-            f"{path}: attribution.shared: shared-cost rules are not applied by this version yet; "
-            "remove them to run (their spend is reported as unattributed meanwhile)"
-        )
     return config
 
 

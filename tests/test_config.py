@@ -1,5 +1,6 @@
 """runledger.yaml validation: every problem names the file and the key."""
 
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -37,9 +38,37 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_
             "source names must be unique, repeated: a",
         ),
         (
-            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: even}\n",
-            "attribution.shared: shared-cost rules are not applied",
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceNam: x}, split: even}\n",
+            "attribution.shared[0].match: Value error, ServiceNam: not a text column of focus_line_items",
         ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {BilledCost: '1*'}, split: even}\n",
+            "attribution.shared[0].match: Value error, BilledCost: not a text column",
+        ),
+        ("attribution:\n  shared:\n    - {name: s, match: {}, split: even}\n", "attribution.shared[0].match: Value error, give at least one"),
+        ("attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: half}\n", "attribution.shared[0].split: Input should be"),
+        ("attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: fixed}\n", "attribution.shared[0]: Value error, weights: a `fixed` split needs"),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: fixed, weights: {a: 0.7, b: 0.2}}\n",
+            "weights: must sum to exactly 1, they sum to 0.9",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: fixed, weights: {a: 1.5, b: -0.5}}\n",
+            "weights: must be > 0: b",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: fixed, weights: {a: 0.12345678901, b: 0.87654321099}}\n",
+            "weights: at most 10 decimal places: a, b",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: even, weights: {a: 1}}\n",
+            "weights: only a `fixed` split takes weights",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: even}\n    - {name: s, match: {ServiceName: y}, split: even}\n",
+            "attribution.shared: Value error, rule names must be unique, repeated: s",
+        ),
+        ("attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: even, colour: red}\n", "attribution.shared[0].colour: unknown key"),
     ],
 )
 def test_config_errors_name_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
@@ -72,3 +101,17 @@ def test_orchestration_defaults_and_bad_values(tmp_path: Path) -> None:
     ]:
         with pytest.raises(ConfigError, match=rf"runledger.yaml: {key}: "):
             load_config(write_config(tmp_path, text))
+
+
+def test_shared_rules_keep_their_order_and_exact_weights(tmp_path: Path) -> None:
+    config = load_config(
+        write_config(
+            tmp_path,
+            "attribution:\n  shared:\n"
+            "    - {name: support, match: {ServiceName: 'AWS Support*'}, split: proportional}\n"
+            "    - {name: sp, match: {ChargeCategory: Purchase}, split: fixed, weights: {a: 0.1, b: 0.2, c: 0.7}}\n",
+        )
+    )
+    assert [rule.name for rule in config.attribution.shared] == ["support", "sp"]
+    # 0.1 + 0.2 + 0.7 is not 1 in binary floating point; the weights are read as the decimals written
+    assert config.attribution.shared[1].weights == {"a": Decimal("0.1"), "b": Decimal("0.2"), "c": Decimal("0.7")}

@@ -1,14 +1,19 @@
-"""Builds `cost_allocations` for one billing period from `focus_line_items`."""
+"""Builds `cost_allocations` for one billing period from `focus_line_items` (SPEC §6).
+
+Every step is set-based SQL over the whole period (files under `sql/`); Python only loads the
+configured tag keys and shared-cost rules into temporary tables and runs the statements in order.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 
 import duckdb
 
+from pipelines.config import SharedRule
 from pipelines.sqlfiles import read_sql
 from pipelines.warehouse import transaction
-
 
 def _load_dimension_keys(conn: duckdb.DuckDBPyConnection, dimensions: dict[str, list[str]]) -> None:
     conn.execute(read_sql("attribution_keys_create"))
@@ -17,13 +22,53 @@ def _load_dimension_keys(conn: duckdb.DuckDBPyConnection, dimensions: dict[str, 
             conn.execute(read_sql("attribution_keys_insert"), {"dimension": dimension, "tag_key": key, "priority": priority})
 
 
-def allocate_period(conn: duckdb.DuckDBPyConnection, billing_period: date, dimensions: dict[str, list[str]]) -> None:
-    """Replaces the period's allocations atomically."""
+def _load_shared_rules(conn: duckdb.DuckDBPyConnection, rules: Sequence[SharedRule]) -> None:
+    conn.execute(read_sql("attribution_shared_rules_create"))
+    for priority, rule in enumerate(rules):
+        conn.execute(
+            read_sql("attribution_shared_rules_insert"),
+            {"rule_name": rule.name, "priority": priority, "split": rule.split, "condition_count": len(rule.match)},
+        )
+        for column, pattern in rule.match.items():
+            conn.execute(
+                read_sql("attribution_shared_rule_conditions_insert"),
+                {"rule_name": rule.name, "column_name": column, "pattern": pattern},
+            )
+        for training_run, weight in (rule.weights or {}).items():
+            conn.execute(
+                read_sql("attribution_shared_rule_weights_insert"),
+                {"rule_name": rule.name, "training_run": training_run, "weight": weight},
+            )
+
+
+def allocate_period(
+    conn: duckdb.DuckDBPyConnection,
+    billing_period: date,
+    dimensions: dict[str, list[str]],
+    shared_rules: Sequence[SharedRule] = (),
+) -> None:
+    """Replaces the period's allocations atomically.
+
+    Args:
+        conn: a writable warehouse connection.
+        billing_period: first day of the billing month.
+        dimensions: tag keys per dimension, in priority order (`attribution.dimensions`).
+        shared_rules: shared-cost rules in the order they apply (`attribution.shared`).
+    """
     _load_dimension_keys(conn, dimensions)
+    _load_shared_rules(conn, shared_rules)
     params = {"billing_period": billing_period}
     with transaction(conn):
         conn.execute(read_sql("cost_allocations_delete_billing_period"), params)
+        conn.execute(read_sql("attribution_line_dimensions"), params)
+        conn.execute(read_sql("attribution_shares"), params)
+        conn.execute(read_sql("attribution_shared_matches"), params)
+        conn.execute(read_sql("attribution_shares_drop_shared"))
+        # steps 1-3 and 5 are written first: step 4's proportional split reads the runs' cost from them
         conn.execute(read_sql("cost_allocations"), params)
+        conn.execute(read_sql("attribution_shared_shares"), params)
+        conn.execute(read_sql("cost_allocations"), params)
+    conn.execute(read_sql("attribution_drop_temp_tables"))
 
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:

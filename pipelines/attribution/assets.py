@@ -47,12 +47,13 @@ def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
 )
 def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Every line item of the billing period attributed to a training run, experiment, dataset
-    version and owner — by its own tags, with the registry filling experiment, dataset version
-    and owner of known runs — or explicitly `unattributed`."""
+    version and owner — by its own tags, the resource tag snapshot valid at its charge time, the
+    run registry or a shared-cost rule, in that order — or explicitly `unattributed`, each part
+    saying why in allocation_method and allocation_rule."""
     billing_period = billing_period_of(context.partition_key)
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        allocate_period(conn, billing_period, config.attribution.dimensions)
+        allocate_period(conn, billing_period, config.attribution.dimensions, config.attribution.shared)
         checks = check_period(conn, billing_period)
         method_rows = conn.execute(read_sql("cost_allocations_period_methods"), {"billing_period": billing_period}).fetchall()
     unbalanced = sum(c["unbalanced_line_items"] for c in checks)

@@ -1,0 +1,148 @@
+-- Integer shares of each line item of one billing period for steps 1, 2, 3 and 5 of SPEC §6
+-- (this connection only): one row per (line, target), the parts of a line summing to total_share.
+-- Shares are integers (HUGEINT; seconds, weights × 10^4): no floating point anywhere in a split.
+--   1. tag: the line's own tags name the run;
+--   2. resource_tags: the snapshot valid at the line's charge time names it (line_dimensions);
+--   3. registry: lines whose ResourceId matches a registered run's glob within its window
+--      [start, end). A run's share of a line is weight × overlap; the line's covered fraction is
+--      its longest overlap ÷ its duration, the rest stays unattributed (a line crossing a window
+--      edge is split). Several matching runs split the covered part by weight × overlap. A line
+--      matching a run's globs entirely outside its window is unattributed too: both carry the rule
+--      `outside registry window` and are never shared by step 4 (the run's idle resources);
+--   5. unattributed, rule NULL: a line no step claimed; step 4 may still share it.
+create or replace temp table allocation_shares as
+with line_items as (
+    select
+        x_LineItemKey,
+        ResourceId,
+        ChargePeriodStart,
+        coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end,
+        greatest(date_diff('second', ChargePeriodStart, coalesce(ChargePeriodEnd, ChargePeriodStart)), 0) as duration_seconds
+    from focus_line_items
+    where date_trunc('month', BillingPeriodStart) = $billing_period
+),
+
+dimensions as (
+    select * from line_dimensions
+),
+
+registry_patterns as (
+    select
+        training_run,
+        window_start,
+        window_end,
+        cast(round(weight * 10000) as hugeint) as weight_units,
+        unnest(resources) as pattern
+    from run_registry
+),
+
+claimed as (
+    select
+        x_LineItemKey,
+        coalesce(tag_training_run, snapshot_training_run) as training_run,
+        case when tag_training_run is not null then 'tag' else 'resource_tags' end as allocation_method,
+        case
+            when tag_training_run is not null then 'tag ' || tag_training_run_key
+            else 'resource_tags ' || snapshot_training_run_key || ' (snapshot ' || strftime(snapshot_at, '%Y-%m-%dT%H:%M:%SZ') || ')'
+        end as allocation_rule
+    from dimensions
+    where coalesce(tag_training_run, snapshot_training_run) is not null
+),
+
+unclaimed_lines as (
+    select line_items.*
+    from line_items
+    anti join claimed on line_items.x_LineItemKey = claimed.x_LineItemKey
+),
+
+registry_overlaps as (
+    select
+        unclaimed_lines.x_LineItemKey,
+        registry_patterns.training_run,
+        any_value(registry_patterns.weight_units) as weight_units,
+        min(registry_patterns.pattern) as pattern,
+        any_value(
+            case
+                when unclaimed_lines.duration_seconds = 0 then
+                    case
+                        when unclaimed_lines.ChargePeriodStart >= coalesce(registry_patterns.window_start, unclaimed_lines.ChargePeriodStart)
+                            and unclaimed_lines.ChargePeriodStart < coalesce(registry_patterns.window_end, unclaimed_lines.ChargePeriodStart + interval 1 second)
+                        then 1 else 0
+                    end
+                else greatest(
+                    date_diff(
+                        'second',
+                        greatest(unclaimed_lines.ChargePeriodStart, coalesce(registry_patterns.window_start, unclaimed_lines.ChargePeriodStart)),
+                        least(unclaimed_lines.charge_end, coalesce(registry_patterns.window_end, unclaimed_lines.charge_end))
+                    ),
+                    0
+                )
+            end
+        ) as overlap_seconds
+    from unclaimed_lines
+    inner join registry_patterns on unclaimed_lines.ResourceId glob registry_patterns.pattern
+    group by unclaimed_lines.x_LineItemKey, registry_patterns.training_run
+    having any_value(registry_patterns.weight_units) > 0
+),
+
+registry_lines as (
+    select
+        x_LineItemKey,
+        max(overlap_seconds) as covered_seconds,
+        sum(cast(overlap_seconds as hugeint) * weight_units) as weighted_overlap
+    from registry_overlaps
+    where overlap_seconds > 0
+    group by x_LineItemKey
+),
+
+registry_matched_lines as (
+    select distinct x_LineItemKey from registry_overlaps
+),
+
+final as (
+    select
+        x_LineItemKey,
+        training_run,
+        allocation_method,
+        allocation_rule,
+        cast(1 as hugeint) as share,
+        cast(1 as hugeint) as total_share
+    from claimed
+
+    union all
+
+    select
+        registry_overlaps.x_LineItemKey,
+        registry_overlaps.training_run,
+        'registry' as allocation_method,
+        'registry ' || registry_overlaps.pattern as allocation_rule,
+        cast(registry_lines.covered_seconds as hugeint) * registry_overlaps.overlap_seconds * registry_overlaps.weight_units as share,
+        greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) * registry_lines.weighted_overlap as total_share
+    from registry_overlaps
+    inner join registry_lines on registry_overlaps.x_LineItemKey = registry_lines.x_LineItemKey
+    inner join unclaimed_lines on registry_overlaps.x_LineItemKey = unclaimed_lines.x_LineItemKey
+    where registry_overlaps.overlap_seconds > 0
+
+    union all
+
+    select
+        unclaimed_lines.x_LineItemKey,
+        null as training_run,
+        'unattributed' as allocation_method,
+        case when registry_matched_lines.x_LineItemKey is not null then 'outside registry window' end as allocation_rule,
+        case
+            when registry_lines.x_LineItemKey is null then cast(1 as hugeint)
+            else (greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) - registry_lines.covered_seconds)
+                * registry_lines.weighted_overlap
+        end as share,
+        case
+            when registry_lines.x_LineItemKey is null then cast(1 as hugeint)
+            else greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) * registry_lines.weighted_overlap
+        end as total_share
+    from unclaimed_lines
+    left join registry_lines on unclaimed_lines.x_LineItemKey = registry_lines.x_LineItemKey
+    left join registry_matched_lines on unclaimed_lines.x_LineItemKey = registry_matched_lines.x_LineItemKey
+)
+
+select * from final
+where share > 0

@@ -4,9 +4,10 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
-from pipelines.ingest.load import record_read_failure, replace_period
+from connectors.aws_cur import DeliveryNotReady
+from pipelines.ingest.load import loaded_delivery, record_read_failure, record_skipped_load, replace_period
 from pipelines.ingest.mappings import read_category_rules
-from pipelines.ingest.sources import reader_for
+from pipelines.ingest.sources import DeliveryIdentifying, reader_for
 from pipelines.partitions import billing_period_of, billing_periods
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
 
@@ -37,11 +38,27 @@ def focus_line_items(context: dg.AssetExecutionContext, runledger: RunLedgerReso
             if billing_period not in reader.billing_periods():
                 context.log.info(f"{source.name}: no delivery for {billing_period:%Y-%m}")
                 continue
+            if isinstance(reader, DeliveryIdentifying):
+                try:
+                    delivery = reader.delivery_identity(billing_period, rules)
+                except DeliveryNotReady as error:
+                    record_skipped_load(conn, source.name, source.kind, billing_period, delivery=None, status="not_ready", reason=str(error))
+                    context.log.warning(f"{source.name} {billing_period:%Y-%m}: not loaded, previous rows kept: {error}")
+                    continue
+                except Exception as error:
+                    record_read_failure(conn, source.name, source.kind, billing_period, error)
+                    raise
+                if delivery == loaded_delivery(conn, source.name, billing_period):
+                    record_skipped_load(conn, source.name, source.kind, billing_period, delivery=delivery, status="unchanged", reason="delivery already loaded")
+                    context.log.info(f"{source.name} {billing_period:%Y-%m}: delivery unchanged since its last load ({delivery})")
+                    continue
             try:
                 batch = reader.batch(billing_period, rules, ingested_at)
             except Exception as error:
                 record_read_failure(conn, source.name, source.kind, billing_period, error)
                 raise
+            for warning in batch.warnings:
+                context.log.warning(f"{source.name} {billing_period:%Y-%m}: {warning}")
             result = replace_period(conn, batch, config.warehouse_path.parent / "staging")
             context.log.info(
                 f"{source.name} {billing_period:%Y-%m}: loaded {result.rows:,} line items from {result.files} files, "

@@ -72,7 +72,7 @@ class AwsTagsSource(_Strict):
 
     name: str
     kind: Literal["aws_tags"]
-    regions: list[str]
+    regions: list[str] = Field(min_length=1)
     endpoint_url: str | None = None
 
 

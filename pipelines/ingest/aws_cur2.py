@@ -129,7 +129,7 @@ def _effective_cost(names: set[str]) -> pl.Expr:
         .when(line_type == "DiscountedUsage").then(ri_effective)
         .when(line_type == "RIFee").then(ri_unused)
         .when((line_type == "Fee") & has_reservation).then(zero)
-        .when((line_type == "Refund") & (pl.col("line_item_product_code") == "ComputeSavingsPlans")).then(zero)
+        .when((line_type == "Refund") & (_column(names, "line_item_product_code") == "ComputeSavingsPlans").fill_null(False)).then(zero)
         .otherwise(pl.col("BilledCost"))
     )
 

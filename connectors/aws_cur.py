@@ -81,6 +81,7 @@ class CurDelivery:
         billing_period, export_format, manifest, execution_id, columns, identity: as in
             `DeliveryPlan`.
         files: local paths of the data files (decompressed), in manifest order.
+        locations: where each file was read (its path or `s3://` URI), same order.
     """
 
     billing_period: date
@@ -90,6 +91,7 @@ class CurDelivery:
     files: tuple[Path, ...]
     columns: tuple[str, ...]
     identity: str = ""
+    locations: tuple[str, ...] = ()
 
 
 class CurExportClient(Protocol):
@@ -311,13 +313,7 @@ class AwsExportClient:
         assembly_id, report_keys, columns = parse_legacy_manifest(content, where)
         objects = []
         for report_key in report_keys:
-            # reportKeys are bucket keys with the prefix included: the period folder anchors them.
-            marker = f"{folder}/"
-            position = report_key.find(f"/{marker}")
-            relative = report_key[position + 1:] if position >= 0 else report_key if report_key.startswith(marker) else None
-            if relative is None:
-                raise SourceError(f"manifest {where}: report key {report_key} is not under the period folder {folder}/")
-            objects.append(self._listed(where, report_key, relative))
+            objects.append(self._listed(where, report_key, self._below_period_folder(report_key, folder, where)))
         formats = {"legacy_parquet" if o.key.lower().endswith(".parquet") else "legacy_csv" for o in objects}
         if len(formats) > 1:
             raise SourceError(f"manifest {where}: mixes CSV and Parquet report files")
@@ -325,6 +321,17 @@ class AwsExportClient:
             billing_period, formats.pop() if formats else "legacy_csv", where, assembly_id, tuple(objects),
             tuple(columns), _identity(where, content, tuple(objects)),
         )
+
+    @staticmethod
+    def _below_period_folder(report_key: str, folder: str, where: str) -> str:
+        """A manifest's report key (a bucket key, prefix included) relative to the export root:
+        the period folder anchors it, so a local copy resolves the same keys."""
+        if report_key.startswith(f"{folder}/"):
+            return report_key
+        position = report_key.find(f"/{folder}/")
+        if position < 0:
+            raise SourceError(f"manifest {where}: report key {report_key} is not under the period folder {folder}/")
+        return report_key[position + 1:]
 
     def _athena_status(self) -> tuple[str, bytes]:
         """The export's status (READY or UPDATING) and the status files' versions."""
@@ -380,6 +387,7 @@ class AwsExportClient:
             files=files,
             columns=plan.columns,
             identity=plan.identity,
+            locations=tuple(self.store.describe(stored.key) for stored in plan.objects),
         )
 
     @staticmethod

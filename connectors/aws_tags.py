@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from connectors.errors import SourceError
-from connectors.settings import S3_MAX_ATTEMPTS, S3_RETRY_MODE, TAGGING_PAGE_SIZE
+from connectors.settings import AWS_MAX_ATTEMPTS, AWS_RETRY_MODE, TAGGING_PAGE_SIZE
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class TaggedResource:
     tags: dict[str, str]
 
 
-def tagging_client(region: str, endpoint_url: str | None):  # noqa: ANN201 - botocore builds the class at run time
+def tagging_client(region: str, endpoint_url: str | None) -> Any:
     """A `resourcegroupstaggingapi` client from the standard credential chain, retrying throttling."""
     import boto3
     from botocore.config import Config
@@ -32,7 +33,7 @@ def tagging_client(region: str, endpoint_url: str | None):  # noqa: ANN201 - bot
         "resourcegroupstaggingapi",
         region_name=region,
         endpoint_url=endpoint_url,
-        config=Config(retries={"mode": S3_RETRY_MODE, "max_attempts": S3_MAX_ATTEMPTS}),
+        config=Config(retries={"mode": AWS_RETRY_MODE, "max_attempts": AWS_MAX_ATTEMPTS}),
     )
 
 

@@ -11,13 +11,13 @@ import gzip
 import hashlib
 import shutil
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 from connectors.errors import SourceError
-from connectors.settings import S3_MAX_ATTEMPTS, S3_RETRY_MODE
+from connectors.settings import AWS_MAX_ATTEMPTS, AWS_RETRY_MODE
 
 COPY_CHUNK_BYTES = 8 * 1024 * 1024
 
@@ -148,7 +148,7 @@ def _cached_path(cache_dir: Path, cache_key: str, stored: StoredObject) -> Path:
     return folder / f"{version}-{_decompressed_name(stored.key)}"
 
 
-def s3_client(endpoint_url: str | None):  # noqa: ANN201 - botocore builds the client class at run time
+def s3_client(endpoint_url: str | None) -> Any:
     """An S3 client from the standard credential chain, retrying throttling with backoff."""
     import boto3
     from botocore.config import Config
@@ -156,7 +156,7 @@ def s3_client(endpoint_url: str | None):  # noqa: ANN201 - botocore builds the c
     return boto3.session.Session().client(
         "s3",
         endpoint_url=endpoint_url,
-        config=Config(retries={"mode": S3_RETRY_MODE, "max_attempts": S3_MAX_ATTEMPTS}),
+        config=Config(retries={"mode": AWS_RETRY_MODE, "max_attempts": AWS_MAX_ATTEMPTS}),
     )
 
 
@@ -180,7 +180,8 @@ class S3ExportStore:
         self._client = None
 
     @property
-    def client(self):  # noqa: ANN201 - a botocore client
+    def client(self) -> Any:
+        """The boto3 S3 client, built on first use (never at construction or import)."""
         if self._client is None:
             self._client = s3_client(self.endpoint_url)
         return self._client
@@ -191,7 +192,8 @@ class S3ExportStore:
     def describe(self, key: str = "") -> str:
         return f"s3://{self.bucket}/{self._full_key(key)}"
 
-    def _call(self, what: str, key: str, function, **kwargs):  # noqa: ANN001, ANN202
+    def _call(self, what: str, key: str, function: Callable[..., Any], **kwargs: object) -> Any:
+        """Calls a client method; AWS errors become a SourceError naming bucket, key and code."""
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:

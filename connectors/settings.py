@@ -20,6 +20,6 @@ PARQUET_MONTH_FOLDER = re.compile(r"^month=(\d{1,2})$")
 PARQUET_STATUS_READY = "READY"
 
 # botocore's adaptive mode backs off exponentially on throttling and rate-limits the client.
-S3_RETRY_MODE = "adaptive"
-S3_MAX_ATTEMPTS = 10
+AWS_RETRY_MODE = "adaptive"
+AWS_MAX_ATTEMPTS = 10
 TAGGING_PAGE_SIZE = 100

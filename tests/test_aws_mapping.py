@@ -193,3 +193,13 @@ def test_arns_and_bare_ids_normalize_to_the_same_key(resource_id: str, tmp_path)
     with duckdb.connect(str(tmp_path / "w.duckdb")) as conn:
         create_schema(conn)
         assert conn.execute("select normalize_resource_id($id)", {"id": resource_id}).fetchone() == ("i-0a1b2c3d4e5f60718",)
+
+
+def test_service_category_comes_from_the_service_code_lookup() -> None:
+    rows = normalize([
+        line("Usage", 1.0, line_item_product_code="AmazonSageMaker"),
+        line("Usage", 1.0, line_item_product_code="AmazonS3"),
+        # Not in the lookup: from its cost category, `other` here.
+        line("Usage", 1.0, line_item_product_code="AmazonNotInTheTable"),
+    ])
+    assert [r["ServiceCategory"] for r in rows] == ["AI and Machine Learning", "Storage", "Other"]

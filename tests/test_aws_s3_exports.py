@@ -149,6 +149,11 @@ def test_cur2_export_with_two_executions_and_a_multi_file_period_runs_the_whole_
         diffs = conn.execute(
             "select rows_raw_focus_diff, billed_raw_focus_diff, billed_focus_allocated_diff from reconciliation"
         ).fetchall()
+        source_files = conn.execute("select distinct x_SourceFile from focus_line_items order by 1").fetchall()
+        loaded_files = conn.execute("select files from loads where status = 'loaded'").fetchall()
+    execution = f"s3://{bucket.bucket}/exports/cur2/data/BILLING_PERIOD=2026-10/20261102T000000Z-exec-2"
+    expected_files = [f"{execution}/cur2-00001.snappy.parquet", f"{execution}/cur2-00002.snappy.parquet"]
+    assert source_files == [(f,) for f in expected_files] and loaded_files == [(expected_files,)]
     assert by_run == [("llm-7b-pt-r1", total(new_1)), (None, total(new_2))]
     assert diffs == [(0, 0, 0)]
     cached = sorted(p.name for p in (tmp_path / ".runledger" / "cache" / "aws-main").rglob("*.parquet"))

@@ -22,7 +22,7 @@ from pipelines.ingest.focus_schema import (
     service_category_from_cost_category,
     to_focus_columns,
 )
-from pipelines.ingest.mappings import CategoryRule, cost_category_expr, with_gpu_count
+from pipelines.ingest.mappings import CategoryRule, aws_service_categories, cost_category_expr, with_gpu_count
 
 PROVIDER = "Amazon Web Services"
 REQUIRED_COLUMNS = (
@@ -280,7 +280,12 @@ def normalize_cur2(
         # A line for usage before its billing period corrects an already-invoiced period.
         pl.when(pl.col("ChargePeriodStart") < pl.col("BillingPeriodStart")).then(pl.lit("Correction")).alias("ChargeClass"),
         cost_category_expr(category_rules).alias("x_CostCategory"),
-    ).with_columns(service_category_from_cost_category().alias("ServiceCategory"))
+    ).with_columns(
+        pl.coalesce(
+            pl.col("_service_key").replace_strict(aws_service_categories(), default=None, return_dtype=pl.String),
+            service_category_from_cost_category(),
+        ).alias("ServiceCategory")
+    )
     with_gpus = with_gpu_count(categorized)
     return to_focus_columns(
         with_gpus.with_columns(

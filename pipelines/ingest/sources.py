@@ -78,8 +78,10 @@ class AwsExportReader:
         delivery = self.client.delivery(billing_period)
         source_format = AWS_SOURCE_FORMATS[delivery.export_format]
         warnings: tuple[str, ...] = ()
+        # Rows name the file they came from as the user knows it (an s3:// URI), not the cache.
+        location_of = pl.col("_source_file").replace(dict(zip(map(str, delivery.files), delivery.locations)))
         if delivery.export_format == "aws_focus":
-            raw = focus_files.scan_focus(delivery.files)
+            raw = focus_files.scan_focus(delivery.files).with_columns(location_of)
             rows, billed = focus_files.raw_control_totals(raw, billing_period)
             frame = focus_files.normalize_focus(
                 raw, source_name=self.name, category_rules=rules, ingested_at=ingested_at, source_format=source_format
@@ -90,6 +92,7 @@ class AwsExportReader:
             else:
                 legacy = aws_legacy_cur.scan_legacy(delivery.files, delivery.export_format)
                 raw, warnings = legacy.frame, legacy.warnings
+            raw = raw.with_columns(location_of)
             rows, billed = aws_cur2.control_totals(raw)
             frame = aws_cur2.normalize_cur2(
                 raw,
@@ -105,7 +108,7 @@ class AwsExportReader:
             source_format=source_format,
             billing_period=billing_period,
             delivery=_with_mapping(delivery.identity, rules),
-            files=tuple(str(f) for f in delivery.files),
+            files=delivery.locations,
             raw_rows=rows,
             raw_billed_cost=billed,
             frame=frame,

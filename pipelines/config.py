@@ -39,6 +39,13 @@ class AwsCurSource(_Strict):
     uri: str
     endpoint_url: str | None = None
 
+    @field_validator("uri")
+    @classmethod
+    def _s3_bucket(cls, uri: str) -> str:
+        if uri.startswith("s3://") and not uri[len("s3://"):].split("/", 1)[0]:
+            raise ValueError("an s3:// URI needs a bucket: s3://bucket/prefix/report-or-export-name")
+        return uri
+
     @property
     def is_local(self) -> bool:
         return not self.uri.startswith("s3://")

@@ -258,3 +258,75 @@ def test_tag_snapshots_read_every_page_of_every_region(tmp_path: Path, moto_endp
     assert snapshots == [(first, "eu-west-1", 7), (first, "us-east-1", 130), (second, "eu-west-1", 7), (second, "us-east-1", 130)]
     assert keys == set(east_ids + west_ids)  # ARNs reduce to the bare ids the CUR uses
     assert duplicated == 0 and cost_center == [("research",)]
+
+
+class ThrottlingProxy:
+    """An HTTP proxy in front of the moto server that answers the first GETs of every data file
+    with S3's `503 SlowDown`, as S3 does under request-rate pressure."""
+
+    def __init__(self, upstream: str, throttled_per_key: int) -> None:
+        import http.server
+        import threading
+        import urllib.error
+        import urllib.request
+
+        self.throttled: dict[str, int] = {}
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _forward(self) -> None:
+                path = self.path.split("?", 1)[0]
+                if self.command == "GET" and path.endswith(".parquet"):
+                    seen = proxy.throttled.get(path, 0)
+                    if seen < throttled_per_key:
+                        proxy.throttled[path] = seen + 1
+                        body = b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
+                        self.send_response(503)
+                        self.send_header("Content-Length", str(len(body)))
+                        self.end_headers()
+                        self.wfile.write(body)
+                        return
+                length = int(self.headers.get("Content-Length") or 0)
+                request = urllib.request.Request(
+                    upstream + self.path, data=self.rfile.read(length) if length else None, method=self.command,
+                    headers={k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")},
+                )
+                try:
+                    with urllib.request.urlopen(request) as response:
+                        status, headers, body = response.status, response.headers, response.read()
+                except urllib.error.HTTPError as error:
+                    status, headers, body = error.code, error.headers, error.read()
+                self.send_response(status)
+                for name, value in headers.items():
+                    if name.lower() not in ("content-length", "transfer-encoding", "connection", "server", "date"):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+
+            do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = _forward  # noqa: N815 - http.server's names
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_throttled_downloads_are_retried_with_backoff(tmp_path: Path, bucket: BucketSink, moto_endpoint: str) -> None:
+    files = [lines(OCTOBER, "t1", ["1.01", "2.02"]), lines(OCTOBER, "t2", ["3.03"])]
+    write_cur2_delivery(bucket, "exports", "cur2", OCTOBER, "exec-1", files, bucket=bucket.bucket)
+    proxy = ThrottlingProxy(moto_endpoint, throttled_per_key=2)
+    with proxy as endpoint:
+        ingest(config_for(tmp_path, bucket, endpoint, "exports/cur2"), OCTOBER)
+    assert sorted(proxy.throttled.values()) == [2, 2]  # both data files were refused twice, then read
+    assert period_totals(warehouse(tmp_path)) == {"2026-10": (3, total(files[0] + files[1]))}

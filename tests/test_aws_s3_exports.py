@@ -9,7 +9,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from datetime import date
-from decimal import Decimal
 from pathlib import Path
 
 import boto3

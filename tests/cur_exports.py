@@ -98,7 +98,7 @@ LEGACY_HEADERS = [
     "bill/BillingPeriodEndDate", "lineItem/UsageAccountId", "lineItem/LineItemType", "lineItem/UsageStartDate",
     "lineItem/UsageEndDate", "lineItem/ProductCode", "lineItem/UsageType", "lineItem/ResourceId",
     "lineItem/UsageAmount", "lineItem/CurrencyCode", "lineItem/UnblendedCost", "product/ProductName",
-    "product/region", "pricing/term", "resourceTags/user:training_run",
+    "product/region", "product/instanceType", "pricing/term", "resourceTags/user:training_run",
 ]
 
 
@@ -114,7 +114,7 @@ def legacy_csv(items: list[Line], compression: str = "gz") -> bytes:
             f"{line.period:%Y-%m-%d}T00:00:00.000Z", f"{end:%Y-%m-%d}T00:00:00.000Z", "111122223333",
             line.line_type, f"{line.start:%Y-%m-%dT%H:%M:%S}.000Z", f"{line.end:%Y-%m-%dT%H:%M:%S}.000Z",
             "AmazonEC2", "USE1-BoxUsage:p5.48xlarge", line.resource_id, "1.0", "USD", line.cost,
-            "Amazon Elastic Compute Cloud", "us-east-1", "OnDemand", line.training_run,
+            "Amazon Elastic Compute Cloud", "us-east-1", "p5.48xlarge", "OnDemand", line.training_run,
         ])
     raw = text.getvalue().encode()
     if compression == "gz":
@@ -162,7 +162,8 @@ def write_legacy_delivery(
     return keys
 
 
-def _cur2_table(items: list[Line], athena: bool = False) -> pa.Table:
+def cur2_table(items: list[Line], athena: bool = False) -> pa.Table:
+    """CUR 2.0 Parquet columns (or, with `athena`, legacy Parquet ones with tag columns)."""
     rows = []
     for line in items:
         row = {
@@ -210,8 +211,8 @@ def write_cur2_delivery(
     folder = f"{prefix}/{export}/data/{partition}/20261102T000000Z-{execution}"
     keys = [f"{folder}/{export}-{number:05d}.snappy.parquet" for number in range(1, len(files) + 1)]
     for key, items in zip(keys, files):
-        sink.put(key, parquet_bytes(_cur2_table(items)))
-    columns = [{"name": n, "type": "string"} for n in _cur2_table(files[0]).column_names]
+        sink.put(key, parquet_bytes(cur2_table(items)))
+    columns = [{"name": n, "type": "string"} for n in cur2_table(files[0]).column_names]
     sink.put(f"{prefix}/{export}/metadata/{partition}/{export}-Manifest.json", json.dumps({
         "executionId": execution,
         "exportArn": f"arn:aws:bcm-data-exports:us-east-1:111122223333:export/{export}",
@@ -226,7 +227,7 @@ def write_athena_delivery(sink: Sink, prefix: str, report: str, period: date, fi
     folder = f"{prefix}/{report}/{report}/year={period.year}/month={period.month}"
     keys = [f"{folder}/{report}-{number:05d}.snappy.parquet" for number in range(1, len(files) + 1)]
     for key, items in zip(keys, files):
-        sink.put(key, parquet_bytes(_cur2_table(items, athena=True)))
+        sink.put(key, parquet_bytes(cur2_table(items, athena=True)))
     return keys
 
 

@@ -6,6 +6,7 @@ Each line's expected FOCUS values are worked out by hand from the CUR semantics 
 
 from datetime import datetime
 from decimal import Decimal
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -184,15 +185,24 @@ def test_net_savings_plan_effective_cost_is_preferred() -> None:
     assert (rows[0]["BilledCost"], rows[0]["EffectiveCost"]) == (D("31.7894"), D("19.4"))
 
 
-@pytest.mark.parametrize("resource_id", [INSTANCE, "i-0a1b2c3d4e5f60718"])
-def test_arns_and_bare_ids_normalize_to_the_same_key(resource_id: str, tmp_path) -> None:
+@pytest.mark.parametrize(
+    ("resource_id", "key"),
+    [
+        (INSTANCE, "i-0a1b2c3d4e5f60718"),
+        ("i-0a1b2c3d4e5f60718", "i-0a1b2c3d4e5f60718"),
+        ("arn:aws:s3:::ckpt-7b", "ckpt-7b"),
+        ("ckpt-7b", "ckpt-7b"),
+        ("arn:aws:ec2:us-east-1:111122223333:volume/vol-0123456789abcdef0", "vol-0123456789abcdef0"),
+    ],
+)
+def test_arns_and_bare_ids_normalize_to_the_same_key(resource_id: str, key: str, tmp_path: Path) -> None:
     import duckdb
 
     from pipelines.warehouse import create_schema
 
     with duckdb.connect(str(tmp_path / "w.duckdb")) as conn:
         create_schema(conn)
-        assert conn.execute("select normalize_resource_id($id)", {"id": resource_id}).fetchone() == ("i-0a1b2c3d4e5f60718",)
+        assert conn.execute("select normalize_resource_id($id)", {"id": resource_id}).fetchone() == (key,)
 
 
 def test_service_category_comes_from_the_service_code_lookup() -> None:

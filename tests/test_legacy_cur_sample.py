@@ -11,12 +11,13 @@ from decimal import Decimal
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 
 from pipelines.ingest.aws_legacy_cur import parquet_column_name, scan_legacy
 from pipelines.nightly import run_nightly
 from tests.conftest import FIXTURES, write_config
-from tests.cur_exports import FolderSink, ingest, lines, period_totals, total, write_legacy_delivery
+from tests.cur_exports import FolderSink, cur2_table, ingest, lines, period_totals, total, write_legacy_delivery
 from tests.test_focus_sample import as_money
 
 SAMPLE = FIXTURES / "aws_legacy_cur_csv_anonymous_2023-11.csv"
@@ -129,3 +130,26 @@ def test_overwrite_mode_in_a_local_folder_replaces_the_period(tmp_path: Path) ->
     write_legacy_delivery(sink, "cur", "r", period, None, [second])
     ingest(config, period)
     assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2026-10": (2, total(second))}
+    with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
+        # Two p5.48xlarge instance-hours (8 GPUs each), from the legacy product/instanceType column.
+        assert conn.execute("select sum(x_GpuHours), any_value(x_InstanceType) from focus_line_items").fetchone() == (
+            Decimal(16), "p5.48xlarge",
+        )
+
+
+def test_a_legacy_manifest_listing_parquet_report_files(tmp_path: Path) -> None:
+    period = date(2026, 10, 1)
+    first, second = lines(period, "p", ["0.5", "1.25"], training_run="llm-7b-pt-r1"), lines(period, "q", ["2"])
+    folder = tmp_path / "cur" / "pq" / "20261001-20261101"
+    keys = []
+    for number, items in enumerate((first, second), start=1):
+        key = f"20261001-20261101/asm-1/pq-{number}.snappy.parquet"
+        (tmp_path / "cur" / "pq" / key).parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(cur2_table(items, athena=True), tmp_path / "cur" / "pq" / key)
+        keys.append(f"billing/cur/pq/{key}")
+    (folder / "pq-Manifest.json").write_text(json.dumps({"assemblyId": "asm-1", "reportKeys": keys}))
+    ingest(write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: cur/pq}\n"), period)
+    assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2026-10": (3, total(first + second))}
+    with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
+        formats = conn.execute("select x_SourceFormat, count(*) filter (where Tags['user_training_run'] = 'llm-7b-pt-r1') from focus_line_items group by 1").fetchall()
+    assert formats == [("aws_legacy_parquet", 2)]

@@ -151,5 +151,8 @@ def test_a_legacy_manifest_listing_parquet_report_files(tmp_path: Path) -> None:
     ingest(write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: cur/pq}\n"), period)
     assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2026-10": (3, total(first + second))}
     with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
-        formats = conn.execute("select x_SourceFormat, count(*) filter (where Tags['user_training_run'] = 'llm-7b-pt-r1') from focus_line_items group by 1").fetchall()
+        formats = conn.execute(
+            "select x_SourceFormat, count(*) filter (where Tags['user_training_run'] = 'llm-7b-pt-r1') "
+            "from focus_line_items group by 1"
+        ).fetchall()
     assert formats == [("aws_legacy_parquet", 2)]

@@ -28,7 +28,10 @@ def resource_tag_snapshots(context: dg.AssetExecutionContext, runledger: RunLedg
                 snapshot_at,
                 config.warehouse_path.parent / "staging",
             )
-            context.log.info(f"{source.name}: {counts[source.name]:,} resources in {', '.join(source.regions)} at {snapshot_at:%Y-%m-%d %H:%M:%S} UTC")
+            context.log.info(
+                f"{source.name}: {counts[source.name]:,} resources in {', '.join(source.regions)} "
+                f"at {snapshot_at:%Y-%m-%d %H:%M:%S} UTC"
+            )
     return dg.MaterializeResult(
         metadata={
             "resources": dg.MetadataValue.int(sum(counts.values())),

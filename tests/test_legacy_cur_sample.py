@@ -14,6 +14,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from connectors.errors import SourceError
 from pipelines.ingest.aws_legacy_cur import parquet_column_name, scan_legacy
 from pipelines.nightly import run_nightly
 from tests.conftest import FIXTURES, write_config
@@ -156,3 +157,19 @@ def test_a_legacy_manifest_listing_parquet_report_files(tmp_path: Path) -> None:
             "from focus_line_items group by 1"
         ).fetchall()
     assert formats == [("aws_legacy_parquet", 2)]
+
+
+def test_a_truncated_gzip_fails_naming_the_file_and_keeps_the_loaded_period(tmp_path: Path) -> None:
+    sink = FolderSink(tmp_path / "exports")
+    period = date(2026, 10, 1)
+    good = lines(period, "g", ["9.99", "0.01"])
+    write_legacy_delivery(sink, "cur", "r", period, "asm-1", [good])
+    config = write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: exports/cur/r}\n")
+    ingest(config, period)
+
+    keys = write_legacy_delivery(sink, "cur", "r", period, "asm-2", [lines(period, "h", ["5"] * 28)])
+    truncated = tmp_path / "exports" / keys[0]
+    truncated.write_bytes(truncated.read_bytes()[:60])
+    with pytest.raises(SourceError, match=rf"{truncated}: cannot decompress"):
+        ingest(config, period)
+    assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2026-10": (2, total(good))}

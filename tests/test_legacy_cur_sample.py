@@ -173,3 +173,24 @@ def test_a_truncated_gzip_fails_naming_the_file_and_keeps_the_loaded_period(tmp_
     with pytest.raises(SourceError, match=rf"{truncated}: cannot decompress"):
         ingest(config, period)
     assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2026-10": (2, total(good))}
+
+
+@pytest.mark.parametrize(
+    ("start", "cost", "expected"),
+    [
+        ("yesterday", "1.25", r"column 'line_item_usage_start_date' .*\[\"yesterday\"\]"),
+        ("2026-10-02T00:00:00Z", "1,25", r"to `decimal.*\[\"1,25\"\]"),
+    ],
+)
+def test_a_bad_value_names_the_file_column_and_value(tmp_path: Path, start: str, cost: str, expected: str) -> None:
+    folder = tmp_path / "cur" / "r" / "20261001-20261101"
+    folder.mkdir(parents=True)
+    (folder / "r-1.csv").write_text(
+        "bill/PayerAccountId,bill/BillingPeriodStartDate,lineItem/LineItemType,lineItem/UnblendedCost,"
+        "lineItem/UsageStartDate,lineItem/UsageEndDate,lineItem/CurrencyCode,lineItem/UsageAccountId\n"
+        f'1,2026-10-01T00:00:00Z,Usage,"{cost}",{start},2026-10-02T01:00:00Z,USD,1\n'
+    )
+    (folder / "r-Manifest.json").write_text(json.dumps({"assemblyId": "a1", "reportKeys": ["p/r/20261001-20261101/r-1.csv"]}))
+    config = write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: cur/r}\n")
+    with pytest.raises(SourceError, match=rf"{folder / 'r-1.csv'}: conversion .*{expected}"):
+        ingest(config, date(2026, 10, 1))

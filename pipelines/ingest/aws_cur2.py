@@ -33,6 +33,7 @@ REQUIRED_COLUMNS = (
     "line_item_usage_end_date",
     "line_item_currency_code",
 )
+TIMESTAMP_COLUMNS = ("bill_billing_period_start_date", "line_item_usage_start_date", "line_item_usage_end_date")
 USAGE_TYPES = ("Usage", "DiscountedUsage", "SavingsPlanCoveredUsage")
 CHARGE_CATEGORY = {
     "Usage": "Usage",
@@ -80,8 +81,16 @@ def raw_control_totals(files: Sequence[Path]) -> tuple[int, object]:
 
 
 def control_totals(frame: pl.LazyFrame) -> tuple[int, object]:
-    """Row count and Σ coalesce(net unblended, unblended) of a frame with the CUR 2.0 columns."""
-    totals = frame.select(pl.len().alias("rows"), _billed_cost(frame).sum().alias("billed")).collect()
+    """Row count and Σ coalesce(net unblended, unblended) of a frame with the CUR 2.0 columns.
+
+    The pass also reads the required timestamps, so a value that is not a number or a timestamp
+    fails here, before anything is staged.
+    """
+    totals = frame.select(
+        pl.len().alias("rows"),
+        _billed_cost(frame).sum().alias("billed"),
+        *[pl.col(name).max() for name in TIMESTAMP_COLUMNS],
+    ).collect()
     return int(totals["rows"][0]), totals["billed"][0]
 
 

@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 import polars as pl
 
 from connectors.aws_cur import CurExportClient, local_export_client, s3_export_client
+from connectors.errors import SourceError
 from connectors.local_files import list_export_files
 from connectors.settings import FOCUS_SUFFIXES, GCP_EXPORT_SUFFIXES
 from pipelines.config import AwsCurSource, BillingSource, ConfigError, FocusSource, GcpBillingSource, RunLedgerConfig
@@ -93,7 +94,11 @@ class AwsExportReader:
                 legacy = aws_legacy_cur.scan_legacy(delivery.files, delivery.export_format)
                 raw, warnings = legacy.frame, legacy.warnings
             raw = raw.with_columns(location_of)
-            rows, billed = aws_cur2.control_totals(raw)
+            try:
+                rows, billed = aws_cur2.control_totals(raw)
+            except pl.exceptions.PolarsError as error:
+                first_line = str(error).strip().splitlines()[0]
+                raise SourceError(f"{delivery.manifest}: files {', '.join(delivery.locations)}: {first_line}") from None
             frame = aws_cur2.normalize_cur2(
                 raw,
                 source_name=self.name,

@@ -22,6 +22,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -189,11 +190,16 @@ def _identity(manifest: str, manifest_bytes: bytes, objects: tuple[StoredObject,
 
 
 class AwsExportClient:
-    """Any AWS billing export layout in an `ExportStore` (a local folder or an S3 prefix)."""
+    """Any AWS billing export layout in an `ExportStore` (a local folder or an S3 prefix).
+
+    The layout and the period folders are listed once per client (a client lives for one ingest
+    step); manifests and data file versions are read on every `plan`.
+    """
 
     def __init__(self, store: ExportStore) -> None:
         self.store = store
 
+    @cached_property
     def layout(self) -> str:
         """The export layout, detected from the root's folders.
 
@@ -215,12 +221,16 @@ class AwsExportClient:
 
     # ---- periods -------------------------------------------------------------------------
     def billing_periods(self) -> list[date]:
-        layout = self.layout()
-        if layout == DATA_EXPORTS:
-            return sorted(self._data_export_folders())
-        if layout == LEGACY_MANIFESTS:
-            return sorted(self._legacy_folders())
-        return sorted(self._athena_folders())
+        return sorted(self.period_folders)
+
+    @cached_property
+    def period_folders(self) -> dict[date, str]:
+        """Each billing period with a delivery and the folder holding its manifest (or data)."""
+        if self.layout == DATA_EXPORTS:
+            return self._data_export_folders()
+        if self.layout == LEGACY_MANIFESTS:
+            return self._legacy_folders()
+        return self._athena_folders()
 
     def _manifests_in(self, folder: str, suffix: str) -> list[StoredObject]:
         return [o for o in self.store.objects(folder, recursive=False) if o.key.endswith(suffix)]
@@ -267,10 +277,9 @@ class AwsExportClient:
 
     # ---- the latest delivery of a period ---------------------------------------------------
     def plan(self, billing_period: date) -> DeliveryPlan:
-        layout = self.layout()
-        if layout == DATA_EXPORTS:
+        if self.layout == DATA_EXPORTS:
             return self._data_export_plan(billing_period)
-        if layout == LEGACY_MANIFESTS:
+        if self.layout == LEGACY_MANIFESTS:
             return self._legacy_plan(billing_period)
         return self._athena_plan(billing_period)
 
@@ -290,7 +299,7 @@ class AwsExportClient:
             raise SourceError(f"manifest {manifest} lists {listed}, but {error}") from None
 
     def _data_export_plan(self, billing_period: date) -> DeliveryPlan:
-        manifest = self._single_manifest(self._data_export_folders().get(billing_period), CUR2_MANIFEST_SUFFIX, billing_period)
+        manifest = self._single_manifest(self.period_folders.get(billing_period), CUR2_MANIFEST_SUFFIX, billing_period)
         where = self.store.describe(manifest.key)
         content = self.store.read_bytes(manifest.key)
         execution_id, data_files, columns = parse_manifest(content, where)
@@ -306,7 +315,7 @@ class AwsExportClient:
         )
 
     def _legacy_plan(self, billing_period: date) -> DeliveryPlan:
-        folder = self._legacy_folders().get(billing_period)
+        folder = self.period_folders.get(billing_period)
         manifest = self._single_manifest(folder, LEGACY_MANIFEST_SUFFIX, billing_period)
         where = self.store.describe(manifest.key)
         content = self.store.read_bytes(manifest.key)
@@ -357,7 +366,7 @@ class AwsExportClient:
                 f"{self.store.describe(PARQUET_STATUS_FOLDER)} says {status}: AWS is rewriting the export; "
                 "it is read once the status is READY again"
             )
-        folder = self._athena_folders().get(billing_period)
+        folder = self.period_folders.get(billing_period)
         objects = tuple(o for o in self.store.objects(folder) if o.key.endswith(".parquet")) if folder else ()
         if not objects:
             raise SourceError(f"{self.store.describe()}: no Parquet files for billing period {billing_period:%Y-%m}")

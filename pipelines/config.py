@@ -54,6 +54,13 @@ class AwsCurSource(_Strict):
     uri: str
     endpoint_url: str | None = None
 
+    @field_validator("uri")
+    @classmethod
+    def _s3_bucket(cls, uri: str) -> str:
+        if uri.startswith("s3://") and not uri[len("s3://"):].split("/", 1)[0]:
+            raise ValueError("an s3:// URI needs a bucket: s3://bucket/prefix/report-or-export-name")
+        return uri
+
     @property
     def is_local(self) -> bool:
         return not self.uri.startswith("s3://")
@@ -93,7 +100,7 @@ class AwsTagsSource(_Strict):
 
     name: str
     kind: Literal["aws_tags"]
-    regions: list[str]
+    regions: list[str] = Field(min_length=1)
     endpoint_url: str | None = None
 
 

@@ -22,11 +22,12 @@ from pipelines.reports.assets import post_mortem_reports
 from pipelines.resources import RunLedgerResource
 from pipelines.schedules import build_nightly_schedule
 from pipelines.sensors import build_delivery_sensor
+from pipelines.tags.assets import resource_tag_snapshots
 
 NIGHTLY_JOB = "runledger_nightly"
 # Runs of the nightly job write one DuckDB file: dagster.yaml allows one such run at a time.
 WAREHOUSE_RUN_TAG = {"runledger/warehouse": "writer"}
-PRE_PARTITION_ASSETS = [run_registry, budget_baselines]
+PRE_PARTITION_ASSETS = [run_registry, budget_baselines, resource_tag_snapshots]
 POST_PARTITION_ASSETS = [run_costs, unattributed_costs, reconciliation, budget_variance, budget_alerts, post_mortem_reports]
 
 

@@ -12,7 +12,7 @@ create table if not exists loads (
     loaded_billed_cost decimal(38, 10),
     loaded_effective_cost decimal(38, 10),
     currency varchar,
-    status varchar not null,        -- loaded | failed
+    status varchar not null,        -- loaded | failed | unchanged (delivery already loaded) | not_ready
     error varchar,
     started_at timestamp not null,
     finished_at timestamp,

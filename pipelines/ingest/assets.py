@@ -10,12 +10,20 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import dagster as dg
+import duckdb
 
+from connectors.aws_cur import DeliveryNotReady
 from pipelines.config import BillingSource, ConfigError, RunLedgerConfig
 from pipelines.ingest.drift import column_drift
-from pipelines.ingest.load import LoadResult, record_read_failure, replace_period
-from pipelines.ingest.mappings import read_category_rules
-from pipelines.ingest.sources import BillingSourceReader, reader_for
+from pipelines.ingest.load import (
+    LoadResult,
+    loaded_delivery,
+    record_read_failure,
+    record_skipped_load,
+    replace_period,
+)
+from pipelines.ingest.mappings import CategoryRule, read_category_rules
+from pipelines.ingest.sources import BillingSourceReader, DeliveryIdentifying, reader_for
 from pipelines.partitions import billing_period_of, billing_periods
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.retries import retry_request
@@ -57,6 +65,35 @@ def _find_source(config: RunLedgerConfig, source_name: str) -> BillingSource:
     )
 
 
+def _skip_delivery(
+    context: dg.AssetExecutionContext,
+    conn: duckdb.DuckDBPyConnection,
+    reader: DeliveryIdentifying,
+    source: BillingSource,
+    billing_period: date,
+    rules: list[CategoryRule],
+) -> str | None:
+    """Why the period is not reloaded (recorded in `loads`), or None to load it: its latest
+    delivery is the one already loaded, or the export is being rewritten and must not be read;
+    either way the period's rows stay."""
+    try:
+        delivery = reader.delivery_identity(billing_period, rules)
+    except DeliveryNotReady as error:
+        record_skipped_load(conn, source.name, source.kind, billing_period, delivery=None, status="not_ready", reason=str(error))
+        context.log.warning(f"{source.name} {billing_period:%Y-%m}: not loaded, previous rows kept: {error}")
+        return "not ready"
+    except Exception as error:
+        record_read_failure(conn, source.name, source.kind, billing_period, error)
+        raise
+    if delivery != loaded_delivery(conn, source.name, billing_period):
+        return None
+    record_skipped_load(
+        conn, source.name, source.kind, billing_period, delivery=delivery, status="unchanged", reason="delivery already loaded"
+    )
+    context.log.info(f"{source.name} {billing_period:%Y-%m}: delivery unchanged since its last load ({delivery})")
+    return "unchanged"
+
+
 def _load(
     context: dg.AssetExecutionContext, runledger: RunLedgerResource, source_name: str, full_refresh: bool
 ) -> tuple[LoadResult | None, list[dg.AssetCheckResult]]:
@@ -68,14 +105,24 @@ def _load(
     with runledger.warehouse(config) as conn:
         reader = reader_for(source, config, warehouse=conn, full_refresh=full_refresh)
         delivered_periods = reader.billing_periods()
-        if billing_period in delivered_periods:
-            rules = read_category_rules(config.cost_categories_path)
+        rules = read_category_rules(config.cost_categories_path)
+        skipped = None
+        if billing_period in delivered_periods and not full_refresh and isinstance(reader, DeliveryIdentifying):
+            skipped = _skip_delivery(context, conn, reader, source, billing_period, rules)
+        if skipped:
+            drift = dg.AssetCheckResult(
+                check_name=SCHEMA_DRIFT_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+                metadata={"delivery": f"{skipped}: not read for {billing_period:%Y-%m}"},
+            )
+        elif billing_period in delivered_periods:
             ingested_at = datetime.now(timezone.utc).replace(tzinfo=None)
             try:
                 batch = reader.batch(billing_period, rules, ingested_at)
             except Exception as error:
                 record_read_failure(conn, source.name, source.kind, billing_period, error)
                 raise
+            for warning in batch.warnings:
+                context.log.warning(f"{source.name} {billing_period:%Y-%m}: {warning}")
             result = replace_period(conn, batch, config.warehouse_path.parent / "staging")
             context.log.info(
                 f"{source.name} {billing_period:%Y-%m}: loaded {result.rows:,} line items from {result.files} files, "

@@ -22,7 +22,7 @@ from pipelines.ingest.focus_schema import (
     service_category_from_cost_category,
     to_focus_columns,
 )
-from pipelines.ingest.mappings import CategoryRule, cost_category_expr, with_gpu_count
+from pipelines.ingest.mappings import CategoryRule, aws_service_categories, cost_category_expr, with_gpu_count
 
 PROVIDER = "Amazon Web Services"
 REQUIRED_COLUMNS = (
@@ -33,6 +33,7 @@ REQUIRED_COLUMNS = (
     "line_item_usage_end_date",
     "line_item_currency_code",
 )
+TIMESTAMP_COLUMNS = ("bill_billing_period_start_date", "line_item_usage_start_date", "line_item_usage_end_date")
 USAGE_TYPES = ("Usage", "DiscountedUsage", "SavingsPlanCoveredUsage")
 CHARGE_CATEGORY = {
     "Usage": "Usage",
@@ -76,8 +77,20 @@ def scan_cur2(files: Sequence[Path]) -> pl.LazyFrame:
 
 def raw_control_totals(files: Sequence[Path]) -> tuple[int, object]:
     """Row count and Σ coalesce(net unblended, unblended) read straight from the raw files."""
-    frame = scan_cur2(files)
-    totals = frame.select(pl.len().alias("rows"), _billed_cost(frame).sum().alias("billed")).collect()
+    return control_totals(scan_cur2(files))
+
+
+def control_totals(frame: pl.LazyFrame) -> tuple[int, object]:
+    """Row count and Σ coalesce(net unblended, unblended) of a frame with the CUR 2.0 columns.
+
+    The pass also reads the required timestamps, so a value that is not a number or a timestamp
+    fails here, before anything is staged.
+    """
+    totals = frame.select(
+        pl.len().alias("rows"),
+        _billed_cost(frame).sum().alias("billed"),
+        *[pl.col(name).max() for name in TIMESTAMP_COLUMNS],
+    ).collect()
     return int(totals["rows"][0]), totals["billed"][0]
 
 
@@ -125,20 +138,41 @@ def _effective_cost(names: set[str]) -> pl.Expr:
         .when(line_type == "DiscountedUsage").then(ri_effective)
         .when(line_type == "RIFee").then(ri_unused)
         .when((line_type == "Fee") & has_reservation).then(zero)
-        .when((line_type == "Refund") & (pl.col("line_item_product_code") == "ComputeSavingsPlans")).then(zero)
+        .when((line_type == "Refund") & (_column(names, "line_item_product_code") == "ComputeSavingsPlans").fill_null(False)).then(zero)
         .otherwise(pl.col("BilledCost"))
     )
 
 
 def _charge_category(names: set[str]) -> pl.Expr:
+    """FOCUS ChargeCategory; a refund keeps the category of what it refunds (FOCUS 1.2): tax
+    (the line has a tax type), a commitment purchase (Savings Plan product or a reservation), or
+    usage."""
     line_type = pl.col("line_item_line_item_type")
-    refunded_purchase = (pl.col("line_item_product_code") == "ComputeSavingsPlans") | blank_to_null(
+    refunded_purchase = (_column(names, "line_item_product_code") == "ComputeSavingsPlans").fill_null(False) | blank_to_null(
         _column(names, "reservation_reservation_a_r_n")
     ).is_not_null()
+    refunded_tax = blank_to_null(_column(names, "line_item_tax_type")).is_not_null()
     return (
         pl.when(line_type == "Refund")
-        .then(pl.when(refunded_purchase).then(pl.lit("Purchase")).otherwise(pl.lit("Usage")))
+        .then(
+            pl.when(refunded_tax).then(pl.lit("Tax"))
+            .when(refunded_purchase).then(pl.lit("Purchase"))
+            .otherwise(pl.lit("Usage"))
+        )
         .otherwise(line_type.replace_strict(CHARGE_CATEGORY, default="Adjustment", return_dtype=pl.String))
+    )
+
+
+def _pricing_category(names: set[str]) -> pl.Expr:
+    """FOCUS PricingCategory of usage lines: commitment-covered usage `Committed`, spot `Dynamic`,
+    on-demand `Standard`; NULL on lines without a price term (tax, credits, fees without one)."""
+    line_type = pl.col("line_item_line_item_type")
+    term = blank_to_null(_column(names, "pricing_term"))
+    is_spot = (term == "Spot") | blank_to_null(_column(names, "line_item_usage_type")).str.contains("SpotUsage")
+    return (
+        pl.when(line_type.is_in(["SavingsPlanCoveredUsage", "DiscountedUsage"])).then(pl.lit("Committed"))
+        .when(is_spot.fill_null(False)).then(pl.lit("Dynamic"))
+        .otherwise(term.replace_strict(PRICING_CATEGORY, default=None, return_dtype=pl.String))
     )
 
 
@@ -169,8 +203,9 @@ def normalize_cur2(
     execution_id: str,
     category_rules: list[CategoryRule],
     ingested_at: object,
+    source_format: str = "aws_cur2",
 ) -> pl.LazyFrame:
-    """Maps a CUR 2.0 delivery of one billing period onto the FOCUS columns.
+    """Maps a CUR 2.0 delivery (or a legacy CUR one renamed to its columns) onto FOCUS columns.
 
     Args:
         frame: from `scan_cur2`.
@@ -179,6 +214,7 @@ def normalize_cur2(
         execution_id: the manifest's executionId, part of the stable x_LineItemKey.
         category_rules: cost category mapping rules.
         ingested_at: x_IngestedAt.
+        source_format: x_SourceFormat (`aws_cur2`, `aws_legacy_csv`, `aws_legacy_parquet`).
     """
     names = set(frame.collect_schema().names())
     line_type = pl.col("line_item_line_item_type")
@@ -196,7 +232,7 @@ def normalize_cur2(
     )
 
     mapped = frame.with_row_index("_row").with_columns(
-        pl.col("bill_payer_account_id").cast(pl.String).alias("BillingAccountId"),
+        _column(names, "bill_payer_account_id").cast(pl.String).alias("BillingAccountId"),
         _column(names, "bill_payer_account_name").alias("BillingAccountName"),
         pl.col("line_item_currency_code").alias("BillingCurrency"),
         pl.col("bill_billing_period_start_date").cast(pl.Datetime("us")).alias("BillingPeriodStart"),
@@ -211,17 +247,21 @@ def normalize_cur2(
         .then(pl.lit("AWS Marketplace")).otherwise(pl.lit(PROVIDER)).alias("PublisherName"),
         blank_to_null(_column(names, "bill_invoicing_entity")).alias("InvoiceIssuerName"),
         blank_to_null(_column(names, "bill_invoice_id")).alias("InvoiceId"),
-        pl.coalesce(_map_value(names, "product", "product_name"), service_code).alias("ServiceName"),
+        pl.coalesce(
+            _map_value(names, "product", "product_name"), blank_to_null(_column(names, "product_product_name")), service_code
+        ).alias("ServiceName"),
         service_code.alias("_service_key"),
         blank_to_null(_column(names, "line_item_usage_type")).alias("_detail"),
-        pl.col("line_item_usage_account_id").cast(pl.String).alias("SubAccountId"),
+        _column(names, "line_item_usage_account_id").cast(pl.String).alias("SubAccountId"),
         _column(names, "line_item_usage_account_name").alias("SubAccountName"),
-        blank_to_null(_column(names, "product_region_code")).alias("RegionId"),
+        pl.coalesce(
+            blank_to_null(_column(names, "product_region_code")), blank_to_null(_column(names, "product_region"))
+        ).alias("RegionId"),
         blank_to_null(_column(names, "line_item_availability_zone")).alias("AvailabilityZone"),
         blank_to_null(_column(names, "line_item_resource_id")).alias("ResourceId"),
         blank_to_null(_column(names, "product_sku")).alias("SkuId"),
         blank_to_null(_column(names, "pricing_rate_id")).alias("SkuPriceId"),
-        _column(names, "pricing_term").replace_strict(PRICING_CATEGORY, default=None, return_dtype=pl.String).alias("PricingCategory"),
+        _pricing_category(names).alias("PricingCategory"),
         usage_amount.alias("PricingQuantity"),
         blank_to_null(_column(names, "pricing_unit")).alias("PricingUnit"),
         pl.when(line_type.is_in(USAGE_TYPES)).then(usage_amount).alias("ConsumedQuantity"),
@@ -238,7 +278,7 @@ def normalize_cur2(
         _tags(names).alias("Tags"),
         pl.format("{}|{}|{}|{}", pl.lit(source_name), pl.lit(f"{billing_period:%Y-%m}"), pl.lit(execution_id), pl.col("_row")).alias("x_LineItemKey"),
         pl.lit(source_name).alias("x_SourceName"),
-        pl.lit("aws_cur2").alias("x_SourceFormat"),
+        pl.lit(source_format).alias("x_SourceFormat"),
         pl.col("_source_file").alias("x_SourceFile"),
         pl.lit(ingested_at).cast(pl.Datetime("us")).alias("x_IngestedAt"),
         instance_type.alias("x_InstanceType"),
@@ -246,8 +286,15 @@ def normalize_cur2(
     )
     categorized = mapped.with_columns(
         _effective_cost(names).alias("EffectiveCost"),
+        # A line for usage before its billing period corrects an already-invoiced period.
+        pl.when(pl.col("ChargePeriodStart") < pl.col("BillingPeriodStart")).then(pl.lit("Correction")).alias("ChargeClass"),
         cost_category_expr(category_rules).alias("x_CostCategory"),
-    ).with_columns(service_category_from_cost_category().alias("ServiceCategory"))
+    ).with_columns(
+        pl.coalesce(
+            pl.col("_service_key").replace_strict(aws_service_categories(), default=None, return_dtype=pl.String),
+            service_category_from_cost_category(),
+        ).alias("ServiceCategory")
+    )
     with_gpus = with_gpu_count(categorized)
     return to_focus_columns(
         with_gpus.with_columns(

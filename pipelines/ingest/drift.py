@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipelines.ingest import aws_cur2, focus_files, gcp_billing
+from pipelines.ingest import aws_cur2, aws_legacy_cur, focus_files, gcp_billing
 from pipelines.ingest.focus_schema import FOCUS_COLUMNS
 
 CUR2_MAPPED_COLUMNS = (
@@ -32,6 +32,11 @@ CUR2_COLUMN_FAMILIES = (
     "split_line_item_", "discount_", "capacity_reservation_",
 )
 CUR2_MAP_COLUMNS = ("product", "resource_tags", "cost_category", "discount")
+# Legacy CUR (CSV `lineItem/UnblendedCost` or its Parquet `line_item_unblended_cost`) has the
+# CUR 2.0 columns by name, without these, and one column per tag or cost category.
+LEGACY_FORMATS = ("aws_legacy_csv", "aws_legacy_parquet")
+CUR2_ONLY_COLUMNS = ("bill_payer_account_name", "line_item_usage_account_name", "product", "resource_tags")
+LEGACY_PER_KEY_COLUMNS = ("resource_tags_", "cost_category_")
 
 FOCUS_MAPPED_COLUMNS = (*focus_files.REQUIRED_COLUMNS, "ChargeCategory", "ChargePeriodEnd", "BillingPeriodEnd", "ResourceId", "ServiceName", "Tags")
 # FOCUS 1.0-1.2 columns that the warehouse does not keep.
@@ -70,6 +75,18 @@ class ColumnDrift:
         return bool(self.missing or self.new)
 
 
+def _legacy_drift(columns: list[str]) -> ColumnDrift:
+    names = {column: aws_legacy_cur.parquet_column_name(column) if "/" in column else column for column in columns}
+    present = set(names.values())
+    missing = tuple(c for c in CUR2_MAPPED_COLUMNS if c not in CUR2_ONLY_COLUMNS and c not in present)
+    new = tuple(
+        column
+        for column, name in names.items()
+        if not name.startswith(LEGACY_PER_KEY_COLUMNS) and not _is_known("aws_cur2", name)
+    )
+    return ColumnDrift(missing=missing, new=new)
+
+
 def _is_known(source_format: str, column: str) -> bool:
     if source_format == "aws_cur2":
         return column in CUR2_MAP_COLUMNS or column.startswith(CUR2_COLUMN_FAMILIES)
@@ -88,7 +105,10 @@ EXPECTED_COLUMNS = {
 
 def column_drift(source_format: str, columns: list[str]) -> ColumnDrift:
     """The missing and new columns of a delivery in `source_format` (`aws_cur2`, `aws_focus`,
-    `focus`, `gcp_billing`)."""
+    `aws_legacy_csv`, `aws_legacy_parquet`, `focus`, `gcp_billing`). A legacy Parquet export
+    read without a manifest declares no columns: nothing to compare."""
+    if source_format in LEGACY_FORMATS:
+        return _legacy_drift(columns) if columns else ColumnDrift(missing=(), new=())
     present = set(columns)
     missing = tuple(c for c in EXPECTED_COLUMNS[source_format] if c not in present)
     new = tuple(c for c in columns if not _is_known(source_format, c))

@@ -91,6 +91,33 @@ def record_read_failure(
     )
 
 
+def loaded_delivery(conn: duckdb.DuckDBPyConnection, source_name: str, billing_period: date) -> str | None:
+    """The delivery of the period's latest good load, if its rows are still all there."""
+    row = conn.execute(
+        read_sql("loads_loaded_delivery"), {"source_name": source_name, "billing_period": billing_period}
+    ).fetchone()
+    return row[0] if row else None
+
+
+def record_skipped_load(
+    conn: duckdb.DuckDBPyConnection,
+    source_name: str,
+    source_format: str,
+    billing_period: date,
+    *,
+    delivery: str | None,
+    status: str,
+    reason: str,
+) -> None:
+    """Records a period that was not reloaded: `unchanged` (same delivery as the rows loaded) or
+    `not_ready` (the export is being rewritten); the period's rows stay as they are."""
+    now = _utc_now()
+    _record_load(
+        conn, source_name, source_format, billing_period,
+        delivery=delivery, files=[], status=status, error=reason, started_at=now, finished_at=now,
+    )
+
+
 def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_file: Path) -> dict:
     row = conn.execute(
         read_sql("staged_period_check"),

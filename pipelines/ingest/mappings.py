@@ -4,6 +4,7 @@
 category) globs to an x_CostCategory, first matching row wins; a config file given as
 `cost_categories:` is read first, so its rows override the built-in ones.
 `pipelines/data/gpu_instance_types.csv` gives the GPUs per instance type.
+`pipelines/data/aws_service_categories.csv` gives the FOCUS ServiceCategory of AWS service codes.
 """
 
 from __future__ import annotations
@@ -96,3 +97,9 @@ def with_gpu_count(frame: pl.LazyFrame) -> pl.LazyFrame:
         pl.col("x_InstanceType").str.to_lowercase().alias("_gpu_instance_type"),
         pl.col("ProviderName").alias("_gpu_provider"),
     ).join(gpu_instance_types(), on=["_gpu_provider", "_gpu_instance_type"], how="left", maintain_order="left")
+
+
+def aws_service_categories() -> dict[str, str]:
+    """FOCUS ServiceCategory per AWS service code (`line_item_product_code`)."""
+    with (DATA_DIR / "aws_service_categories.csv").open(newline="") as handle:
+        return {row["service_code"]: row["service_category"] for row in csv.DictReader(handle)}

@@ -4,28 +4,34 @@ control totals and the normalized (still lazy) FOCUS rows."""
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from importlib.metadata import version
 from pathlib import Path
-from typing import Protocol
-import uuid
+from typing import Protocol, runtime_checkable
 
 import duckdb
 import polars as pl
 
-from connectors.aws_cur import LocalCurExportClient
+from connectors.aws_cur import CurExportClient, DeliveryNotReady, local_export_client, s3_export_client
 from connectors.errors import SourceError
 from connectors.gcp_billing import BigQueryBillingExport, TouchedMonth
 from connectors.local_files import list_export_files
 from connectors.settings import FOCUS_SUFFIXES, GCP_EXPORT_SUFFIXES
 from pipelines.config import AwsCurSource, BillingSource, ConfigError, FocusSource, GcpBillingSource, RunLedgerConfig
-from pipelines.ingest import aws_cur2, focus_files, gcp_billing
+from pipelines.ingest import aws_cur2, aws_legacy_cur, focus_files, gcp_billing
 from pipelines.ingest.mappings import CategoryRule
 from pipelines.sqlfiles import read_sql
 
 
-AWS_SOURCE_FORMATS = {"cur2": "aws_cur2", "aws_focus": "aws_focus"}
+AWS_SOURCE_FORMATS = {
+    "cur2": "aws_cur2",
+    "aws_focus": "aws_focus",
+    "legacy_csv": "aws_legacy_csv",
+    "legacy_parquet": "aws_legacy_parquet",
+}
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,7 @@ class PeriodBatch:
     snapshot_export_time: datetime | None = None
     watermark: datetime | None = None
     temporary_files: tuple[Path, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 class BillingSourceReader(Protocol):
@@ -70,55 +77,97 @@ class BillingSourceReader(Protocol):
 
 
 class AwsExportReader:
-    """CUR 2.0 or AWS FOCUS exports: only the files the period's manifest lists."""
+    """Every AWS export layout (legacy CUR CSV or Parquet, CUR 2.0, AWS FOCUS), in S3 or a local
+    folder: only the files the period's latest manifest lists."""
 
-    def __init__(self, source: AwsCurSource, root: Path) -> None:
+    def __init__(self, source: AwsCurSource, client: CurExportClient) -> None:
         self.name = source.name
-        self.client = LocalCurExportClient(root)
+        self.client = client
 
     def billing_periods(self) -> list[date]:
         return self.client.billing_periods()
 
+    def delivery_identity(self, billing_period: date, rules: list[CategoryRule]) -> str:
+        """What a load of the period's latest delivery records as `loads.delivery`: the manifest's
+        identity and the mapping it is normalized with; reads the manifest only."""
+        return _with_mapping(self.client.plan(billing_period).identity, rules)
+
     def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
         delivery = self.client.delivery(billing_period)
-        if delivery.export_format == "cur2":
-            rows, billed = aws_cur2.raw_control_totals(delivery.files)
+        source_format = AWS_SOURCE_FORMATS[delivery.export_format]
+        warnings: tuple[str, ...] = ()
+        # Rows name the file they came from as the user knows it (an s3:// URI), not the cache.
+        location_of = pl.col("_source_file").replace(dict(zip(map(str, delivery.files), delivery.locations)))
+        if delivery.export_format == "aws_focus":
+            raw = focus_files.scan_focus(delivery.files).with_columns(location_of)
+            rows, billed = focus_files.raw_control_totals(raw, billing_period)
+            frame = focus_files.normalize_focus(
+                raw, source_name=self.name, category_rules=rules, ingested_at=ingested_at, source_format=source_format
+            )
+        else:
+            if delivery.export_format == "cur2":
+                raw = aws_cur2.scan_cur2(delivery.files)
+            else:
+                legacy = aws_legacy_cur.scan_legacy(delivery.files, delivery.export_format)
+                raw, warnings = legacy.frame, legacy.warnings
+            raw = raw.with_columns(location_of)
+            try:
+                rows, billed = aws_cur2.control_totals(raw)
+            except pl.exceptions.PolarsError as error:
+                first_line = str(error).strip().splitlines()[0]
+                raise SourceError(f"{delivery.manifest}: files {', '.join(delivery.locations)}: {first_line}") from None
             frame = aws_cur2.normalize_cur2(
-                aws_cur2.scan_cur2(delivery.files),
+                raw,
                 source_name=self.name,
                 billing_period=billing_period,
                 execution_id=delivery.execution_id,
                 category_rules=rules,
                 ingested_at=ingested_at,
-            )
-        else:
-            raw = focus_files.scan_focus(delivery.files)
-            rows, billed = focus_files.raw_control_totals(raw, billing_period)
-            frame = focus_files.normalize_focus(
-                raw, source_name=self.name, category_rules=rules, ingested_at=ingested_at, source_format="aws_focus"
+                source_format=source_format,
             )
         return PeriodBatch(
             source_name=self.name,
-            source_format=AWS_SOURCE_FORMATS[delivery.export_format],
+            source_format=source_format,
             billing_period=billing_period,
-            delivery=delivery.manifest,
-            files=tuple(str(f) for f in delivery.files),
+            delivery=_with_mapping(delivery.identity, rules),
+            files=delivery.locations,
             raw_rows=rows,
             raw_billed_cost=billed,
             frame=frame,
+            warnings=warnings,
         )
 
     def delivery_marks(self) -> dict[date, str]:
+        """The digest of each period's manifest and data file versions (reads manifests and
+        listings only): it changes with a new execution or assembly and with an overwrite."""
         marks = {}
         for billing_period in self.billing_periods():
-            delivery = self.client.delivery(billing_period)
-            marks[billing_period] = delivery.execution_id or delivery.manifest
+            try:
+                marks[billing_period] = self.client.plan(billing_period).identity
+            except DeliveryNotReady:
+                continue
         return marks
 
     def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
         """The columns the period's manifest declares (AWS writes the export's schema there)."""
-        delivery = self.client.delivery(billing_period)
-        return AWS_SOURCE_FORMATS[delivery.export_format], delivery.manifest, list(delivery.columns)
+        plan = self.client.plan(billing_period)
+        return AWS_SOURCE_FORMATS[plan.export_format], plan.manifest, list(plan.columns)
+
+
+def _with_mapping(identity: str, rules: list[CategoryRule]) -> str:
+    """A delivery identity plus the RunLedger version and cost category rules applied to it, so a
+    changed mapping reloads an otherwise unchanged delivery."""
+    digest = hashlib.sha256(repr((version("runledger"), rules)).encode()).hexdigest()[:12]
+    return f"{identity} mapping:{digest}"
+
+
+@runtime_checkable
+class DeliveryIdentifying(Protocol):
+    """A reader that can name its latest delivery cheaply, so an unchanged one is not reloaded."""
+
+    def delivery_identity(self, billing_period: date, rules: list[CategoryRule]) -> str:
+        """The `loads.delivery` a load of the period's latest delivery would record."""
+        ...
 
 
 class _FileExportReader:
@@ -347,13 +396,14 @@ def reader_for(
         full_refresh: incremental sources list every billing period, not only those with new rows.
 
     Raises:
-        ConfigError: for locations this version cannot read yet (S3, BigQuery).
+        ConfigError: for locations this version cannot read yet (BigQuery).
     """
     index = config.sources.index(source)
     if isinstance(source, AwsCurSource):
-        if not source.is_local:
-            raise ConfigError(f"sources[{index}].uri: reading AWS exports from S3 is not available yet; copy the export to a local folder with its layout")
-        return AwsExportReader(source, config.resolve(source.uri))
+        cache_dir = config.warehouse_path.parent / "cache" / source.name
+        if source.is_local:
+            return AwsExportReader(source, local_export_client(config.resolve(source.uri), cache_dir))
+        return AwsExportReader(source, s3_export_client(source.uri, cache_dir, source.endpoint_url))
     if isinstance(source, GcpBillingSource):
         if source.table is not None:
             export = BigQueryBillingExport.connect(source.table, project=source.project, endpoint_url=source.endpoint_url)

@@ -1,0 +1,1 @@
+"""Resource tag snapshots (AWS Resource Groups Tagging API) for attribution step 2."""

@@ -239,11 +239,16 @@ def write_athena_status(sink: Sink, prefix: str, report: str, status: str) -> No
 
 
 def ingest(config: Path, period: date) -> dg.ExecuteInProcessResult:
-    """Materializes `focus_line_items` for one billing period with the given config."""
-    from pipelines.ingest.assets import focus_line_items
+    """Materializes the raw loads and `focus_line_items` for one billing period with the given
+    config (the graph `runledger run` builds from it)."""
+    from pipelines.config import load_config
+    from pipelines.definitions import build_asset_graph
 
+    graph = build_asset_graph(load_config(config))
+    loads = [asset for asset in graph.partitioned if asset.key.to_user_string() != "cost_allocations"]
     return dg.materialize(
-        [focus_line_items],
+        graph.partitioned,
+        selection=[asset.key for asset in loads],
         partition_key=f"{period:%Y-%m}-01",
         resources={"runledger": RunLedgerResource(config_path=str(config))},
     )

@@ -15,7 +15,7 @@ from pipelines.resources import WAREHOUSE_POOL
 from pipelines.retries import is_transient, retry_request
 
 LAYER_ASSETS = {
-    "run_registry", "budget_baselines", "focus_line_items", "cost_allocations", "run_costs", "unattributed_costs",
+    "run_registry", "budget_baselines", "resource_tag_snapshots", "focus_line_items", "cost_allocations", "run_costs", "unattributed_costs",
     "reconciliation", "budget_variance", "budget_alerts", "post_mortem_reports",
 }
 

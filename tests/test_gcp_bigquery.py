@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -18,6 +18,9 @@ from click.testing import CliRunner
 from connectors.errors import SourceError
 from connectors.gcp_billing import BigQueryBillingExport
 from pipelines.cli import main
+from pipelines.config import load_config
+from pipelines.ingest.drift import column_drift
+from pipelines.ingest.sources import reader_for
 from pipelines.nightly import run_nightly
 from tests.bigquery_emulator import (
     DETAILED_EXPORT_SCHEMA,
@@ -271,3 +274,26 @@ def test_without_an_emulator_credentials_come_from_the_google_auth_chain(
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
     with pytest.raises(SourceError, match="BigQuery table p.d.gcp_billing_export_v1_X: no Google credentials found"):
         BigQueryBillingExport.connect("p.d.gcp_billing_export_v1_X")
+
+
+def test_delivery_marks_and_columns_for_the_sensor_and_drift_check(tmp_path: Path, bigquery_emulator: str) -> None:
+    table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
+    config = load_config(bigquery_config(tmp_path, table, bigquery_emulator))
+    append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
+    reader = reader_for(config.sources[0], config)
+    newest = {}
+    for row in FIRST_EXPORT:
+        month = date(int(row["invoice"]["month"][:4]), int(row["invoice"]["month"][4:]), 1)
+        exported = datetime.fromisoformat(row["export_time"].removesuffix(" UTC"))
+        newest[month] = max(newest.get(month, exported), exported)
+    marks = reader.delivery_marks()
+    assert {month: datetime.fromisoformat(mark) for month, mark in marks.items()} == newest
+
+    append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, LATE_EXPORT)
+    later = reader_for(config.sources[0], config).delivery_marks()
+    assert later[date(2026, 10, 1)] > marks[date(2026, 10, 1)] and later[date(2026, 11, 1)] > marks[date(2026, 11, 1)]
+
+    source_format, location, columns = reader.delivery_columns(date(2026, 10, 1))
+    drift = column_drift(source_format, columns)
+    assert (source_format, location) == ("gcp_billing", table)
+    assert drift.missing == () and drift.new == ()

@@ -130,7 +130,7 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     config = runledger.load_config()
     threshold = Decimal(str(config.orchestration.untagged_share_threshold))
     with runledger.warehouse(config) as conn:
-        shares = conn.execute(read_sql("untagged_share")).fetchall()
+        shares = conn.execute(read_sql("unattributed_share")).fetchall()
         over = [(period, currency, share) for period, currency, _, _, share in shares if share is not None and share > threshold]
         offenders = conn.execute(
             read_sql("untagged_top_offenders"),

@@ -287,4 +287,4 @@ def load_reconciliation(conn: duckdb.DuckDBPyConnection) -> list[ReconciliationR
 
 def load_period_shares(conn: duckdb.DuckDBPyConnection) -> list[PeriodShare]:
     """Reads each billing period's total and unattributed effective spend."""
-    return [PeriodShare(**row) for row in fetch_rows(conn, "report_unattributed_share")]
+    return [PeriodShare(**row) for row in fetch_rows(conn, "unattributed_share")]

@@ -1,7 +1,8 @@
--- Per billing period and currency: total effective spend and the part with no training run.
+-- Per billing period and currency: total effective spend, the part with no training run and its
+-- share (the reports and the untagged_share check both read it).
 with allocations as (
     select
-        cast(BillingPeriodStart as date) as billing_period,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
         BillingCurrency as currency,
         training_run,
         effective_cost

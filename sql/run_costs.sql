@@ -1,5 +1,7 @@
 -- Attributed spend per run, category and billing period (the month; GCP periods start at
--- Pacific midnight, AWS at UTC midnight, both are the same billing month).
+-- Pacific midnight, AWS at UTC midnight, both are the same billing month). A run's experiment,
+-- dataset version and owner are its registry values, else the value carrying most of its
+-- effective spend (ties: the smaller value), so every row of a run names the same ones.
 create or replace view run_costs as
 with allocations as (
     select
@@ -9,12 +11,42 @@ with allocations as (
     where training_run is not null
 ),
 
-final as (
+registry as (
+    select * from run_registry
+),
+
+dimension_values as (
+    select training_run, 'experiment' as dimension, experiment as value, effective_cost from allocations
+    union all
+    select training_run, 'dataset_version', dataset_version, effective_cost from allocations
+    union all
+    select training_run, 'owner', owner, effective_cost from allocations
+),
+
+main_values as (
+    select training_run, dimension, value
+    from (
+        select training_run, dimension, value, sum(abs(effective_cost)) as spend
+        from dimension_values
+        where value is not null
+        group by training_run, dimension, value
+    )
+    qualify row_number() over (partition by training_run, dimension order by spend desc, value) = 1
+),
+
+run_dimensions as (
     select
         training_run,
-        any_value(experiment) filter (where experiment is not null) as experiment,
-        any_value(dataset_version) filter (where dataset_version is not null) as dataset_version,
-        any_value(owner) filter (where owner is not null) as owner,
+        max(value) filter (where dimension = 'experiment') as experiment,
+        max(value) filter (where dimension = 'dataset_version') as dataset_version,
+        max(value) filter (where dimension = 'owner') as owner
+    from main_values
+    group by training_run
+),
+
+spend as (
+    select
+        training_run,
         x_CostCategory as cost_category,
         billing_period,
         BillingCurrency as currency,
@@ -25,6 +57,25 @@ final as (
         max(ChargePeriodEnd) as last_charge
     from allocations
     group by training_run, x_CostCategory, billing_period, BillingCurrency
+),
+
+final as (
+    select
+        spend.training_run,
+        coalesce(registry.experiment, run_dimensions.experiment) as experiment,
+        coalesce(registry.dataset_version, run_dimensions.dataset_version) as dataset_version,
+        coalesce(registry.owner, run_dimensions.owner) as owner,
+        spend.cost_category,
+        spend.billing_period,
+        spend.currency,
+        spend.billed_cost,
+        spend.effective_cost,
+        spend.gpu_hours,
+        spend.first_charge,
+        spend.last_charge
+    from spend
+    left join run_dimensions on spend.training_run = run_dimensions.training_run
+    left join registry on spend.training_run = registry.training_run
 )
 
 select * from final

@@ -285,3 +285,12 @@ def test_actual_effective_mfu_of_the_7b_run(demo: tuple[Path, Path]) -> None:
     assert abs(throughput - Decimal("6.5e11") / (gpu_hours * 3600)) < Decimal("1e-9")
     assert abs(estimated - Decimal("0.40") / Decimal("1.10")) < Decimal("1e-9")
     assert actual < estimated  # the story: more GPU-hours than the budget assumed
+
+
+def test_run_costs_name_each_runs_registry_dimensions(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    registry = yaml.safe_load((root / ".runledger" / "demo" / "runs.yaml").read_text())["runs"]
+    expected = sorted((run["id"], run["experiment"], run["dataset_version"], run["owner"]) for run in registry)
+    rows = query(warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1")
+    # one set of dimensions per run, although some GCP lines carry the project label team=ml-platform
+    assert rows == expected

@@ -1,0 +1,198 @@
+"""Fault injection (SPEC §10): each bad input fails with its exit code and one message naming
+the input and what to do, and leaves every table of the warehouse exactly as it was."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from pipelines.cli import main
+from tests.conftest import FIXTURES, write_config
+from tests.warehouse_state import table_checksums
+
+SAMPLE = FIXTURES / "focus_1.0_sample_1000.csv"
+EXPORT = "exports/focus.csv"
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def sample_rows() -> tuple[list[str], list[dict[str, str]]]:
+    with SAMPLE.open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def write_export(path: Path, header: list[str], rows: list[dict[str, str]]) -> None:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, header, extrasaction="ignore", quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    path.write_text(buffer.getvalue())
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with the FOCUS sample as its one export, loaded once."""
+    root = tmp_path_factory.mktemp("loaded")
+    (root / "exports").mkdir()
+    shutil.copy(SAMPLE, root / EXPORT)
+    config = write_config(root, "sources:\n  - {name: focus-files, kind: focus, path: exports}\n")
+    code, output = invoke("run", "--config", str(config))
+    assert code == 0, output
+    return root
+
+
+@pytest.fixture
+def site(loaded: Path, tmp_path: Path) -> Path:
+    """A private copy of the loaded folder; returns its `runledger.yaml`."""
+    shutil.copytree(loaded, tmp_path / "site")
+    return tmp_path / "site" / "runledger.yaml"
+
+
+def warehouse_of(config: Path) -> Path:
+    return config.parent / ".runledger" / "warehouse.duckdb"
+
+
+def last_load(config: Path) -> tuple[str, str | None]:
+    with duckdb.connect(str(warehouse_of(config)), read_only=True) as conn:
+        return conn.execute("select status, error from loads order by started_at desc, finished_at desc limit 1").fetchone()
+
+
+def run_refused(config: Path, expected_code: int = 1) -> str:
+    """Runs the nightly job on a faulty input: it fails with `expected_code` and leaves every
+    table as it was; returns the output."""
+    before = table_checksums(warehouse_of(config))
+    code, output = invoke("run", "--config", str(config))
+    assert code == expected_code, output
+    assert table_checksums(warehouse_of(config)) == before
+    return output
+
+
+def with_first_row(config: Path, column: str, value: str) -> Path:
+    header, rows = sample_rows()
+    rows[0][column] = value
+    export = config.parent / EXPORT
+    write_export(export, header, rows)
+    return export
+
+
+@pytest.mark.parametrize("value", ["12,5 USD", "NaN", "inf", "-Infinity"])
+def test_a_cost_that_is_not_a_finite_number_stops_the_load(site: Path, value: str) -> None:
+    export = with_first_row(site, "BilledCost", value)
+    output = run_refused(site)
+    assert output.count("run failed:") == 1
+    assert str(export) in output and f"row 1, column BilledCost: {value!r} is not a finite number" in output
+    assert last_load(site)[0] == "failed"
+
+
+def test_a_timestamp_in_another_format_stops_the_load(site: Path) -> None:
+    export = with_first_row(site, "ChargePeriodStart", "18/09/2024 22:00")
+    output = run_refused(site)
+    assert str(export) in output and "row 1, column ChargePeriodStart: '18/09/2024 22:00' is not a timestamp" in output
+
+
+def test_a_missing_cost_column_stops_the_load(site: Path) -> None:
+    header, rows = sample_rows()
+    export = site.parent / EXPORT
+    write_export(export, [c for c in header if c != "EffectiveCost"], rows)
+    output = run_refused(site)
+    assert output.strip().splitlines()[-1] == f"run failed: {export}: FOCUS columns missing: EffectiveCost"
+
+
+def test_an_extra_column_is_loaded_and_reported_by_the_drift_check(site: Path) -> None:
+    header, rows = sample_rows()
+    for row in rows:
+        row["SurpriseColumn"] = "1"
+    write_export(site.parent / EXPORT, [*header, "SurpriseColumn"], rows)
+    before = table_checksums(warehouse_of(site))
+    code, output = invoke("run", "--config", str(site))
+    assert code == 0, output
+    assert "warning:" in output and "SurpriseColumn" in output
+    # same rows and costs: only the ingestion time of the reloaded rows differs
+    with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:
+        assert conn.execute("select count(*) from focus_line_items").fetchone()[0] == before["focus_line_items"][0]
+
+
+def test_a_corrupt_parquet_file_stops_the_load(site: Path) -> None:
+    bad = site.parent / "exports" / "part-2.parquet"
+    bad.write_bytes(b"PAR1" + b"\x00garbage" * 20)
+    output = run_refused(site)
+    assert f"cannot read FOCUS file {bad}" in output
+
+
+def test_a_truncated_parquet_file_stops_the_load(site: Path) -> None:
+    import polars as pl
+
+    good = site.parent / "exports" / "part-2.parquet"
+    pl.read_csv(SAMPLE, infer_schema=False).write_parquet(good)
+    good.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    output = run_refused(site)
+    assert f"cannot read FOCUS file {good}" in output
+
+
+def line_items_without_ingestion_time(config: Path) -> tuple:
+    with duckdb.connect(str(warehouse_of(config)), read_only=True) as conn:
+        return conn.execute(
+            "select count(*), sum(hash(columns(* exclude (x_IngestedAt)))) from focus_line_items"
+        ).fetchone()
+
+
+def test_the_same_files_twice_reload_to_the_same_rows(site: Path) -> None:
+    # local FOCUS files carry no delivery id: the period is replaced by identical rows (AWS
+    # deliveries already loaded are skipped, see tests/test_aws_s3_exports.py)
+    assert invoke("run", "--config", str(site))[0] == 0  # the copy's rows name the copy's files
+    before = line_items_without_ingestion_time(site)
+    code, output = invoke("run", "--config", str(site))
+    assert code == 0, output
+    assert line_items_without_ingestion_time(site) == before
+
+
+def test_config_that_is_not_yaml_exits_2_naming_the_file(site: Path) -> None:
+    site.write_text("sources: [\n  - {name: x\n")
+    code, output = invoke("run", "--config", str(site))
+    assert code == 2 and str(site) in output and output.startswith("error: ")
+
+
+HOLD_THE_LOCK = """
+import sys, time
+from pathlib import Path
+from pipelines.warehouse import run_lock
+with run_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(120)
+"""
+
+
+def test_a_second_run_exits_1_while_another_holds_the_lock(site: Path) -> None:
+    warehouse = warehouse_of(site)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(warehouse)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = table_checksums(warehouse, with_journal=True)
+        second = subprocess.run(
+            [str(Path(sys.executable).with_name("runledger")), "run", "--config", str(site)],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert second.returncode == 1
+        assert second.stderr.strip() == (
+            f"run failed: another run is in progress (lock {warehouse}.lock held by pid {holder.pid}); "
+            "wait for it to finish"
+        )
+        assert table_checksums(warehouse, with_journal=True) == before
+    finally:
+        holder.kill()
+        holder.wait()
+    # the killed holder's lock is gone with its process
+    code, output = invoke("run", "--config", str(site))
+    assert code == 0, output

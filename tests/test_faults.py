@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
@@ -15,6 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
+from pipelines.ingest import load
+from pipelines.sqlfiles import read_sql
 from tests.conftest import FIXTURES, write_config
 from tests.warehouse_state import table_checksums
 
@@ -196,3 +203,96 @@ def test_a_second_run_exits_1_while_another_holds_the_lock(site: Path) -> None:
     # the killed holder's lock is gone with its process
     code, output = invoke("run", "--config", str(site))
     assert code == 0, output
+
+
+def first_row_billed_cost(config: Path) -> Decimal:
+    with duckdb.connect(str(warehouse_of(config)), read_only=True) as conn:
+        return conn.execute("select BilledCost from focus_line_items where x_LineItemKey like '%|0'").fetchone()[0]
+
+
+def fail_at(statement: str, failure: Callable[[], None]) -> Callable[[str], str]:
+    """`read_sql` that calls `failure` when the load asks for `statement` (inside its transaction)."""
+
+    def read(name: str) -> str:
+        if name == statement:
+            failure()
+        return read_sql(name)
+
+    return read
+
+
+def test_a_load_interrupted_after_the_delete_keeps_the_period_and_the_next_run_completes_it(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupt() -> None:
+        raise RuntimeError("injected fault after the delete")
+
+    with_first_row(site, "BilledCost", "1234.5")
+    with monkeypatch.context() as patch:
+        patch.setattr(load, "read_sql", fail_at("focus_line_items_insert", interrupt))
+        output = run_refused(site)
+    assert "injected fault after the delete" in output
+    assert last_load(site) == ("failed", "injected fault after the delete")
+
+    code, output = invoke("run", "--config", str(site))
+    assert code == 0, output
+    assert first_row_billed_cost(site) == Decimal("1234.5")
+
+
+KILLED_MID_LOAD = """
+import os, signal, sys
+from pipelines.cli import main
+from pipelines.ingest import load
+from pipelines.sqlfiles import read_sql
+
+def read(name):
+    if name == "focus_line_items_insert":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return read_sql(name)
+
+load.read_sql = read
+main(["run", "--config", sys.argv[1]])
+"""
+
+
+def test_a_run_killed_inside_the_load_transaction_leaves_the_warehouse_intact(site: Path) -> None:
+    with_first_row(site, "BilledCost", "1234.5")
+    before = table_checksums(warehouse_of(site), with_journal=True)
+    killed = subprocess.run([sys.executable, "-c", KILLED_MID_LOAD, str(site)], capture_output=True, timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    assert table_checksums(warehouse_of(site), with_journal=True) == before
+
+    code, output = invoke("run", "--config", str(site))  # the dead process's lock went with it
+    assert code == 0, output
+    assert first_row_billed_cost(site) == Decimal("1234.5")
+
+
+SECRET = "FAKEsecretKEY/9f8e7d6c5b4a3+never-in-an-output"
+
+
+def test_secrets_in_the_environment_reach_no_output_log_metadata_or_report(site: Path, tmp_path: Path) -> None:
+    dagster_home = tmp_path / "dagster"
+    dagster_home.mkdir()
+    env = {
+        **os.environ,
+        "AWS_ACCESS_KEY_ID": "AKIAFAKEFAKEFAKE",
+        "AWS_SECRET_ACCESS_KEY": SECRET,
+        "GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "creds.json"),
+        "DAGSTER_HOME": str(dagster_home),
+    }
+    (tmp_path / "creds.json").write_text(json.dumps({"type": "service_account", "private_key": SECRET}))
+    runledger = str(Path(sys.executable).with_name("runledger"))
+    ok = subprocess.run([runledger, "run", "--config", str(site)], capture_output=True, text=True, env=env, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    with_first_row(site, "BilledCost", "NaN")
+    failed = subprocess.run([runledger, "run", "--config", str(site)], capture_output=True, text=True, env=env, timeout=300)
+    assert failed.returncode == 1 and "is not a finite number" in failed.stderr
+
+    outputs = [ok.stdout, ok.stderr, failed.stdout, failed.stderr]
+    files = [f for folder in (site.parent, dagster_home) for f in folder.rglob("*") if f.is_file()]
+    assert any(f.suffix == ".db" for f in dagster_home.rglob("*"))  # the Dagster event log and metadata were written
+    assert [text for text in outputs if SECRET in text] == []
+    assert [f for f in files if SECRET.encode() in f.read_bytes()] == []
+    with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:  # DuckDB may compress text on disk
+        errors = conn.execute("select error from loads where status = 'failed'").fetchall()
+    assert errors and not [e for (e,) in errors if SECRET in e]

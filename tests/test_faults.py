@@ -296,3 +296,39 @@ def test_secrets_in_the_environment_reach_no_output_log_metadata_or_report(site:
     with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:  # DuckDB may compress text on disk
         errors = conn.execute("select error from loads where status = 'failed'").fetchall()
     assert errors and not [e for (e,) in errors if SECRET in e]
+
+
+def test_two_currencies_in_one_period_stop_the_load(site: Path) -> None:
+    with_first_row(site, "BillingCurrency", "EUR")
+    output = run_refused(site)
+    assert output.strip().splitlines()[-1] == (
+        "run failed: source focus-files, billing period 2024-09: rows in several currencies (EUR,USD); "
+        "one currency per period is supported"
+    )
+
+
+HOSTILE = "r1'); drop table focus_line_items; -- select ' ; 🚀 " + "x" * 10_240
+
+
+def test_hostile_tag_values_are_loaded_and_attributed_as_data(site: Path) -> None:
+    with_first_row(site, "Tags", json.dumps({"training_run": HOSTILE}, ensure_ascii=False))
+    code, output = invoke("run", "--config", str(site))
+    assert code == 0, output
+    with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:
+        rows = conn.execute("select count(*) from focus_line_items").fetchone()[0]
+        runs = conn.execute("select training_run, count(*) from cost_allocations where training_run is not null group by 1").fetchall()
+    assert rows == 1000
+    assert runs == [(HOSTILE, 1)]
+
+
+@pytest.mark.parametrize("file", ["runs.yaml", "budgets/bad.yaml"])
+def test_registry_or_budget_that_is_not_yaml_exits_2_naming_the_file(site: Path, file: str) -> None:
+    (site.parent / "budgets").mkdir()
+    (site.parent / "runs.yaml").write_text("runs:\n  - id: r1\n")
+    (site.parent / file).write_text("runs: [\n  - {id: x\n")
+    site.write_text(site.read_text() + "attribution: {runs: runs.yaml}\nbudgets: budgets\n")
+    before = table_checksums(warehouse_of(site), with_journal=True)
+    code, output = invoke("run", "--config", str(site))
+    last_line = output.strip().splitlines()[-1]
+    assert code == 2 and last_line.startswith(f"error: {site.parent / file}: not valid YAML")
+    assert table_checksums(warehouse_of(site), with_journal=True) == before

@@ -332,3 +332,16 @@ def test_registry_or_budget_that_is_not_yaml_exits_2_naming_the_file(site: Path,
     last_line = output.strip().splitlines()[-1]
     assert code == 2 and last_line.startswith(f"error: {site.parent / file}: not valid YAML")
     assert table_checksums(warehouse_of(site), with_journal=True) == before
+
+
+def test_a_manifest_that_is_not_json_stops_the_load(tmp_path: Path) -> None:
+    from tests.test_legacy_cur_sample import lay_out_sample
+
+    config = lay_out_sample(tmp_path, "gz")
+    code, output = invoke("run", "--config", str(config))
+    assert code == 0, output
+    manifest = next((tmp_path / "cur").rglob("*-Manifest.json"))
+    manifest.write_text('{"assemblyId": "5f3c2b1a", "reportKeys": [')
+    output = run_refused(config)
+    assert output.count("run failed:") == 1 and f"{manifest}" in output and "JSON" in output
+    assert last_load(config)[0] == "failed"

@@ -153,17 +153,26 @@ def check_values(frame: pl.LazyFrame) -> None:
     )
 
 
-def raw_control_totals(frame: pl.LazyFrame, billing_period: object) -> tuple[int, object]:
+def raw_control_totals(frame: pl.LazyFrame, billing_period: object, files: Sequence[object]) -> tuple[int, object]:
     """Row count and Σ BilledCost of one period of the raw files, per the same money conversion.
 
+    Args:
+        frame: the files as `scan_focus` reads them.
+        billing_period: the first day of the period.
+        files: the files, named in errors.
+
     Raises:
-        SourceError: a money or timestamp value of the files does not convert (`check_values`).
+        SourceError: a money or timestamp value does not convert (`check_values`), or a file is
+            not a well-formed CSV/Parquet file.
     """
-    check_values(frame)
     schema = frame.collect_schema()
-    totals = (
-        frame.filter(billing_period_expr(frame) == billing_period)
-        .select(pl.len().alias("rows"), _as_money(schema, "BilledCost").sum().alias("billed"))
-        .collect()
-    )
+    try:
+        check_values(frame)
+        totals = (
+            frame.filter(billing_period_expr(frame) == billing_period)
+            .select(pl.len().alias("rows"), _as_money(schema, "BilledCost").sum().alias("billed"))
+            .collect()
+        )
+    except pl.exceptions.PolarsError as error:
+        raise SourceError(f"cannot read FOCUS files {', '.join(map(str, files))}: {error}") from None
     return int(totals["rows"][0]), totals["billed"][0]

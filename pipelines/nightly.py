@@ -18,7 +18,7 @@ from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_gra
 from pipelines.ingest.sources import reader_for
 from pipelines.partitions import partition_key
 from pipelines.resources import RunLedgerResource
-from pipelines.warehouse import connect
+from pipelines.warehouse import connect, run_lock
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -116,10 +116,22 @@ def run_nightly(
 
     Raises:
         ConfigError: the configuration is invalid (exit 2 in the CLI).
+        RunInProgress: another run holds the warehouse's lock (exit 1 in the CLI).
         RunFailed: a blocking check failed (exit 1 in the CLI); a failing step raises its own
             error (SourceError, LoadError, ConservationError, duckdb.Error …).
     """
     config = load_config(config_path)
+    with run_lock(config.warehouse_path):
+        return _run_locked(config, config_path, periods, echo, full_refresh)
+
+
+def _run_locked(
+    config: RunLedgerConfig,
+    config_path: Path | None,
+    periods: Sequence[date],
+    echo: Callable[[str], None],
+    full_refresh: bool,
+) -> NightlyResult:
     graph = build_asset_graph(config)
     resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}
     billing_periods = sorted(periods) or discover_billing_periods(config, full_refresh)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,3 +58,38 @@ def transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConn
         conn.execute("rollback")
         raise
     conn.execute("commit")
+
+
+class RunInProgress(RuntimeError):
+    """Another `runledger run` holds the warehouse's run lock (exit 1)."""
+
+
+@contextmanager
+def run_lock(warehouse: Path) -> Iterator[Path]:
+    """Holds an exclusive lock on `<warehouse>.lock` for the block; the operating system releases
+    it when the process ends, however it ends, so a killed run never leaves a stale lock.
+
+    Raises:
+        RunInProgress: another process holds the lock; the message names the file and its pid.
+    """
+    lock_path = warehouse.with_name(warehouse.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise RunInProgress(
+                f"another run is in progress (lock {lock_path} held by pid {holder}); wait for it to finish"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield lock_path
+        finally:
+            handle.seek(0)
+            handle.truncate()
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -11,7 +11,7 @@ final as (
         count(*) filter (where date_trunc('month', BillingPeriodStart) <> $billing_period) as rows_outside_period,
         any_value(x_SourceFile) filter (where date_trunc('month', BillingPeriodStart) <> $billing_period) as file_outside_period,
         count(distinct BillingCurrency) as currencies,
-        string_agg(distinct BillingCurrency, ',') as currency_list
+        string_agg(distinct BillingCurrency, ',' order by BillingCurrency) as currency_list
     from staged
 )
 

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from pipelines.cli import main
 from pipelines.demo_data import write_demo
+from tests.warehouse_state import table_checksums
 
 
 @pytest.fixture(scope="module")
@@ -24,14 +25,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def invoke(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, list(args))
     return result.exit_code, result.output
-
-
-def table_checksums(warehouse: Path) -> dict[str, tuple]:
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
-        return {
-            table: conn.execute(f"select count(*), sum(hash(columns(*))) from {table}").fetchone()
-            for table in ("focus_line_items", "cost_allocations", "budget_variance", "budget_baselines", "run_registry")
-        }
 
 
 def test_run_prints_the_summary_and_the_report_paths(demo: Path) -> None:

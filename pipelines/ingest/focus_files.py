@@ -12,13 +12,23 @@ from pathlib import Path
 import polars as pl
 
 from connectors.errors import SourceError
-from pipelines.ingest.focus_schema import FOCUS_COLUMNS, MONEY, TAGS, blank_to_null, money, to_focus_columns
+from pipelines.ingest.focus_schema import (
+    FOCUS_COLUMNS,
+    MONEY,
+    TAGS,
+    WIDE_DECIMAL,
+    blank_to_null,
+    money,
+    to_focus_columns,
+)
 from pipelines.ingest.mappings import CategoryRule, cost_category_expr, with_gpu_count
 
 REQUIRED_COLUMNS = ("BilledCost", "EffectiveCost", "BillingCurrency", "BillingPeriodStart", "ChargePeriodStart", "ProviderName")
 CSV_NULLS = ["NULL", ""]
 TAG_PAIR = r'"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"'
 TIMESTAMP_TEXT = r"(?i)(Z|UTC|\+00:?00)$"
+TIMESTAMP_FORMS = ("%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%d")
+TIMESTAMP_COLUMNS = ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd")
 
 
 def scan_focus(files: Sequence[Path]) -> pl.LazyFrame:
@@ -47,12 +57,23 @@ def _as_money(schema: pl.Schema, name: str) -> pl.Expr:
     return money(name)
 
 
+def _timestamp_text(name: str) -> pl.Expr:
+    return blank_to_null(pl.col(name)).str.replace(TIMESTAMP_TEXT, "").str.replace("T", " ")
+
+
+def _parses_as_timestamp(name: str) -> pl.Expr:
+    """NULL where the text is in none of the ISO 8601 forms FOCUS exports use."""
+    text = _timestamp_text(name)
+    return pl.coalesce(
+        *[text.str.to_datetime(form, time_unit="us", strict=False) for form in TIMESTAMP_FORMS]
+    )
+
+
 def _as_timestamp(schema: pl.Schema, name: str) -> pl.Expr:
     if name not in schema:
         return pl.lit(None, dtype=pl.Datetime("us"))
     if schema[name] == pl.String:
-        text = blank_to_null(pl.col(name)).str.replace(TIMESTAMP_TEXT, "").str.replace("T", " ")
-        return text.str.to_datetime(time_unit="us", strict=True)
+        return _timestamp_text(name).str.to_datetime(time_unit="us", strict=True)
     return pl.col(name).cast(pl.Datetime("us", "UTC")).dt.replace_time_zone(None) if getattr(schema[name], "time_zone", None) else pl.col(name).cast(pl.Datetime("us"))
 
 
@@ -85,7 +106,7 @@ def normalize_focus(
     typed = frame.with_columns(
         *[_as_money(schema, n).alias(n) for n in money_columns],
         *[blank_to_null(pl.col(n)).alias(n) if n in schema else pl.lit(None, dtype=pl.String).alias(n) for n in text_columns],
-        *[_as_timestamp(schema, n).alias(n) for n in ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd")],
+        *[_as_timestamp(schema, n).alias(n) for n in TIMESTAMP_COLUMNS],
         _tags(schema).alias("Tags"),
         pl.format("{}|{}|{}", pl.lit(source_name), pl.col("_source_file"), pl.col("_row")).alias("x_LineItemKey"),
         pl.lit(source_name).alias("x_SourceName"),
@@ -106,12 +127,52 @@ def billing_period_expr(frame: pl.LazyFrame) -> pl.Expr:
     return _as_timestamp(frame.collect_schema(), "BillingPeriodStart").dt.truncate("1mo").dt.date()
 
 
-def raw_control_totals(frame: pl.LazyFrame, billing_period: object) -> tuple[int, object]:
-    """Row count and Σ BilledCost of one period of the raw files, per the same money conversion."""
+def check_values(frame: pl.LazyFrame) -> None:
+    """Refuses the export if a money value is not a finite number or a timestamp is not one.
+
+    Raises:
+        SourceError: naming the file, the row (1-based, header not counted), the column and the
+            value of the first bad value.
+    """
     schema = frame.collect_schema()
-    totals = (
-        frame.filter(billing_period_expr(frame) == billing_period)
-        .select(pl.len().alias("rows"), _as_money(schema, "BilledCost").sum().alias("billed"))
-        .collect()
+    lenient = {
+        **{n: blank_to_null(pl.col(n)).cast(WIDE_DECIMAL, strict=False) for n, t in FOCUS_COLUMNS.items()
+           if t == MONEY and not n.startswith("x_") and n in schema},
+        **{n: _parses_as_timestamp(n) for n in TIMESTAMP_COLUMNS if schema.get(n) == pl.String},
+    }
+    flags = [(pl.col(n).is_not_null() & expr.is_null()).alias(f"_bad_{n}") for n, expr in lenient.items()]
+    first = frame.with_columns(flags).filter(pl.any_horizontal(pl.col(f"_bad_{n}") for n in lenient)).head(1).collect()
+    if first.is_empty():
+        return
+    row = first.row(0, named=True)
+    column = next(n for n in lenient if row[f"_bad_{n}"])
+    kind = "a finite number" if column not in TIMESTAMP_COLUMNS else "a timestamp YYYY-MM-DD HH:MM:SS (optionally with T and Z)"
+    raise SourceError(
+        f"{row['_source_file']}, row {row['_row'] + 1}, column {column}: {str(row[column])!r} is not {kind}; "
+        "fix or re-export the file, nothing was loaded"
     )
+
+
+def raw_control_totals(frame: pl.LazyFrame, billing_period: object, files: Sequence[object]) -> tuple[int, object]:
+    """Row count and Σ BilledCost of one period of the raw files, per the same money conversion.
+
+    Args:
+        frame: the files as `scan_focus` reads them.
+        billing_period: the first day of the period.
+        files: the files, named in errors.
+
+    Raises:
+        SourceError: a money or timestamp value does not convert (`check_values`), or a file is
+            not a well-formed CSV/Parquet file.
+    """
+    schema = frame.collect_schema()
+    try:
+        check_values(frame)
+        totals = (
+            frame.filter(billing_period_expr(frame) == billing_period)
+            .select(pl.len().alias("rows"), _as_money(schema, "BilledCost").sum().alias("billed"))
+            .collect()
+        )
+    except pl.exceptions.PolarsError as error:
+        raise SourceError(f"cannot read FOCUS files {', '.join(map(str, files))}: {error}") from None
     return int(totals["rows"][0]), totals["billed"][0]

@@ -100,7 +100,7 @@ class AwsExportReader:
         location_of = pl.col("_source_file").replace(dict(zip(map(str, delivery.files), delivery.locations)))
         if delivery.export_format == "aws_focus":
             raw = focus_files.scan_focus(delivery.files).with_columns(location_of)
-            rows, billed = focus_files.raw_control_totals(raw, billing_period)
+            rows, billed = focus_files.raw_control_totals(raw, billing_period, delivery.locations)
             frame = focus_files.normalize_focus(
                 raw, source_name=self.name, category_rules=rules, ingested_at=ingested_at, source_format=source_format
             )
@@ -187,7 +187,10 @@ class _FileExportReader:
 
     def billing_periods(self) -> list[date]:
         frame = self._scan()
-        periods = frame.select(self._period_expr(frame).unique().alias("period")).collect()
+        try:
+            periods = frame.select(self._period_expr(frame).unique().alias("period")).collect()
+        except pl.exceptions.PolarsError as error:
+            raise SourceError(f"cannot read {', '.join(map(str, self.files))}: {error}") from None
         return sorted(p for p in periods["period"].to_list() if p is not None)
 
     def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
@@ -373,7 +376,7 @@ class FocusFilesReader(_FileExportReader):
 
     def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
         raw = self._scan()
-        rows, billed = focus_files.raw_control_totals(raw, billing_period)
+        rows, billed = focus_files.raw_control_totals(raw, billing_period, self.files)
         period_rows = raw.filter(focus_files.billing_period_expr(raw) == billing_period)
         frame = focus_files.normalize_focus(period_rows, source_name=self.name, category_rules=rules, ingested_at=ingested_at)
         return self._batch(billing_period, frame, rows, billed)

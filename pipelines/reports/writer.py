@@ -36,6 +36,7 @@ from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
 
 CHARTS_DIR = "charts"
+MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
 SUMMARY_STEM = "summary"
 REPORT_FILE_MODE = 0o644
@@ -131,14 +132,15 @@ def _select_runs(known: Sequence[str], runs: Sequence[str] | None) -> list[str]:
 def run_directory_name(training_run: str) -> str:
     """The run's folder name under the output folder: the run id when it is a safe file name.
 
-    Other ids (with `/`, spaces, leading dots...) get unsafe characters replaced and a short hash
+    Other ids (with `/`, spaces, leading dots..., or longer than MAX_RUN_DIRECTORY characters: a
+    tag value can be any text) get unsafe characters replaced, are cut short, and get a short hash
     of the id appended, so that distinct runs never share a folder.
     """
     safe = UNSAFE_PATH_CHARACTERS.sub("_", training_run).strip(".")
-    if safe == training_run:
+    if safe == training_run and len(safe) <= MAX_RUN_DIRECTORY:
         return safe
     digest = hashlib.sha256(training_run.encode()).hexdigest()[:8]
-    return f"{safe or 'run'}-{digest}"
+    return f"{safe[:MAX_RUN_DIRECTORY - 9] or 'run'}-{digest}"
 
 
 def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:

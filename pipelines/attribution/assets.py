@@ -3,6 +3,7 @@
 from decimal import Decimal
 
 import dagster as dg
+import duckdb
 
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import load_registry, replace_run_registry
@@ -81,21 +82,19 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     )
 
 
-def _refresh_view(runledger: RunLedgerResource, name: str) -> int:
+def _refresh_view(conn: duckdb.DuckDBPyConnection, name: str) -> int:
     """(Re)creates a view and returns its row count."""
-    config = runledger.load_config()
-    with runledger.warehouse(config) as conn:
-        conn.execute(read_sql(name))
-        (rows,) = conn.execute(read_sql(f"{name}_count")).fetchone()
+    conn.execute(read_sql(name))
+    (rows,) = conn.execute(read_sql(f"{name}_count")).fetchone()
     return rows
 
 
 @dg.asset(deps=[cost_allocations], group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
 def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Attributed spend per training run, cost category and billing period (a view)."""
-    rows = _refresh_view(runledger, "run_costs")
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
+        rows = _refresh_view(conn, "run_costs")
         runs = conn.execute(read_sql("run_costs_preview")).fetchall()
     return dg.MaterializeResult(
         metadata={
@@ -126,10 +125,10 @@ def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
 def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Spend with no training run by provider, account, service and resource, with its share of
     the period: the tag-hygiene worklist (a view)."""
-    rows = _refresh_view(runledger, "unattributed_costs")
     config = runledger.load_config()
     threshold = Decimal(str(config.orchestration.untagged_share_threshold))
     with runledger.warehouse(config) as conn:
+        rows = _refresh_view(conn, "unattributed_costs")
         shares = conn.execute(read_sql("unattributed_share")).fetchall()
         over = [(period, currency, share) for period, currency, _, _, share in shares if share is not None and share > threshold]
         offenders = conn.execute(

@@ -7,6 +7,7 @@ turns it into exit code 2.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
@@ -40,6 +41,11 @@ SHARED_MATCH_COLUMNS = (
 
 class ConfigError(ValueError):
     """A configuration problem; the message names the file and key."""
+
+
+def repeated(names: list[str]) -> list[str]:
+    """The names that occur more than once, sorted."""
+    return sorted(name for name, count in Counter(names).items() if count > 1)
 
 
 class _Strict(BaseModel):
@@ -173,8 +179,7 @@ class Attribution(_Strict):
     @field_validator("shared")
     @classmethod
     def _unique_rule_names(cls, rules: list[SharedRule]) -> list[SharedRule]:
-        names = [rule.name for rule in rules]
-        duplicates = sorted({name for name in names if names.count(name) > 1})
+        duplicates = repeated([rule.name for rule in rules])
         if duplicates:
             raise ValueError(f"rule names must be unique, repeated: {', '.join(duplicates)}")
         return rules
@@ -222,8 +227,7 @@ class RunLedgerConfig(_Strict):
     @field_validator("sources")
     @classmethod
     def _unique_names(cls, sources: list[Source]) -> list[Source]:
-        names = [source.name for source in sources]
-        duplicates = sorted({name for name in names if names.count(name) > 1})
+        duplicates = repeated([source.name for source in sources])
         if duplicates:
             raise ValueError(f"source names must be unique, repeated: {', '.join(duplicates)}")
         return sources

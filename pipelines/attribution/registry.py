@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from pipelines.config import ConfigError, format_validation_error, read_yaml
+from pipelines.config import ConfigError, format_validation_error, read_yaml, repeated
 from pipelines.sqlfiles import read_sql
 
 
@@ -56,10 +56,9 @@ def load_registry(path: Path) -> list[RegisteredRun]:
         registry = RunRegistry.model_validate(document or {})
     except ValidationError as error:
         raise ConfigError(format_validation_error(path, error)) from None
-    ids = [run.id for run in registry.runs]
-    repeated = sorted({run_id for run_id in ids if ids.count(run_id) > 1})
-    if repeated:
-        raise ConfigError(f"{path}: runs: run ids must be unique, repeated: {', '.join(repeated)}")
+    repeated_ids = repeated([run.id for run in registry.runs])
+    if repeated_ids:
+        raise ConfigError(f"{path}: runs: run ids must be unique, repeated: {', '.join(repeated_ids)}")
     return registry.runs
 
 

@@ -34,15 +34,17 @@ PARTITION_SLACK = timedelta(days=1)
 
 @dataclass(frozen=True)
 class TouchedMonth:
-    """An invoice month with rows exported after the watermark.
+    """An invoice month with rows exported after the watermark, as the table holds it now.
 
     Attributes:
         billing_period: first day of the invoice month.
-        max_export_time: the latest export_time among those rows (UTC, naive).
+        max_export_time: the latest export_time of the month's rows (UTC, naive).
+        rows: the month's rows.
     """
 
     billing_period: date
     max_export_time: datetime
+    rows: int
 
 
 @dataclass(frozen=True)
@@ -149,25 +151,47 @@ class BigQueryBillingExport:
             raise SourceError(f"BigQuery query on {self.table} failed: {error.message}") from None
 
     def touched_months(self, watermark: datetime | None) -> list[TouchedMonth]:
-        """Invoice months with rows exported after `watermark` (None: every month), oldest first.
+        """Invoice months with rows exported since one day before `watermark` (None: every
+        month), oldest first, each with its current row count and latest export_time.
 
-        Partitions are pruned from one day before the watermark's day: rows land in the
-        partition of the day they were written, never before their export_time.
+        The day of slack catches a batch whose export_time goes backwards (export jobs that
+        overlap): its month's row count then differs from the loaded snapshot's. Partitions are
+        pruned from one day before that: rows land in the partition of the day they were
+        written, never before their export_time.
         """
-        since = _aware_utc(watermark) if watermark else EARLIEST
+        if watermark is None:
+            return self._month_counts("")
+        since = _aware_utc(watermark) - PARTITION_SLACK
         partition_from = datetime.combine(since.date(), datetime.min.time(), timezone.utc) - PARTITION_SLACK
-        partition_filter = self._partition_filter() if watermark else ""
+        partition_filter = self._partition_filter()
         parameters = [bigquery.ScalarQueryParameter("watermark", "TIMESTAMP", since)]
         if partition_filter:
             parameters.append(bigquery.ScalarQueryParameter("partition_from", "TIMESTAMP", partition_from))
-        rows = self._query("gcp_billing_touched_months", parameters, partition_filter=partition_filter)
+        touched = [row["invoice_month"] for row in self._query("gcp_billing_touched_months", parameters, partition_filter=partition_filter)]
+        if not touched:
+            return []
+        first_month = min(self._checked_month(month) for month in touched)
+        return [month for month in self._month_counts(first_month) if f"{month.billing_period:%Y%m}" in touched]
+
+    def _month_counts(self, first_month: str) -> list[TouchedMonth]:
+        """Rows and latest export_time of every invoice month from `first_month` (YYYYMM; "" for all)."""
+        partition_filter = self._partition_filter() if first_month else ""
+        parameters = [bigquery.ScalarQueryParameter("first_month", "STRING", first_month)]
+        if partition_filter:
+            first_day = datetime(int(first_month[:4]), int(first_month[4:]), 1, tzinfo=timezone.utc)
+            parameters.append(bigquery.ScalarQueryParameter("partition_from", "TIMESTAMP", first_day - PARTITION_SLACK))
         months = []
-        for row in rows:
-            month = row["invoice_month"]
-            if not month or not re.fullmatch(r"\d{6}", month):
-                raise SourceError(f"BigQuery table {self.table}: invoice.month {month!r} is not YYYYMM")
-            months.append(TouchedMonth(date(int(month[:4]), int(month[4:]), 1), _naive_utc(row["max_export_time"])))
+        for row in self._query("gcp_billing_month_counts", parameters, partition_filter=partition_filter):
+            month = self._checked_month(row["invoice_month"])
+            months.append(
+                TouchedMonth(date(int(month[:4]), int(month[4:]), 1), _naive_utc(row["max_export_time"]), row["row_count"])
+            )
         return months
+
+    def _checked_month(self, month: str | None) -> str:
+        if not month or not re.fullmatch(r"\d{4}(0[1-9]|1[0-2])", month):
+            raise SourceError(f"BigQuery table {self.table}: invoice.month {month!r} is not YYYYMM")
+        return month
 
     def download_month(self, billing_period: date, target: Path) -> MonthSnapshot:
         """Every row of one invoice month, streamed batch by batch into `target` (Parquet).

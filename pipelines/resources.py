@@ -10,7 +10,7 @@ import dagster as dg
 import duckdb
 
 from pipelines.config import RunLedgerConfig, load_config
-from pipelines.warehouse import connect
+from pipelines.warehouse import connect, run_lock
 
 WAREHOUSE_POOL = "duckdb_writer"
 
@@ -30,9 +30,15 @@ class RunLedgerResource(dg.ConfigurableResource):
 
     @contextmanager
     def warehouse(self, config: RunLedgerConfig) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A writable connection to the warehouse, closed afterwards."""
-        conn = connect(config.warehouse_path)
-        try:
-            yield conn
-        finally:
-            conn.close()
+        """A writable connection to the warehouse, closed afterwards, under the warehouse's run lock
+        (so a step launched by Dagster never writes while `runledger run` runs, and the reverse).
+
+        Raises:
+            RunInProgress: another process holds the lock.
+        """
+        with run_lock(config.warehouse_path):
+            conn = connect(config.warehouse_path)
+            try:
+                yield conn
+            finally:
+                conn.close()

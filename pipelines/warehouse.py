@@ -64,15 +64,28 @@ class RunInProgress(RuntimeError):
     """Another `runledger run` holds the warehouse's run lock (exit 1)."""
 
 
+# Lock files this process holds, with how many blocks hold each: `runledger run` locks for the
+# whole run, and each asset locks again around its writes (a Dagster step may be its own process).
+_held_locks: dict[Path, int] = {}
+
+
 @contextmanager
 def run_lock(warehouse: Path) -> Iterator[Path]:
     """Holds an exclusive lock on `<warehouse>.lock` for the block; the operating system releases
-    it when the process ends, however it ends, so a killed run never leaves a stale lock.
+    it when the process ends, however it ends, so a killed run never leaves a stale lock. Blocks
+    of one process nest: only the outermost takes and releases the lock.
 
     Raises:
         RunInProgress: another process holds the lock; the message names the file and its pid.
     """
-    lock_path = warehouse.with_name(warehouse.name + ".lock")
+    lock_path = warehouse.with_name(warehouse.name + ".lock").absolute()
+    if lock_path in _held_locks:
+        _held_locks[lock_path] += 1
+        try:
+            yield lock_path
+        finally:
+            _held_locks[lock_path] -= 1
+        return
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with lock_path.open("a+") as handle:
         try:
@@ -87,9 +100,11 @@ def run_lock(warehouse: Path) -> Iterator[Path]:
         handle.truncate()
         handle.write(str(os.getpid()))
         handle.flush()
+        _held_locks[lock_path] = 1
         try:
             yield lock_path
         finally:
+            del _held_locks[lock_path]
             handle.seek(0)
             handle.truncate()
             fcntl.flock(handle, fcntl.LOCK_UN)

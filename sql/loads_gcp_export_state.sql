@@ -1,5 +1,6 @@
--- A BigQuery billing source's incremental state: per billing period, the latest export_time of
--- the snapshot now loaded, and the source's export_time watermark (NULL before the first load).
+-- A BigQuery billing source's incremental state: per billing period, the latest export_time and
+-- the row count of the snapshot now loaded, and the source's export_time watermark (NULL before
+-- the first load).
 with source_loads as (
     select *
     from loads
@@ -8,7 +9,7 @@ with source_loads as (
 ),
 
 latest_per_period as (
-    select billing_period, snapshot_export_time
+    select billing_period, snapshot_export_time, raw_rows
     from source_loads
     qualify row_number() over (
         partition by billing_period order by finished_at desc, load_id desc
@@ -24,6 +25,7 @@ final as (
     select
         latest_per_period.billing_period,
         latest_per_period.snapshot_export_time,
+        latest_per_period.raw_rows,
         source_watermark.watermark
     from latest_per_period
     cross join source_watermark

@@ -4,6 +4,7 @@ the input and what to do, and leaves every table of the warehouse exactly as it 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import os
@@ -12,6 +13,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from pipelines.cli import main
 from pipelines.ingest import load
 from pipelines.sqlfiles import read_sql
 from tests.conftest import FIXTURES, write_config
+from tests.cur_exports import FolderSink, cur2_table, lines, parquet_bytes, period_totals, write_cur2_delivery
 from tests.warehouse_state import table_checksums
 
 SAMPLE = FIXTURES / "focus_1.0_sample_1000.csv"
@@ -205,6 +208,24 @@ def test_a_second_run_exits_1_while_another_holds_the_lock(site: Path) -> None:
     assert code == 0, output
 
 
+def test_a_dagster_step_does_not_write_while_a_run_holds_the_lock(site: Path) -> None:
+    # Steps launched by `dagster dev` are their own processes: each takes the lock around its writes.
+    from tests.cur_exports import ingest
+
+    warehouse = warehouse_of(site)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(warehouse)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = table_checksums(warehouse, with_journal=True)
+        with pytest.raises(Exception, match=f"another run is in progress \\(lock {warehouse}.lock held by pid {holder.pid}\\)"):
+            ingest(site, date(2024, 9, 1))
+        assert table_checksums(warehouse, with_journal=True) == before
+    finally:
+        holder.kill()
+        holder.wait()
+    assert ingest(site, date(2024, 9, 1)).success
+
+
 def first_row_billed_cost(config: Path) -> Decimal:
     with duckdb.connect(str(warehouse_of(config)), read_only=True) as conn:
         return conn.execute("select BilledCost from focus_line_items where x_LineItemKey like '%|0'").fetchone()[0]
@@ -345,3 +366,94 @@ def test_a_manifest_that_is_not_json_stops_the_load(tmp_path: Path) -> None:
     output = run_refused(config)
     assert output.count("run failed:") == 1 and f"{manifest}" in output and "JSON" in output
     assert last_load(config)[0] == "failed"
+
+
+OCTOBER = date(2026, 10, 1)
+
+
+@pytest.fixture
+def aws_site(tmp_path: Path) -> tuple[Path, FolderSink]:
+    """A CUR 2.0 export in a local folder with October loaded: two files, 4 lines, 40.00."""
+    sink = FolderSink(tmp_path / "exports")
+    write_cur2_delivery(sink, "cur", "c2", OCTOBER, "exec-1", [lines(OCTOBER, "a", ["1", "2"]), lines(OCTOBER, "b", ["3", "34"])])
+    config = write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: exports/cur/c2}\n")
+    code, output = invoke("run", "--config", str(config))
+    assert code == 0, output
+    assert period_totals(warehouse_of(config)) == {"2026-10": (4, Decimal(40))}
+    return config, sink
+
+
+def test_a_cur2_file_without_its_cost_column_stops_the_load(aws_site: tuple[Path, FolderSink]) -> None:
+    # Read together, the second file's costs would come back NULL, and its lines at zero cost.
+    config, sink = aws_site
+    keys = write_cur2_delivery(sink, "cur", "c2", OCTOBER, "exec-2", [lines(OCTOBER, "c", ["5"]), lines(OCTOBER, "d", ["6"])])
+    without_cost = cur2_table(lines(OCTOBER, "d", ["6"])).drop(["line_item_unblended_cost"])
+    sink.put(keys[1], parquet_bytes(without_cost))
+    output = run_refused(config)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {sink.root / keys[1]}: CUR 2.0 columns missing: line_item_unblended_cost"
+    )
+    assert period_totals(warehouse_of(config)) == {"2026-10": (4, Decimal(40))}
+
+
+def test_an_empty_delivery_keeps_the_period_loaded_before(aws_site: tuple[Path, FolderSink]) -> None:
+    config, sink = aws_site
+    keys = write_cur2_delivery(sink, "cur", "c2", OCTOBER, "exec-2", [lines(OCTOBER, "c", ["5"])])
+    sink.put(keys[0], parquet_bytes(cur2_table(lines(OCTOBER, "c", ["5"])).slice(0, 0)))
+    output = run_refused(config)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: source aws, billing period 2026-10: the delivery holds no line items "
+        f"({sink.root / keys[0]}); the rows loaded before are kept. An export being written or a truncated "
+        "copy looks like this: check the files, then run again"
+    )
+    assert last_load(config)[0] == "failed"
+    assert period_totals(warehouse_of(config)) == {"2026-10": (4, Decimal(40))}
+
+
+def test_a_focus_export_with_no_rows_stops_the_run(site: Path) -> None:
+    header, _ = sample_rows()
+    export = site.parent / EXPORT
+    write_export(export, header, [])
+    output = run_refused(site)
+    assert output.strip().splitlines()[-1] == f"run failed: no line items in {export}; the rows loaded before are kept"
+
+
+def test_a_renamed_cost_column_is_named_in_the_error(site: Path) -> None:
+    header, rows = sample_rows()
+    for row in rows:
+        row["EffectiveCostUSD"] = row.pop("EffectiveCost")
+    export = site.parent / EXPORT
+    write_export(export, [c if c != "EffectiveCost" else "EffectiveCostUSD" for c in header], rows)
+    output = run_refused(site)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {export}: FOCUS columns missing: EffectiveCost; the file has 'EffectiveCostUSD' "
+        "(renamed 'EffectiveCost'?): rename the column back or re-export the data"
+    )
+
+
+def test_a_renamed_column_in_a_legacy_cur_csv(tmp_path: Path) -> None:
+    from tests.test_legacy_cur_sample import lay_out_sample
+
+    config = lay_out_sample(tmp_path, "gz")
+    code, output = invoke("run", "--config", str(config))
+    assert code == 0, output
+    report = next((tmp_path / "cur").rglob("*.csv.gz"))
+    header, _, body = gzip.decompress(report.read_bytes()).decode().partition("\n")
+
+    # a column the mapping reads but can do without: loaded, reported by the drift check
+    assert "lineItem/UsageType," in header
+    renamed = header.replace("lineItem/UsageType,", "lineItem/UsageTypeV2,")
+    report.write_bytes(gzip.compress(f"{renamed}\n{body}".encode()))
+    code, output = invoke("run", "--config", str(config))
+    assert code == 0, output
+    drift = next(line for line in output.splitlines() if "schema_drift" in line)
+    assert drift.startswith("  warning: raw/aws_legacy.schema_drift: missing: ") and "line_item_usage_type" in drift
+
+    # the cost column: the load stops, naming the column it found instead
+    renamed = header.replace("lineItem/UnblendedCost", "lineItem/UnblendedCosts")
+    report.write_bytes(gzip.compress(f"{renamed}\n{body}".encode()))
+    output = run_refused(config)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {report}: legacy CUR columns missing: line_item_unblended_cost; the file has "
+        "'lineItem/UnblendedCosts' (renamed 'line_item_unblended_cost'?): rename the column back or re-export the data"
+    )

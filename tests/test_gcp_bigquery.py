@@ -209,6 +209,39 @@ def test_a_partial_run_keeps_the_other_months_pending(tmp_path: Path, bigquery_e
     assert loads(warehouse, "gcp-bq")[-1][5] == datetime(2026, 11, 6, 5, 12, 9, 482113)
 
 
+# An export job that overlapped the previous one: its November row carries an export_time 2.5 h
+# older than the watermark the first load recorded (2026-11-04 10:04:12.331907).
+BACKDATED_EXPORT = [
+    export_row(STORAGE, "2026-11-03T08:00:00", "2026-11-04 07:34:12 UTC", 2.5, credits=(("FREE_TIER", -0.25),)),
+]
+
+
+def test_a_batch_whose_export_time_goes_backwards_is_loaded(tmp_path: Path, bigquery_emulator: str) -> None:
+    table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
+    config = bigquery_config(tmp_path, table, bigquery_emulator)
+    warehouse = tmp_path / ".runledger" / "warehouse.duckdb"
+    append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
+    run_nightly(config, echo=lambda line: None)
+    watermark = datetime(2026, 11, 4, 10, 4, 12, 331907)
+    assert loads(warehouse, "gcp-bq")[-1][5] == watermark
+    marks = reader_for(load_config(config).sources[0], load_config(config)).delivery_marks()
+
+    append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, BACKDATED_EXPORT)
+    assert reader_for(load_config(config).sources[0], load_config(config)).delivery_marks()[date(2026, 11, 1)] != marks[date(2026, 11, 1)]
+    reloaded = run_nightly(config, echo=lambda line: None)
+    assert [f"{p:%Y-%m}" for p in reloaded.billing_periods] == ["2026-11"]
+    assert loaded_totals(warehouse, "gcp-bq") == expected_totals(FIRST_EXPORT + BACKDATED_EXPORT) == {
+        "2026-10": (4, Decimal("113.30472")),
+        "2026-11": (3, Decimal("52.258927")),  # 50.008927 + 2.5 − 0.25
+    }
+    month, status, raw_rows, _, snapshot, after = loads(warehouse, "gcp-bq")[-1]
+    # the month's newest row is now the backdated one; the watermark does not move back
+    assert (month, status, raw_rows, snapshot, after) == ("2026-11", "loaded", 3, datetime(2026, 11, 4, 7, 34, 12), watermark)
+
+    assert run_nightly(config, echo=lambda line: None).billing_periods == []
+    assert len(loads(warehouse, "gcp-bq")) == 3
+
+
 def test_full_refresh_from_the_cli_rereads_a_period(tmp_path: Path, bigquery_emulator: str) -> None:
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     config = bigquery_config(tmp_path, table, bigquery_emulator)
@@ -287,7 +320,7 @@ def test_delivery_marks_and_columns_for_the_sensor_and_drift_check(tmp_path: Pat
         exported = datetime.fromisoformat(row["export_time"].removesuffix(" UTC"))
         newest[month] = max(newest.get(month, exported), exported)
     marks = reader.delivery_marks()
-    assert {month: datetime.fromisoformat(mark) for month, mark in marks.items()} == newest
+    assert marks == {month: f"{moment.isoformat()} rows={expected_totals(FIRST_EXPORT)[f'{month:%Y-%m}'][0]}" for month, moment in newest.items()}
 
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, LATE_EXPORT)
     later = reader_for(config.sources[0], config).delivery_marks()

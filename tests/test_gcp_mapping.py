@@ -181,7 +181,7 @@ def test_parquet_with_bigquery_types_and_missing_newer_fields(tmp_path: Path) ->
     assert credits(line) == {"Committed use discount: A3 GPUs": Decimal("-28.99764")}
     assert (line["ChargePeriodStart"], line["ResourceId"], line["ListCost"], line["ChargeClass"]) == (datetime(2026, 10, 31, 23), None, None, None)
     assert line["x_GpuHours"] == Decimal("8")
-    rows, billed = gcp_billing.raw_control_totals(gcp_billing.scan_export([file]), datetime(2026, 10, 1).date())
+    rows, billed = gcp_billing.raw_control_totals(gcp_billing.scan_export([file]), datetime(2026, 10, 1).date(), str(file))
     assert (rows, billed) == (1, Decimal("49.37436"))
 
 

@@ -23,7 +23,7 @@ from pipelines.ingest.load import (
     replace_period,
 )
 from pipelines.ingest.mappings import CategoryRule, read_category_rules
-from pipelines.ingest.sources import BillingSourceReader, DeliveryIdentifying, reader_for
+from pipelines.ingest.sources import BillingSourceReader, DeliveryIdentifying, PeriodBatch, reader_for
 from pipelines.partitions import billing_period_of, billing_periods
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.retries import retry_request
@@ -128,7 +128,7 @@ def _load(
                 f"{source.name} {billing_period:%Y-%m}: loaded {result.rows:,} line items from {result.files} files, "
                 f"BilledCost {result.billed_cost:,.2f} {result.currency}, EffectiveCost {result.effective_cost:,.2f}"
             )
-            drift = _schema_drift_result(reader, billing_period)
+            drift = _schema_drift_result(reader, billing_period, batch)
         else:
             context.log.info(f"{source.name}: no delivery or nothing new for {billing_period:%Y-%m}")
             drift = dg.AssetCheckResult(
@@ -148,8 +148,13 @@ def _load(
     return result, [drift, freshness]
 
 
-def _schema_drift_result(reader: BillingSourceReader, billing_period: date) -> dg.AssetCheckResult:
-    source_format, location, columns = reader.delivery_columns(billing_period)
+def _schema_drift_result(reader: BillingSourceReader, billing_period: date, batch: PeriodBatch) -> dg.AssetCheckResult:
+    """The drift of the columns the batch's files have, else of those the source declares (an AWS
+    manifest, the BigQuery table, the files' schemas)."""
+    if batch.columns:
+        source_format, location, columns = batch.source_format, ", ".join(batch.files), list(batch.columns)
+    else:
+        source_format, location, columns = reader.delivery_columns(billing_period)
     drift = column_drift(source_format, columns)
     return dg.AssetCheckResult(
         check_name=SCHEMA_DRIFT_CHECK,

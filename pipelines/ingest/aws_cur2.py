@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from connectors.errors import SourceError
+from connectors.errors import SourceError, missing_columns_error
 from pipelines.ingest.focus_schema import (
     MONEY,
     blank_to_null,
@@ -63,16 +63,28 @@ PRICING_CATEGORY = {"OnDemand": "Standard", "Reserved": "Committed", "Spot": "Dy
 
 
 def scan_cur2(files: Sequence[Path]) -> pl.LazyFrame:
-    """The delivery's Parquet files as one lazy frame, with the file path of each row."""
-    try:
-        frame = pl.scan_parquet(list(files), include_file_paths="_source_file", missing_columns="insert")
-        names = frame.collect_schema().names()
-    except (pl.exceptions.PolarsError, OSError) as error:
-        raise SourceError(f"cannot read CUR 2.0 files {', '.join(map(str, files))}: {error}") from None
-    missing = [c for c in REQUIRED_COLUMNS if c not in names]
-    if missing:
-        raise SourceError(f"{files[0]}: CUR 2.0 columns missing: {', '.join(missing)}")
-    return frame
+    """The delivery's Parquet files as one lazy frame, with the file path of each row.
+
+    Every file's own schema (its footer) is checked, and files are scanned each with its own
+    schema: one scan of all files would take the first file's schema for all, turning a later
+    file without its cost column into zero cost, and failing on a later file's extra column.
+
+    Raises:
+        SourceError: naming the file that cannot be read or lacks a required column.
+    """
+    if not files:
+        raise SourceError("the delivery lists no CUR 2.0 files")
+    frames = []
+    for file in files:
+        try:
+            names = pl.read_parquet_schema(file)
+        except (pl.exceptions.PolarsError, OSError) as error:
+            raise SourceError(f"cannot read CUR 2.0 file {file}: {error}") from None
+        missing = [c for c in REQUIRED_COLUMNS if c not in names]
+        if missing:
+            raise missing_columns_error(file, "CUR 2.0", missing, names)
+        frames.append(pl.scan_parquet(file, include_file_paths="_source_file"))
+    return pl.concat(frames, how="diagonal_relaxed")
 
 
 def raw_control_totals(files: Sequence[Path]) -> tuple[int, object]:

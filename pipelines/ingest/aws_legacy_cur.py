@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from connectors.errors import SourceError
+from connectors.errors import SourceError, missing_columns_error
 from pipelines.ingest.aws_cur2 import REQUIRED_COLUMNS
 from pipelines.ingest.focus_schema import TAGS
 
@@ -37,10 +37,12 @@ CUR_TIMESTAMP_SUFFIX = r"(\.\d+)?Z$"
 
 @dataclass(frozen=True)
 class LegacyScan:
-    """A legacy delivery as CUR 2.0 columns (lazy), and what the conversion has to report."""
+    """A legacy delivery as CUR 2.0 columns (lazy), what the conversion has to report, and the
+    columns the files have, as they write them."""
 
     frame: pl.LazyFrame
     warnings: tuple[str, ...]
+    columns: tuple[str, ...]
 
 
 def parquet_column_name(csv_name: str) -> str:
@@ -74,13 +76,15 @@ def _tag_list(columns: dict[str, str]) -> pl.Expr:
     ).list.eval(pl.element().filter(pl.element().struct.field("value").is_not_null()))
 
 
-def _check_required(names: list[str], file: Path) -> None:
+def _check_required(names: Iterable[str] | Mapping[str, str], file: Path) -> None:
+    """Raises a SourceError naming `file` when it lacks a required column; `names` are the
+    file's columns, or {its column as CUR 2.0 names it: as the file writes it}."""
     missing = [c for c in REQUIRED_COLUMNS if c not in names]
     if missing:
-        raise SourceError(f"{file}: legacy CUR columns missing: {', '.join(missing)}")
+        raise missing_columns_error(file, "legacy CUR", missing, names)
 
 
-def _csv_as_cur2(file: Path) -> tuple[pl.LazyFrame, list[str]]:
+def _csv_as_cur2(file: Path) -> tuple[pl.LazyFrame, list[str], list[str]]:
     try:
         frame = pl.scan_csv(file, infer_schema=False)
         headers = frame.collect_schema().names()
@@ -107,16 +111,16 @@ def _csv_as_cur2(file: Path) -> tuple[pl.LazyFrame, list[str]]:
             f"tag keys {', '.join(o[len(CSV_TAG_CATEGORY):] for o in originals)} collide after snake-casing "
             f"({name[len(PARQUET_TAG_PREFIX):]}); each is kept as written in Tags, none merged"
         )
-    _check_required(list(renamed.values()), file)
+    _check_required({name: header for header, name in renamed.items()}, file)
     converted = frame.select(
         *[pl.col(header).alias(name) for header, name in renamed.items()],
         _tag_list(tags).alias("resource_tags"),
         pl.lit(str(file)).alias("_source_file"),
     )
-    return _timestamps(converted), warnings
+    return _timestamps(converted), warnings, headers
 
 
-def _parquet_as_cur2(file: Path) -> pl.LazyFrame:
+def _parquet_as_cur2(file: Path) -> tuple[pl.LazyFrame, list[str]]:
     try:
         frame = pl.scan_parquet(file)
         names = frame.collect_schema().names()
@@ -129,7 +133,7 @@ def _parquet_as_cur2(file: Path) -> pl.LazyFrame:
         _tag_list(tags).alias("resource_tags"),
         pl.lit(str(file)).alias("_source_file"),
     )
-    return _timestamps(converted)
+    return _timestamps(converted), names
 
 
 def scan_legacy(files: Sequence[Path], export_format: str) -> LegacyScan:
@@ -140,13 +144,15 @@ def scan_legacy(files: Sequence[Path], export_format: str) -> LegacyScan:
     """
     frames: list[pl.LazyFrame] = []
     warnings: list[str] = []
+    columns: dict[str, None] = {}
     for file in files:
         if export_format == "legacy_csv":
-            frame, file_warnings = _csv_as_cur2(file)
+            frame, file_warnings, file_columns = _csv_as_cur2(file)
             warnings.extend(file_warnings)
         else:
-            frame = _parquet_as_cur2(file)
+            frame, file_columns = _parquet_as_cur2(file)
         frames.append(frame)
+        columns.update(dict.fromkeys(file_columns))
     if not frames:
         raise SourceError("the delivery lists no report files")
-    return LegacyScan(pl.concat(frames, how="diagonal_relaxed"), tuple(dict.fromkeys(warnings)))
+    return LegacyScan(pl.concat(frames, how="diagonal_relaxed"), tuple(dict.fromkeys(warnings)), tuple(columns))

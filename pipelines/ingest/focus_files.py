@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
-from connectors.errors import SourceError
+from connectors.errors import SourceError, missing_columns_error
 from pipelines.ingest.focus_schema import (
     FOCUS_COLUMNS,
     MONEY,
@@ -46,7 +46,7 @@ def scan_focus(files: Sequence[Path]) -> pl.LazyFrame:
             raise SourceError(f"cannot read FOCUS file {file}: {error}") from None
         missing = [c for c in REQUIRED_COLUMNS if c not in schema_names]
         if missing:
-            raise SourceError(f"{file}: FOCUS columns missing: {', '.join(missing)}")
+            raise missing_columns_error(file, "FOCUS", missing, schema_names)
         frames.append(frame.with_row_index("_row").with_columns(pl.lit(str(file)).alias("_source_file")))
     return pl.concat(frames, how="diagonal_relaxed")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 
 from connectors.errors import SourceError
-from pipelines.ingest.focus_schema import MONEY, TAGS, TIMESTAMP, blank_to_null, money, service_category_from_cost_category, to_focus_columns
+from pipelines.ingest.focus_schema import MONEY, TAGS, TIMESTAMP, WIDE_DECIMAL, blank_to_null, money, service_category_from_cost_category, to_focus_columns
 from pipelines.ingest.mappings import CategoryRule, cost_category_expr, with_gpu_count
 
 PROVIDER = "Google Cloud"
@@ -235,17 +235,71 @@ def _gpu_hours() -> pl.Expr:
     return pl.when(is_gpu_usage).then(hours.fill_null(0)).otherwise(pl.lit(0, dtype=MONEY))
 
 
-def raw_control_totals(frame: pl.LazyFrame, billing_period: date) -> tuple[int, object]:
-    """Rows and Σ cost + Σ credits of one invoice month, each summed separately from the raw rows."""
+def raw_control_totals(frame: pl.LazyFrame, billing_period: date, where: str) -> tuple[int, object]:
+    """Rows and Σ cost + Σ credits of one invoice month, each summed separately from the raw rows.
+
+    Args:
+        frame: rows from `scan_export` or `scan_snapshot`.
+        billing_period: the first day of the invoice month.
+        where: the files or table, named in errors.
+
+    Raises:
+        SourceError: naming the row and value of a cost that is empty or an amount that is not a
+            number DECIMAL(38,10) can hold, or `where` for any other value that does not convert.
+    """
     period = frame.filter(billing_period_expr() == billing_period)
-    costs = period.select(pl.len().alias("rows"), money(pl.col("cost")).sum().alias("cost")).collect()
-    credits = (
-        period.select(pl.col("credits").fill_null([]))
-        .explode("credits", empty_as_null=True)
-        .select(money(pl.col("credits").struct.field("amount")).sum().alias("credits"))
+    try:
+        costs = period.select(
+            pl.len().alias("rows"),
+            money(pl.col("cost")).sum().alias("cost"),
+            money(pl.col("cost")).is_null().sum().alias("empty_costs"),
+        ).collect()
+        credits = (
+            period.select(pl.col("credits").fill_null([]))
+            .explode("credits", empty_as_null=True)
+            .select(money(pl.col("credits").struct.field("amount")).sum().alias("credits"))
+            .collect()
+        )
+    except pl.exceptions.PolarsError as error:
+        raise _first_bad_amount(period) or SourceError(f"{where}: {str(error).strip().splitlines()[0][:300]}") from None
+    if costs["empty_costs"][0]:
+        raise _first_bad_amount(period) or SourceError(f"{where}: rows without a cost")
+    return int(costs["rows"][0]), costs["cost"][0] + (credits["credits"][0] or 0)
+
+
+def _first_bad_amount(frame: pl.LazyFrame) -> SourceError | None:
+    """The error for the first row whose cost is empty or whose cost or credit amount does not
+    convert to money."""
+
+    def unconvertible(amount: pl.Expr) -> pl.Expr:
+        return amount.is_not_null() & blank_to_null(amount).cast(WIDE_DECIMAL, strict=False).is_null()
+
+    credit_amount = pl.element().struct.field("amount")
+    checked = frame.select(
+        "_source_file",
+        "_line_key",
+        pl.when(blank_to_null(pl.col("cost")).is_null())
+        .then(pl.lit("an empty cost"))
+        .when(unconvertible(pl.col("cost")))
+        .then(pl.format("cost {} is not a number DECIMAL(38,10) can hold", pl.col("cost").str.slice(0, 40)))
+        .alias("bad"),
+        pl.col("credits").list.eval(credit_amount.filter(unconvertible(credit_amount))).list.first().alias("bad_credit"),
+    )
+    first = (
+        checked.with_columns(
+            pl.coalesce("bad", pl.format("credit amount {} is not a number DECIMAL(38,10) can hold", pl.col("bad_credit").str.slice(0, 40))).alias("bad")
+        )
+        .filter(pl.col("bad").is_not_null())
+        .head(1)
         .collect()
     )
-    return int(costs["rows"][0]), costs["cost"][0] + (credits["credits"][0] or 0)
+    if first.is_empty():
+        return None
+    row = first.row(0, named=True)
+    source, line_key, bad = row["_source_file"], row["_line_key"], row["bad"]
+    # file exports key rows `file|row`; BigQuery snapshots `table|content hash|n`
+    located = f"{source}, line {int(line_key.rsplit('|', 1)[1]) + 1}" if line_key.count("|") == 1 else f"{source}, row {line_key}"
+    return SourceError(f"{located}: {bad}; fix the export, nothing was loaded")
 
 
 def normalize_gcp(

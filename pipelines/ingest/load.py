@@ -125,6 +125,11 @@ def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_f
     ).fetchone()
     checked = dict(zip([d[0] for d in conn.description], row))
     where = f"source {batch.source_name}, billing period {batch.billing_period:%Y-%m}"
+    if checked["rows"] == 0 and not batch.raw_rows:
+        raise LoadError(
+            f"{where}: the delivery holds no line items ({', '.join(batch.files)}); the rows loaded before are "
+            "kept. An export being written or a truncated copy looks like this: check the files, then run again"
+        )
     if checked["rows_outside_period"]:
         raise LoadError(
             f"{where}: {checked['rows_outside_period']} rows belong to another billing period "

@@ -50,6 +50,7 @@ class PeriodBatch:
     watermark: datetime | None = None
     temporary_files: tuple[Path, ...] = ()
     warnings: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
 
 
 class BillingSourceReader(Protocol):
@@ -96,35 +97,45 @@ class AwsExportReader:
         delivery = self.client.delivery(billing_period)
         source_format = AWS_SOURCE_FORMATS[delivery.export_format]
         warnings: tuple[str, ...] = ()
+        columns: tuple[str, ...] = ()
         # Rows name the file they came from as the user knows it (an s3:// URI), not the cache.
         location_of = pl.col("_source_file").replace(dict(zip(map(str, delivery.files), delivery.locations)))
-        if delivery.export_format == "aws_focus":
-            raw = focus_files.scan_focus(delivery.files).with_columns(location_of)
-            rows, billed = focus_files.raw_control_totals(raw, billing_period, delivery.locations)
-            frame = focus_files.normalize_focus(
-                raw, source_name=self.name, category_rules=rules, ingested_at=ingested_at, source_format=source_format
-            )
-        else:
-            if delivery.export_format == "cur2":
-                raw = aws_cur2.scan_cur2(delivery.files)
+        try:
+            if delivery.export_format == "aws_focus":
+                raw = focus_files.scan_focus(delivery.files).with_columns(location_of)
+                columns = tuple(c for c in raw.collect_schema().names() if c not in ("_row", "_source_file"))
+                rows, billed = focus_files.raw_control_totals(raw, billing_period, delivery.locations)
+                frame = focus_files.normalize_focus(
+                    raw, source_name=self.name, category_rules=rules, ingested_at=ingested_at, source_format=source_format
+                )
             else:
-                legacy = aws_legacy_cur.scan_legacy(delivery.files, delivery.export_format)
-                raw, warnings = legacy.frame, legacy.warnings
-            raw = raw.with_columns(location_of)
-            try:
-                rows, billed = aws_cur2.control_totals(raw)
-            except pl.exceptions.PolarsError as error:
-                first_line = str(error).strip().splitlines()[0]
-                raise SourceError(f"{delivery.manifest}: files {', '.join(delivery.locations)}: {first_line}") from None
-            frame = aws_cur2.normalize_cur2(
-                raw,
-                source_name=self.name,
-                billing_period=billing_period,
-                execution_id=delivery.execution_id,
-                category_rules=rules,
-                ingested_at=ingested_at,
-                source_format=source_format,
-            )
+                if delivery.export_format == "cur2":
+                    raw = aws_cur2.scan_cur2(delivery.files)
+                    columns = tuple(c for c in raw.collect_schema().names() if c != "_source_file")
+                else:
+                    legacy = aws_legacy_cur.scan_legacy(delivery.files, delivery.export_format)
+                    raw, warnings, columns = legacy.frame, legacy.warnings, legacy.columns
+                raw = raw.with_columns(location_of)
+                try:
+                    rows, billed = aws_cur2.control_totals(raw)
+                except pl.exceptions.PolarsError as error:
+                    first_line = str(error).strip().splitlines()[0]
+                    raise SourceError(f"{delivery.manifest}: files {', '.join(delivery.locations)}: {first_line}") from None
+                frame = aws_cur2.normalize_cur2(
+                    raw,
+                    source_name=self.name,
+                    billing_period=billing_period,
+                    execution_id=delivery.execution_id,
+                    category_rules=rules,
+                    ingested_at=ingested_at,
+                    source_format=source_format,
+                )
+        except SourceError as error:
+            # name the files as the user knows them (s3:// or the export folder), not the cache
+            message = str(error)
+            for file, location in zip(delivery.files, delivery.locations):
+                message = message.replace(str(file), location)
+            raise SourceError(message) from None
         return PeriodBatch(
             source_name=self.name,
             source_format=source_format,
@@ -135,6 +146,7 @@ class AwsExportReader:
             raw_billed_cost=billed,
             frame=frame,
             warnings=warnings,
+            columns=columns,
         )
 
     def delivery_marks(self) -> dict[date, str]:
@@ -191,6 +203,8 @@ class _FileExportReader:
             periods = frame.select(self._period_expr(frame).unique().alias("period")).collect()
         except pl.exceptions.PolarsError as error:
             raise SourceError(f"cannot read {', '.join(map(str, self.files))}: {error}") from None
+        if periods.is_empty():
+            raise SourceError(f"no line items in {', '.join(map(str, self.files))}; the rows loaded before are kept")
         return sorted(p for p in periods["period"].to_list() if p is not None)
 
     def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
@@ -245,7 +259,7 @@ class GcpExportFilesReader(_FileExportReader):
 
     def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
         raw = self._scan()
-        rows, billed = gcp_billing.raw_control_totals(raw, billing_period)
+        rows, billed = gcp_billing.raw_control_totals(raw, billing_period, ", ".join(map(str, self.files)))
         period_rows = raw.filter(gcp_billing.billing_period_expr() == billing_period)
         frame = gcp_billing.normalize_gcp(period_rows, source_name=self.name, category_rules=rules, ingested_at=ingested_at)
         return self._batch(billing_period, frame, rows, billed)
@@ -254,10 +268,10 @@ class GcpExportFilesReader(_FileExportReader):
 @dataclass(frozen=True)
 class ExportState:
     """What the warehouse holds of a BigQuery billing source: its export_time watermark and, per
-    billing period, the latest export_time of the loaded snapshot."""
+    billing period, the latest export_time and the row count of the loaded snapshot."""
 
     watermark: datetime | None
-    snapshot_export_times: dict[date, datetime | None]
+    snapshots: dict[date, tuple[datetime | None, int | None]]
 
     @classmethod
     def read(cls, warehouse: duckdb.DuckDBPyConnection | None, source_name: str) -> ExportState:
@@ -265,19 +279,20 @@ class ExportState:
         if warehouse is None:
             return cls(None, {})
         rows = warehouse.execute(read_sql("loads_gcp_export_state"), {"source_name": source_name}).fetchall()
-        return cls(rows[0][2] if rows else None, {period: snapshot for period, snapshot, _ in rows})
+        return cls(rows[0][3] if rows else None, {period: (snapshot, count) for period, snapshot, count, _ in rows})
 
     def is_current(self, month: TouchedMonth) -> bool:
-        """Whether the loaded snapshot of the month already holds its newest exported row."""
-        snapshot = self.snapshot_export_times.get(month.billing_period)
-        return snapshot is not None and snapshot >= month.max_export_time
+        """Whether the loaded snapshot of the month holds its newest exported row and all its rows
+        (a batch exported with an older export_time changes only the count)."""
+        snapshot, rows = self.snapshots.get(month.billing_period, (None, None))
+        return snapshot is not None and snapshot >= month.max_export_time and rows == month.rows
 
 
 class GcpBigQueryReader:
     """The GCP billing export in BigQuery, read incrementally.
 
-    The invoice months with rows exported after the watermark, and not yet in the loaded
-    snapshot, are pending; each is re-read whole (a snapshot, so late rows never double count)
+    The invoice months with rows exported since a day before the watermark, and not yet in the
+    loaded snapshot (a newer row, or another row count), are pending; each is re-read whole (a snapshot, so late rows never double count)
     and replaces the period. The watermark advances, to the newest export_time seen, with the
     load that leaves no other month pending. `full_refresh` lists every invoice month instead.
     """
@@ -308,17 +323,21 @@ class GcpBigQueryReader:
         return self._pending()
 
     def delivery_marks(self) -> dict[date, str]:
-        """The latest export_time per invoice month: late rows always carry a later one."""
-        return {m.billing_period: m.max_export_time.isoformat() for m in self.export.touched_months(None)}
+        """The latest export_time and row count per invoice month: late rows change one or both."""
+        return {m.billing_period: f"{m.max_export_time.isoformat()} rows={m.rows}" for m in self.export.touched_months(None)}
 
     def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
         return self.source_format, self.export.table, list(self.export.table_columns())
 
     def _watermark_after(self, billing_period: date) -> datetime | None:
-        """The watermark once this period is loaded: advanced if no other month is pending."""
+        """The watermark once this period is loaded: advanced if no other month is pending, and
+        never moved back (a backdated batch is older than the watermark)."""
         if any(period != billing_period for period in self._pending()):
             return self.state.watermark
-        return max((m.max_export_time for m in self._touched_months()), default=self.state.watermark)
+        seen = [m.max_export_time for m in self._touched_months()]
+        if self.state.watermark is not None:
+            seen.append(self.state.watermark)
+        return max(seen, default=None)
 
     def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
         watermark = self._watermark_after(billing_period)
@@ -326,7 +345,7 @@ class GcpBigQueryReader:
         try:
             snapshot = self.export.download_month(billing_period, target)
             raw = gcp_billing.scan_snapshot(snapshot.file, self.export.table)
-            rows, billed = gcp_billing.raw_control_totals(raw, billing_period)
+            rows, billed = gcp_billing.raw_control_totals(raw, billing_period, self.export.table)
             if rows != snapshot.rows:
                 raise SourceError(
                     f"{self.export.table}, invoice month {billing_period:%Y%m}: {snapshot.rows} rows downloaded, "

@@ -103,6 +103,9 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         alerts = conn.execute(read_sql("budget_alerts_summary"))
         alert_columns = [d[0] for d in alerts.description]
         alert_rows = alerts.fetchall()
+        waste = conn.execute(read_sql("waste_run_summary"))
+        waste_columns = [d[0] for d in waste.description]
+        waste_rows = waste.fetchall()
     finally:
         conn.close()
     click.echo("")
@@ -113,6 +116,12 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         _print_table(alert_columns, alert_rows)
     else:
         click.echo("budget alerts: no run reached its warning or over threshold")
+    click.echo("")
+    if waste_rows:
+        click.echo("waste (an analysis of the attributed spend above; it does not change it):")
+        _print_table(waste_columns, waste_rows)
+    else:
+        click.echo("waste: none found (see README, Waste, for what each kind needs)")
     click.echo("")
     click.echo(f"warehouse: {config.warehouse_path}")
     summary = [p for p in reports if p.endswith("summary.html")]

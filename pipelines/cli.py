@@ -239,10 +239,11 @@ def estimate(budget_file: Path) -> None:
     click.echo(format_estimate(budget, estimate_budget(budget)))
 
 
-@main.command(help="Validate the config, budgets, run registry and mapping files without running.")
+@main.command(help="Validate the config, budgets, run registry, mapping and run event files without running.")
 @_config_option
 @_handle_errors
 def check(config_path: Path | None) -> None:
+    from connectors.run_events import read_event_files
     from pipelines.attribution.overlaps import contradictions, registry_overlaps
     from pipelines.attribution.registry import load_registry
     from pipelines.budgets.model import load_budgets_with_files, require_existing_runs
@@ -258,6 +259,7 @@ def check(config_path: Path | None) -> None:
     rules = read_category_rules(config.cost_categories_path)
     for source in config.billing_sources:
         reader_for(source, config)
+    run_events = sum(len(read_event_files(config.resolve(s.path))) for s in config.run_events_sources if s.path)
     attributed = None
     if budgets and config.warehouse_path.exists():
         conn = connect(config.warehouse_path, read_only=True)
@@ -274,7 +276,8 @@ def check(config_path: Path | None) -> None:
     )
     click.echo(
         f"ok: {len(config.sources)} sources, {len(runs)} registered runs, {len(budgets)} budgets, "
-        f"{len(rules)} cost category rules, {len(config.attribution.shared)} shared-cost rules ({config.base_dir})"
+        f"{len(rules)} cost category rules, {len(config.attribution.shared)} shared-cost rules, "
+        f"{run_events} run events in files ({config.base_dir})"
     )
     for finding in [o.describe() for o in registry_overlaps(runs)] + contradictions(runs, config.attribution.shared):
         click.echo(f"registry {finding}")

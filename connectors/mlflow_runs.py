@@ -15,8 +15,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from connectors.run_events import RunEvent, RunEventsError
+
+if TYPE_CHECKING:
+    from mlflow.entities import Run
+    from mlflow.tracking import MlflowClient
 
 EVENT_METRICS = ("checkpoint", "failure", "resume")
 GPUS_TAG = "gpus"
@@ -42,7 +47,7 @@ def mlflow_run_events(tracking_uri: str, experiment_names: list[str], training_r
     client = MlflowClient(tracking_uri=tracking_uri)
     try:
         runs = _runs_of(client, tracking_uri, experiment_names)
-        by_training_run = defaultdict(list)
+        by_training_run: dict[str, list[Run]] = defaultdict(list)
         for run in runs:
             training_run = run.data.tags.get(training_run_tag) or run.info.run_name
             by_training_run[training_run].append(run)
@@ -57,7 +62,7 @@ def mlflow_run_events(tracking_uri: str, experiment_names: list[str], training_r
     return events
 
 
-def _runs_of(client, tracking_uri: str, experiment_names: list[str]) -> list:
+def _runs_of(client: MlflowClient, tracking_uri: str, experiment_names: list[str]) -> list[Run]:
     experiment_ids = []
     for name in experiment_names:
         experiment = client.get_experiment_by_name(name)
@@ -73,7 +78,9 @@ def _runs_of(client, tracking_uri: str, experiment_names: list[str]) -> list:
             return runs
 
 
-def _events_of(client, tracking_uri: str, training_run: str, run, *, first: bool, last: bool) -> list[RunEvent]:
+def _events_of(
+    client: MlflowClient, tracking_uri: str, training_run: str, run: Run, *, first: bool, last: bool
+) -> list[RunEvent]:
     origin = f"mlflow {tracking_uri} run {run.info.run_id}"
     tags = run.data.tags
     gpus = _positive_int_tag(tags.get(GPUS_TAG), origin)

@@ -3,7 +3,8 @@
 -- checkpoint_retention, cross_region_transfer and monitoring_growth; recompute_after_failure is
 -- capped at the run's compute spend before its end; a repeated run's whole cost is
 -- duplicate_experiment and nothing else. Last, a run's items are capped in kind order so they
--- never sum to more than its attributed effective cost (credits can make it smaller).
+-- never sum to more than its attributed effective cost (credits can make it smaller); a capped
+-- item keeps the same share of its GPU-hours.
 -- $checkpoint_resources and $inter_region_transfer: lower-case globs (config `waste:`).
 delete from waste;
 
@@ -13,8 +14,8 @@ with allocations as (
     where training_run is not null
 ),
 
-line_items as (
-    select x_LineItemKey, ChargeDescription from focus_line_items
+network_line_items as (
+    select x_LineItemKey, ChargeDescription from focus_line_items where x_CostCategory = 'network'
 ),
 
 costs as (
@@ -257,14 +258,14 @@ transfer_items as (
         active_parts.cost_category,
         sum(active_parts.active_cost) as effective_cost,
         cast(0 as decimal(38, 10)) as gpu_hours,
-        'resource ' || coalesce(active_parts.resource_id, '(none)') || ': ' || line_items.ChargeDescription as detail
+        'resource ' || coalesce(active_parts.resource_id, '(none)') || ': ' || network_line_items.ChargeDescription as detail
     from active_parts
-    inner join line_items on active_parts.x_LineItemKey = line_items.x_LineItemKey
+    inner join network_line_items on active_parts.x_LineItemKey = network_line_items.x_LineItemKey
     where active_parts.cost_category = 'network'
         and exists (
-            select 1 from transfer_patterns where lower(line_items.ChargeDescription) glob transfer_patterns.pattern
+            select 1 from transfer_patterns where lower(network_line_items.ChargeDescription) glob transfer_patterns.pattern
         )
-    group by active_parts.training_run, active_parts.cost_category, active_parts.resource_id, line_items.ChargeDescription
+    group by active_parts.training_run, active_parts.cost_category, active_parts.resource_id, network_line_items.ChargeDescription
 ),
 
 monitoring_items as (
@@ -376,7 +377,7 @@ final as (
         kind,
         cost_category,
         least(effective_cost, room) as effective_cost,
-        gpu_hours,
+        case when room < effective_cost then decimal_divide(gpu_hours * room, effective_cost) else gpu_hours end as gpu_hours,
         case kind
             when 'idle_after_run' then 'spend on the run''s own resources (tag, snapshot or registry attribution, '
                 || 'checkpoint storage excepted) charged after its last end event, or after its registry window '

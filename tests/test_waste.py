@@ -188,8 +188,9 @@ def test_each_kind_of_waste_is_exact(warehouse: duckdb.DuckDBPyConnection) -> No
         ("llm-b", "duplicate_experiment", "compute"): (Decimal(80), Decimal(64)),
         ("llm-b", "duplicate_experiment", "storage"): (Decimal(10), Decimal(0)),
     }
-    # llm-c idles 4 of its 8 hours after its registry window (8), but a credit leaves it 16 - 10 = 6
-    assert rows[("llm-c", "idle_after_run", "compute")] == (Decimal(6), Decimal(4))
+    # llm-c idles 4 of its 8 hours after its registry window (8, 4 GPU-hours), but a credit leaves
+    # it 16 - 10 = 6: the item is capped to 6 and keeps 6/8 of its GPU-hours
+    assert rows[("llm-c", "idle_after_run", "compute")] == (Decimal(6), Decimal(3))
     assert {key[0] for key in rows} == {"llm-a", "llm-b", "llm-c"}
 
 

@@ -1,4 +1,4 @@
--- Waste per run (largest share first): attributed cost, waste, its share, and per kind.
+-- Waste per run (largest share first): attributed effective cost, waste and its share.
 with waste_items as (
     select * from waste
 ),
@@ -10,15 +10,7 @@ costs as (
 ),
 
 per_run as (
-    select
-        training_run,
-        sum(effective_cost) as waste_cost,
-        sum(effective_cost) filter (where kind = 'idle_after_run') as idle_after_run,
-        sum(effective_cost) filter (where kind = 'recompute_after_failure') as recompute_after_failure,
-        sum(effective_cost) filter (where kind = 'checkpoint_retention') as checkpoint_retention,
-        sum(effective_cost) filter (where kind = 'cross_region_transfer') as cross_region_transfer,
-        sum(effective_cost) filter (where kind = 'duplicate_experiment') as duplicate_experiment,
-        sum(effective_cost) filter (where kind = 'monitoring_growth') as monitoring_growth
+    select training_run, sum(effective_cost) as waste_cost
     from waste_items
     group by training_run
 ),
@@ -29,13 +21,7 @@ final as (
         costs.owner,
         costs.attributed_cost,
         coalesce(per_run.waste_cost, 0) as waste_cost,
-        decimal_divide(coalesce(per_run.waste_cost, 0), costs.attributed_cost) as waste_share,
-        per_run.idle_after_run,
-        per_run.recompute_after_failure,
-        per_run.checkpoint_retention,
-        per_run.cross_region_transfer,
-        per_run.duplicate_experiment,
-        per_run.monitoring_growth
+        decimal_divide(coalesce(per_run.waste_cost, 0), costs.attributed_cost) as waste_share
     from costs
     left join per_run on costs.training_run = per_run.training_run
 )

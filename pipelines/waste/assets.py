@@ -60,7 +60,7 @@ def waste(runledger: RunLedgerResource) -> dg.MaterializeResult:
                 "| run | owner | attributed | waste | share |\n|---|---|---:|---:|---:|\n"
                 + "\n".join(
                     f"| {run} | {owner or ''} | {cost:,.2f} | {waste_cost:,.2f} | {'' if share is None else f'{share:.1%}'} |"
-                    for run, owner, cost, waste_cost, share, *_ in per_run
+                    for run, owner, cost, waste_cost, share in per_run
                 )
             ),
         }

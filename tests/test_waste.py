@@ -236,7 +236,7 @@ CATEGORIES = st.sampled_from(["compute", "storage", "network", "monitoring"])
 RESOURCES = st.sampled_from(["i-x", "vol-x", "ckpt-x", None])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     lines=st.lists(
         st.tuples(

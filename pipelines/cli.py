@@ -103,6 +103,9 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         alerts = conn.execute(read_sql("budget_alerts_summary"))
         alert_columns = [d[0] for d in alerts.description]
         alert_rows = alerts.fetchall()
+        waste = conn.execute(read_sql("waste_run_summary"))
+        waste_columns = [d[0] for d in waste.description]
+        waste_rows = waste.fetchall()
     finally:
         conn.close()
     click.echo("")
@@ -113,6 +116,12 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         _print_table(alert_columns, alert_rows)
     else:
         click.echo("budget alerts: no run reached its warning or over threshold")
+    click.echo("")
+    if waste_rows:
+        click.echo("waste (an analysis of the attributed spend above; it does not change it):")
+        _print_table(waste_columns, waste_rows)
+    else:
+        click.echo("waste: none found (see README, Waste, for what each kind needs)")
     click.echo("")
     click.echo(f"warehouse: {config.warehouse_path}")
     summary = [p for p in reports if p.endswith("summary.html")]
@@ -230,10 +239,11 @@ def estimate(budget_file: Path) -> None:
     click.echo(format_estimate(budget, estimate_budget(budget)))
 
 
-@main.command(help="Validate the config, budgets, run registry and mapping files without running.")
+@main.command(help="Validate the config, budgets, run registry, mapping and run event files without running.")
 @_config_option
 @_handle_errors
 def check(config_path: Path | None) -> None:
+    from connectors.run_events import read_event_files
     from pipelines.attribution.overlaps import contradictions, registry_overlaps
     from pipelines.attribution.registry import load_registry
     from pipelines.budgets.model import load_budgets_with_files, require_existing_runs
@@ -249,6 +259,7 @@ def check(config_path: Path | None) -> None:
     rules = read_category_rules(config.cost_categories_path)
     for source in config.billing_sources:
         reader_for(source, config)
+    run_events = sum(len(read_event_files(config.resolve(s.path))) for s in config.run_events_sources if s.path)
     attributed = None
     if budgets and config.warehouse_path.exists():
         conn = connect(config.warehouse_path, read_only=True)
@@ -265,7 +276,8 @@ def check(config_path: Path | None) -> None:
     )
     click.echo(
         f"ok: {len(config.sources)} sources, {len(runs)} registered runs, {len(budgets)} budgets, "
-        f"{len(rules)} cost category rules, {len(config.attribution.shared)} shared-cost rules ({config.base_dir})"
+        f"{len(rules)} cost category rules, {len(config.attribution.shared)} shared-cost rules, "
+        f"{run_events} run events in files ({config.base_dir})"
     )
     for finding in [o.describe() for o in registry_overlaps(runs)] + contradictions(runs, config.attribution.shared):
         click.echo(f"registry {finding}")

@@ -27,6 +27,11 @@ DEFAULT_DIMENSIONS = {
     "owner": ["owner", "team"],
 }
 
+DEFAULT_CHECKPOINT_RESOURCES = ("*ckpt*", "*checkpoint*")
+# AWS: "… US East (Northern Virginia) data transfer to US West (Oregon)";
+# GCP: "Network Inter Region Data Transfer Out from Americas to EMEA".
+DEFAULT_INTER_REGION_TRANSFER = ("*inter region*", "*inter-region*", "*interregion*", "*data transfer to *")
+
 
 # Text columns of `focus_line_items` a shared-cost rule may match (sql/attribution_shared_matches.sql).
 SHARED_MATCH_COLUMNS = (
@@ -110,8 +115,31 @@ class AwsTagsSource(_Strict):
     endpoint_url: str | None = None
 
 
+class MlflowEvents(_Strict):
+    """MLflow runs read as run events through the MLflow tracking client."""
+
+    tracking_uri: str = Field(min_length=1)
+    experiment_names: list[str] = Field(min_length=1)
+    training_run_tag: str = "training_run"
+
+
+class RunEventsSource(_Strict):
+    """A training-run event log (SPEC §12): JSON lines under `path`, or MLflow runs."""
+
+    name: str
+    kind: Literal["run_events"]
+    path: str | None = None
+    mlflow: MlflowEvents | None = None
+
+    @model_validator(mode="after")
+    def _one_origin(self) -> RunEventsSource:
+        if (self.path is None) == (self.mlflow is None):
+            raise ValueError("give exactly one of `path` (JSON lines file or folder) or `mlflow`")
+        return self
+
+
 Source = Annotated[
-    AwsCurSource | GcpBillingSource | FocusSource | AwsTagsSource, Field(discriminator="kind")
+    AwsCurSource | GcpBillingSource | FocusSource | AwsTagsSource | RunEventsSource, Field(discriminator="kind")
 ]
 BillingSource = AwsCurSource | GcpBillingSource | FocusSource
 
@@ -185,6 +213,17 @@ class Attribution(_Strict):
         return rules
 
 
+class Waste(_Strict):
+    """How the waste analysis recognizes checkpoint storage and inter-region transfer (`waste:`).
+
+    Both are case-insensitive globs: `checkpoint_resources` on the ResourceId of storage lines,
+    `inter_region_transfer` on the ChargeDescription of network lines.
+    """
+
+    checkpoint_resources: list[str] = Field(default_factory=lambda: list(DEFAULT_CHECKPOINT_RESOURCES))
+    inter_region_transfer: list[str] = Field(default_factory=lambda: list(DEFAULT_INTER_REGION_TRANSFER))
+
+
 class Orchestration(_Strict):
     """How the nightly run is scheduled and which warnings its checks raise (`orchestration:`)."""
 
@@ -223,6 +262,7 @@ class RunLedgerConfig(_Strict):
     budgets: str | None = None
     cost_categories: str | None = None
     orchestration: Orchestration = Field(default_factory=Orchestration)
+    waste: Waste = Field(default_factory=Waste)
 
     @field_validator("sources")
     @classmethod
@@ -247,7 +287,11 @@ class RunLedgerConfig(_Strict):
 
     @property
     def billing_sources(self) -> list[BillingSource]:
-        return [s for s in self.sources if not isinstance(s, AwsTagsSource)]
+        return [s for s in self.sources if isinstance(s, AwsCurSource | GcpBillingSource | FocusSource)]
+
+    @property
+    def run_events_sources(self) -> list[RunEventsSource]:
+        return [s for s in self.sources if isinstance(s, RunEventsSource)]
 
     @property
     def runs_path(self) -> Path | None:
@@ -276,7 +320,7 @@ def _key_path(location: tuple[int | str, ...]) -> str:
 
 def _source_kind_keys(location: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """Drops pydantic's discriminator tag (`aws_cur`…) from an error location."""
-    kinds = {"aws_cur", "gcp_billing", "focus", "aws_tags"}
+    kinds = {"aws_cur", "gcp_billing", "focus", "aws_tags", "run_events"}
     return tuple(item for item in location if item not in kinds)
 
 
@@ -338,7 +382,7 @@ def _check_paths_exist(file: Path, config: RunLedgerConfig) -> None:
         local = None
         if isinstance(source, AwsCurSource) and source.is_local:
             local, key = source.uri, "uri"
-        elif isinstance(source, GcpBillingSource | FocusSource) and source.path:
+        elif isinstance(source, GcpBillingSource | FocusSource | RunEventsSource) and source.path:
             local, key = source.path, "path"
         if local is not None and not config.resolve(local).exists():
             raise ConfigError(

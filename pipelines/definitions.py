@@ -23,12 +23,15 @@ from pipelines.resources import RunLedgerResource
 from pipelines.schedules import build_nightly_schedule
 from pipelines.sensors import build_delivery_sensor
 from pipelines.tags.assets import resource_tag_snapshots
+from pipelines.waste.assets import run_events, waste
 
 NIGHTLY_JOB = "runledger_nightly"
 # Runs of the nightly job write one DuckDB file: dagster.yaml allows one such run at a time.
 WAREHOUSE_RUN_TAG = {"runledger/warehouse": "writer"}
-PRE_PARTITION_ASSETS = [run_registry, budget_baselines, resource_tag_snapshots]
-POST_PARTITION_ASSETS = [run_costs, unattributed_costs, reconciliation, budget_variance, budget_alerts, post_mortem_reports]
+PRE_PARTITION_ASSETS = [run_registry, budget_baselines, resource_tag_snapshots, run_events]
+POST_PARTITION_ASSETS = [
+    run_costs, unattributed_costs, reconciliation, budget_variance, budget_alerts, waste, post_mortem_reports,
+]
 
 
 @dataclass(frozen=True)
@@ -37,9 +40,9 @@ class AssetGraph:
 
     Attributes:
         source_loads: the raw load asset of each billing source, by source name.
-        pre_partition: unpartitioned inputs (run registry, budget baselines).
+        pre_partition: unpartitioned inputs (run registry, budget baselines, tag snapshots, run events).
         partitioned: raw loads, focus_line_items and cost_allocations (per billing period).
-        post_partition: views, reconciliation, budget variance and reports.
+        post_partition: views, reconciliation, budget variance, waste and reports.
     """
 
     source_loads: dict[str, dg.AssetsDefinition]
@@ -89,7 +92,7 @@ def build_definitions(config_path: Path | None = None) -> dg.Definitions:
         selection=dg.AssetSelection.assets(*graph.assets),
         tags=WAREHOUSE_RUN_TAG,
         description="The nightly chain for one billing period: raw loads of every source → focus_line_items → "
-        "cost_allocations → views, reconciliation → budget variance → reports.",
+        "cost_allocations → views, reconciliation → budget variance, waste → reports.",
     )
     source_keys = {name: asset.key for name, asset in graph.source_loads.items()}
     downstream_keys = [key for asset in graph.assets for key in asset.keys if key not in source_keys.values()]

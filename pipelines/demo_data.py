@@ -17,6 +17,10 @@ The story, October and November 2026:
   its estimate.
 - Untagged spend on both clouds: a shared dev instance, a NAT gateway, a shared dataset bucket,
   CloudWatch API requests, support, tax, a sandbox project.
+- A run event log (JSON lines, one file per run) for the waste analysis: `llm-7b-pt-r1` crashes
+  twice between checkpoints, finishes training six hours before its nodes are stopped, and
+  keeps every checkpoint where its budget planned five; `llm-3b-pt-gcp` runs cleanly but keeps
+  its 45 checkpoints (the budget planned ten) after it ends.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ AWS_EXPORT_FOLDER = DEMO_FOLDER / "aws" / "cur2-demo"
 GCP_EXPORT_FOLDER = DEMO_FOLDER / "gcp"
 RUNS_FILE = DEMO_FOLDER / "runs.yaml"
 BUDGETS_FOLDER = DEMO_FOLDER / "budgets"
+EVENTS_FOLDER = DEMO_FOLDER / "events"
 
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
@@ -249,6 +254,14 @@ RUN_7B_TOKENIZE_START = datetime(2026, 10, 1, 6)
 RUN_7B_TOKENIZE_END = datetime(2026, 10, 2, 18)
 RUN_7B_TOKENIZE_DPUS = 40.0
 RUN_7B_TOKENIZE_JOB = "arn:aws:glue:us-east-1:444455556666:job/tokenize-fineweb-edu-v3.2"
+RUN_7B_GPUS = RUN_7B_NODES * P5.gpus
+RUN_7B_TRAINING_END = datetime(2026, 10, 10, 12)  # the nodes run on, idle, until RUN_7B_END
+RUN_7B_FAILURES = (  # (crash, resume from the last checkpoint)
+    (datetime(2026, 10, 5, 9, 30), datetime(2026, 10, 5, 10, 15)),
+    (datetime(2026, 10, 8, 16, 45), datetime(2026, 10, 8, 17, 30)),
+)
+RUN_7B_STEPS_PER_HOUR = 830
+RUN_7B_CONFIG_HASH = "sha256:3f9a2c41d7e0"
 
 # llm-13b-ft-r2 on AWS
 RUN_13B_START = datetime(2026, 10, 24)
@@ -448,6 +461,9 @@ RUN_3B_DAILY_EGRESS_GIB = (200.0, 260.0)
 RUN_3B_LATE_EGRESS_GIB = 37.5
 RUN_3B_LATE_EXPORT_TIME = datetime(2026, 11, 4, 5, 12, 9, 482113)
 RUN_3B_DAILY_LOG_GIB = (18.0, 26.0)
+RUN_3B_GPUS = RUN_3B_VMS * A3_HIGHGPU_8G.gpus
+RUN_3B_STEPS_PER_HOUR = 1200
+RUN_3B_CONFIG_HASH = "sha256:81d07e5b92af"
 
 # untagged GCP spend
 SANDBOX_VM_NAME = "sandbox-dev-1"
@@ -552,6 +568,7 @@ CONFIG = {
     "sources": [
         {"name": "aws-main", "kind": "aws_cur", "uri": AWS_EXPORT_FOLDER.as_posix()},
         {"name": "gcp-main", "kind": "gcp_billing", "path": GCP_EXPORT_FOLDER.as_posix()},
+        {"name": "run-events", "kind": "run_events", "path": EVENTS_FOLDER.as_posix()},
     ],
     "attribution": {
         "dimensions": {
@@ -592,6 +609,12 @@ def write_demo(root: Path) -> Path:
     _write_yaml(root / RUNS_FILE, {"runs": list(RUN_REGISTRY)})
     for run, budget in BUDGETS.items():
         _write_yaml(root / BUDGETS_FOLDER / f"{run}.yaml", budget)
+    for run, events in (
+        (RUN_7B, _llm_7b_events()),
+        (RUN_3B, _clean_run_events(RUN_3B, RUN_3B_START, RUN_3B_END, RUN_3B_CHECKPOINT_EVERY, RUN_3B_GPUS,
+                                    RUN_3B_STEPS_PER_HOUR, RUN_3B_CONFIG_HASH)),
+    ):
+        _write_json_lines(root / EVENTS_FOLDER / f"{run}.jsonl", events)
     _write_yaml(config_path, CONFIG, header=CONFIG_HEADER)
     return config_path
 
@@ -1397,6 +1420,60 @@ def _write_gcp_export(folder: Path, rows: list[dict]) -> None:
 class _DemoYamlDumper(yaml.SafeDumper):
     """Block style except for lists of scalars; timestamps as `2026-10-03T00:00:00Z` and big
     numbers as `7.0e+9`, so that both load typed."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Run event log
+# ---------------------------------------------------------------------------------------------
+def _event(run: str, moment: datetime, event: str, step: int, **extra: object) -> dict:
+    return {"training_run": run, "time": f"{moment:%Y-%m-%dT%H:%M:%S}Z", "event": event, "step": step, **extra}
+
+
+def _llm_7b_events() -> list[dict]:
+    """Checkpoints every six hours of wall clock; each crash loses the work since the last one,
+    and training resumes from it; training ends at RUN_7B_TRAINING_END."""
+    def step_at(moment: datetime) -> int:
+        lost = sum(
+            (min(resume, moment) - _last_checkpoint(crash)) / HOUR
+            for crash, resume in RUN_7B_FAILURES if crash < moment
+        )
+        return round(((moment - RUN_7B_START) / HOUR - lost) * RUN_7B_STEPS_PER_HOUR)
+
+    events = [_event(RUN_7B, RUN_7B_START, "start", 0, gpus=RUN_7B_GPUS, config_hash=RUN_7B_CONFIG_HASH)]
+    moment = RUN_7B_START + RUN_7B_CHECKPOINT_EVERY
+    while moment <= RUN_7B_TRAINING_END:
+        events.append(_event(RUN_7B, moment, "checkpoint", step_at(moment)))
+        moment += RUN_7B_CHECKPOINT_EVERY
+    for crash, resume in RUN_7B_FAILURES:
+        events.append(_event(RUN_7B, crash, "failure", step_at(crash)))
+        events.append(_event(RUN_7B, resume, "resume", step_at(resume), gpus=RUN_7B_GPUS))
+    events.append(_event(RUN_7B, RUN_7B_TRAINING_END, "end", step_at(RUN_7B_TRAINING_END)))
+    return sorted(events, key=lambda event: event["time"])
+
+
+def _last_checkpoint(moment: datetime) -> datetime:
+    return RUN_7B_START + RUN_7B_CHECKPOINT_EVERY * math.floor((moment - RUN_7B_START) / RUN_7B_CHECKPOINT_EVERY)
+
+
+def _clean_run_events(
+    run: str, start: datetime, end: datetime, every: timedelta, gpus: int, steps_per_hour: int, config_hash: str
+) -> list[dict]:
+    """A run without incidents: start, a checkpoint every `every`, end."""
+    def step_at(moment: datetime) -> int:
+        return round((moment - start) / HOUR * steps_per_hour)
+
+    events = [_event(run, start, "start", 0, gpus=gpus, config_hash=config_hash)]
+    moment = start + every
+    while moment <= end:
+        events.append(_event(run, moment, "checkpoint", step_at(moment)))
+        moment += every
+    events.append(_event(run, end, "end", step_at(end)))
+    return events
+
+
+def _write_json_lines(path: Path, documents: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(document) + "\n" for document in documents))
 
 
 def _represent_datetime(dumper: yaml.SafeDumper, moment: datetime) -> yaml.ScalarNode:

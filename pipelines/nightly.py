@@ -142,7 +142,7 @@ def _run_locked(
 
     with _instance() as instance:
         result = _materialize(graph, graph.pre_partition, resources, echo, instance)
-        echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines")
+        echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines; run events: {_metadata(result, 'run_events').get('events', 0):,}")
         for period in billing_periods:
             result = _materialize(graph, graph.partitioned, resources, echo, instance, partition_key(period), ingest_config)
             loaded = _metadata(result, "focus_line_items")
@@ -155,5 +155,6 @@ def _run_locked(
     echo(f"  reconciliation: {_metadata(result, 'reconciliation').get('rows', 0)} source periods, all differences 0")
     echo(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
     echo(f"  budget alerts: {_metadata(result, 'budget_alerts').get('rows', 0)} threshold crossings")
+    echo(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
     reports = _metadata(result, "post_mortem_reports").get("paths", [])
     return NightlyResult(billing_periods=billing_periods, reports=list(reports))

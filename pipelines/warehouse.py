@@ -23,8 +23,10 @@ TABLES = (
     "create_budget_baselines",
     "create_budget_variance",
     "create_budget_alerts",
+    "create_run_events",
+    "create_waste",
 )
-VIEWS = ("run_costs", "unattributed_costs", "reconciliation")
+VIEWS = ("run_costs", "unattributed_costs", "reconciliation", "waste_by_run")
 
 
 def create_schema(conn: duckdb.DuckDBPyConnection) -> None:

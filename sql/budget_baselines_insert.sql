@@ -8,6 +8,7 @@ insert into budget_baselines (
     estimated_rate,
     training_tokens,
     gpu_hours_at_peak,
+    checkpoints_retained,
     thresholds,
     "window",
     budget_file
@@ -21,6 +22,7 @@ values (
     cast($estimated_rate as decimal(38, 10)),
     cast($training_tokens as decimal(38, 10)),
     cast($gpu_hours_at_peak as decimal(38, 10)),
+    cast($checkpoints_retained as integer),
     cast($thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
     cast($window as struct("start" date, "end" date)),
     $budget_file

@@ -10,6 +10,8 @@ create table if not exists budget_baselines (
     -- take at the GPU's full peak (MFU 1, no overhead; NULL without gpu_peak_tflops)
     training_tokens decimal(38, 10),
     gpu_hours_at_peak decimal(38, 10),
+    -- storage rows of budgets with `storage`: how many checkpoints the estimate keeps
+    checkpoints_retained integer,
     thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)) not null,
     "window" struct("start" date, "end" date) not null,
     budget_file varchar not null,
@@ -19,3 +21,4 @@ create table if not exists budget_baselines (
 -- warehouses created before these columns existed
 alter table budget_baselines add column if not exists training_tokens decimal(38, 10);
 alter table budget_baselines add column if not exists gpu_hours_at_peak decimal(38, 10);
+alter table budget_baselines add column if not exists checkpoints_retained integer;

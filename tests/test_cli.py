@@ -60,7 +60,7 @@ def test_query_cannot_write(demo: Path, sql: str) -> None:
 
 def test_check_and_estimate(demo: Path) -> None:
     code, output = invoke("check", "--config", str(demo))
-    assert code == 0 and "2 sources, 3 registered runs, 3 budgets" in output
+    assert code == 0 and "3 sources, 3 registered runs, 3 budgets" in output and "83 run events in files" in output
     code, output = invoke("estimate", str(demo.parent / ".runledger" / "demo" / "budgets" / "llm-7b-pt-r1.yaml"))
     assert code == 0 and "GPU-hours" in output
 

@@ -16,7 +16,7 @@ from pipelines.retries import is_transient, retry_request
 
 LAYER_ASSETS = {
     "run_registry", "budget_baselines", "resource_tag_snapshots", "focus_line_items", "cost_allocations", "run_costs", "unattributed_costs",
-    "reconciliation", "budget_variance", "budget_alerts", "post_mortem_reports",
+    "reconciliation", "budget_variance", "budget_alerts", "post_mortem_reports", "run_events", "waste",
 }
 
 
@@ -36,6 +36,10 @@ def test_definitions_load_and_validate_with_one_raw_load_per_source(demo_defs: d
     assert graph.get(dg.AssetKey("focus_line_items")).parent_keys == {dg.AssetKey(["raw", "aws_main"]), dg.AssetKey(["raw", "gcp_main"])}
     assert dg.AssetKey("reconciliation") in graph.get(dg.AssetKey("budget_variance")).parent_keys
     assert dg.AssetKey("reconciliation") in graph.get(dg.AssetKey("budget_alerts")).parent_keys
+    assert {"cost_allocations", "run_costs", "budget_baselines", "run_registry", "run_events", "reconciliation"} <= {
+        key.to_user_string() for key in graph.get(dg.AssetKey("waste")).parent_keys
+    }
+    assert dg.AssetKey("waste") in graph.get(dg.AssetKey("post_mortem_reports")).parent_keys
     job = demo_defs.resolve_job_def(NIGHTLY_JOB)
     assert job.tags == {"runledger/warehouse": "writer"} and job.partitions_def is not None
 

@@ -457,3 +457,18 @@ def test_a_renamed_column_in_a_legacy_cur_csv(tmp_path: Path) -> None:
         f"run failed: {report}: legacy CUR columns missing: line_item_unblended_cost; the file has "
         "'lineItem/UnblendedCosts' (renamed 'line_item_unblended_cost'?): rename the column back or re-export the data"
     )
+
+
+def test_a_bad_run_event_line_exits_1_naming_file_and_line_and_keeps_the_events(site: Path) -> None:
+    events = site.parent / "events"
+    events.mkdir()
+    good = '{"training_run": "r1", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0, "gpus": 8}\n'
+    (events / "r1.jsonl").write_text(good)
+    site.write_text(site.read_text() + "  - {name: run-log, kind: run_events, path: events}\n")
+    code, output = invoke("run", "--config", str(site))
+    assert code == 0, output
+    (events / "r2.jsonl").write_text(good.replace("r1", "r2") + good.replace("r1", "r2").replace("00:00:00Z", "01:00:00"))
+    output = run_refused(site)
+    assert f"{events / 'r2.jsonl'}:2: time: '2026-10-05T01:00:00' has no UTC offset" in output
+    with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:
+        assert conn.execute("select training_run, origin from run_events").fetchall() == [("r1", f"{events / 'r1.jsonl'}:1")]

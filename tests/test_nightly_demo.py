@@ -5,7 +5,7 @@ import re
 from collections import defaultdict
 from datetime import datetime, timezone
 from fnmatch import fnmatchcase
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import duckdb
@@ -225,6 +225,7 @@ def test_a_second_run_changes_nothing(demo: tuple[Path, Path]) -> None:
         "cost_allocations": "select * from cost_allocations order by x_LineItemKey, training_run",
         "budget_variance": "select * from budget_variance order by training_run, cost_category",
         "run_costs": "select * from run_costs order by all",
+        "waste": "select * from waste order by all",
     }
     before = {name: query(warehouse, sql) for name, sql in tables.items()}
     run_nightly(root / "runledger.yaml", echo=lambda line: None)
@@ -294,3 +295,62 @@ def test_run_costs_name_each_runs_registry_dimensions(demo: tuple[Path, Path]) -
     rows = query(warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1")
     # one set of dimensions per run, although some GCP lines carry the project label team=ml-platform
     assert rows == expected
+
+
+def test_waste_of_the_demo_runs(demo: tuple[Path, Path]) -> None:
+    """7B: two crashes, a six-hour idle tail, 30 checkpoints kept where the budget planned 5,
+    checkpoint replication to us-west-2; 3B: 45 checkpoints kept (10 planned), egress to EMEA."""
+    _, warehouse = demo
+    by_kind = {
+        (run, kind): (cost, gpu_hours)
+        for run, kind, cost, gpu_hours in query(
+            warehouse,
+            "select training_run, kind, round(sum(effective_cost), 2), sum(gpu_hours) from waste group by all",
+        )
+    }
+    assert {key: cost for key, (cost, _) in by_kind.items()} == {
+        ("llm-7b-pt-r1", "idle_after_run"): Decimal("3754.93"),
+        ("llm-7b-pt-r1", "recompute_after_failure"): Decimal("5123.91"),
+        ("llm-7b-pt-r1", "checkpoint_retention"): Decimal("7.55"),
+        ("llm-7b-pt-r1", "cross_region_transfer"): Decimal("59.73"),
+        ("llm-3b-pt-gcp", "checkpoint_retention"): Decimal("36.33"),
+        ("llm-3b-pt-gcp", "cross_region_transfer"): Decimal("87.33"),
+    }
+    # 16 nodes x 8 GPUs idle from the 12:00 end event to 18:00
+    assert by_kind[("llm-7b-pt-r1", "idle_after_run")][1] == 16 * 8 * 6
+    # crashes at 09:30 and 16:45, 3.5 and 4.75 hours after the last checkpoint, on 128 GPUs,
+    # priced at the run's compute effective cost per GPU-hour
+    ((compute_cost, compute_gpu_hours),) = query(
+        warehouse,
+        "select sum(effective_cost), sum(gpu_hours) from run_costs "
+        "where training_run = 'llm-7b-pt-r1' and cost_category = 'compute'",
+    )
+    recompute = query(
+        warehouse,
+        "select gpu_hours, effective_cost from waste "
+        "where kind = 'recompute_after_failure' order by gpu_hours",
+    )
+    assert recompute == [
+        (Decimal(448), (448 * compute_cost / compute_gpu_hours).quantize(Decimal("1e-10"), rounding=ROUND_HALF_UP)),
+        (Decimal(608), (608 * compute_cost / compute_gpu_hours).quantize(Decimal("1e-10"), rounding=ROUND_HALF_UP)),
+    ]
+    over = query(
+        warehouse,
+        "select training_run from run_costs group by training_run "
+        "having sum(effective_cost) < coalesce((select sum(effective_cost) from waste w where w.training_run = run_costs.training_run), 0)",
+    )
+    assert over == []
+
+
+def test_reports_show_the_waste(demo: tuple[Path, Path]) -> None:
+    root, _ = demo
+    reports = root / ".runledger" / "reports"
+    markdown = (reports / "llm-7b-pt-r1" / "report.md").read_text()
+    assert "## Waste" in markdown and "![Waste by kind](charts/waste_by_kind.png)" in markdown
+    assert "| recompute after failure | 2 | 5,123.91 | 1,056.0 | 4.4 % |" in markdown
+    assert "does not change the amounts above" in markdown
+    assert '<h2>Waste</h2>\n<figure class="chart" role="img" aria-label="Waste by kind"><svg' in (reports / "llm-7b-pt-r1" / "report.html").read_text()
+    summary = (reports / "summary.md").read_text()
+    ranking = summary[summary.index("## Waste by run and owner"):]
+    assert ranking.index("llm-7b-pt-r1") < ranking.index("llm-3b-pt-gcp") < ranking.index("llm-13b-ft-r2")
+    assert "| 1 | alice | 1 | USD | 117,051.55 | 8,946.12 | 7.6 % |" in ranking

@@ -6,10 +6,11 @@ from pipelines.attribution.assets import reconciliation, run_costs, unattributed
 from pipelines.budgets.assets import budget_alerts, budget_variance
 from pipelines.reports import write_reports
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.waste.assets import waste
 
 
 @dg.asset(
-    deps=[budget_variance, budget_alerts, run_costs, unattributed_costs, reconciliation],
+    deps=[budget_variance, budget_alerts, run_costs, unattributed_costs, reconciliation, waste],
     group_name="reports",
     owners=["team:finops"],
     kinds={"html", "markdown"},

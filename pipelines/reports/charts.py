@@ -17,7 +17,7 @@ from typing import Any
 import altair as alt
 import vl_convert
 
-from pipelines.reports.data import CostLine, DailySpend, RunHeader, RunResource
+from pipelines.reports.data import CostLine, DailySpend, RunHeader, RunResource, WasteKind
 
 WIDTH = 560
 HEIGHT = 230
@@ -421,6 +421,22 @@ def top_resources_chart(resources: Sequence[RunResource], currency: str) -> Char
     title = "Top resources of the run"
     subtitle = f"Effective cost in {currency} over all billing periods, largest first"
     return ChartSpec("top_resources", title, _styled(bars + labels, title, subtitle))
+
+
+def waste_by_kind_chart(kinds: Sequence[WasteKind], currency: str) -> ChartSpec:
+    """Horizontal bars of the run's waste per kind, every kind shown (0 where none)."""
+    rows = [{"kind": kind.kind.replace("_", " "), "amount": float(kind.effective_cost)} for kind in kinds]
+    base = alt.Chart(alt.Data(values=rows)).encode(
+        y=alt.Y("kind:N", sort=[row["kind"] for row in rows], axis=alt.Axis(title="Kind of waste", labelLimit=300)),
+        x=alt.X("amount:Q", axis=alt.Axis(title=f"Effective cost ({currency})", format=",.0f")),
+    )
+    bars = base.mark_bar(color=INCREASE_COLOR, cornerRadiusTopRight=2, cornerRadiusBottomRight=2)
+    labels = base.mark_text(align="left", dx=4, fontSize=10, color="#374151").encode(
+        text=alt.Text("amount:Q", format=COMPACT_FORMAT)
+    )
+    title = "Waste by kind"
+    subtitle = f"Effective cost in {currency} of attributed spend that bought no training"
+    return ChartSpec("waste_by_kind", title, _styled(bars + labels, title, subtitle))
 
 
 def _short_resource(resource: str | None) -> str:

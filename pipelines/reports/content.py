@@ -21,6 +21,7 @@ from pipelines.reports.data import (
     RunOverview,
     TopResources,
     UnattributedInAccounts,
+    WasteRank,
 )
 from pipelines.reports.document import (
     MISSING,
@@ -44,6 +45,10 @@ NO_BUDGET = "No budget"
 AMOUNTS_NOTE = (
     "Actual is effective cost (amortized: commitments at their effective rate, credits applied). "
     "Sums are exact; amounts are rounded to 2 decimals only for display."
+)
+WASTE_NOTE = (
+    "Waste is an analysis of the run's attributed spend, not an addition to it: it does not change "
+    "the amounts above, and a run's waste never exceeds its attributed effective cost."
 )
 VARIANCE_SPLIT_NOTE = (
     "Rate variance = (actual rate − estimated rate) × actual GPU-hours; usage variance = "
@@ -113,7 +118,8 @@ def run_document(
         details: its daily spend, top resources, threshold crossings, unattributed neighbours
             and reconciliation rows.
         charts: its rendered charts by name (`cumulative_spend`, `estimate_vs_actual`,
-            `variance_waterfall`, `daily_spend`, `top_resources`); a missing one is left out.
+            `variance_waterfall`, `daily_spend`, `top_resources`, `waste_by_kind`); a missing one
+            is left out.
     """
     header = overview.header
     has_budget = header.has_budget
@@ -156,6 +162,7 @@ def run_document(
             "Top resources of the run",
             with_chart("top_resources", *_top_resource_blocks(details.top_resources, currency)),
         ),
+        Section("Waste", with_chart("waste_by_kind", *_waste_blocks(details, currency))),
         Section(
             "Top unattributed resources in this run's accounts",
             _unattributed_blocks(details.unattributed),
@@ -328,6 +335,56 @@ def _top_resource_blocks(resources: TopResources, currency: str) -> tuple[Block,
         wrapping_columns=frozenset({2, 3}),
     )
     return intro, table
+
+
+def _waste_blocks(details: RunDetails, currency: str) -> tuple[Block, ...]:
+    waste = details.waste
+    if waste.effective_cost == 0:
+        return (
+            Paragraph(
+                "No waste found: no spend after the run's end, no failure to recompute, no checkpoints "
+                "beyond the budget, no inter-region transfer, no repeated experiment and no monitoring "
+                "beyond its estimate (kinds that need run events or a budget count only with them)."
+            ),
+            Paragraph(WASTE_NOTE),
+        )
+    kinds = Table(
+        columns=("Kind", "Items", f"Effective cost ({currency})", "GPU-hours", "Share of run"),
+        rows=tuple(
+            (
+                Cell(kind.kind.replace("_", " ")),
+                Cell(str(kind.items)),
+                Cell(money(kind.effective_cost)),
+                Cell(hours(kind.gpu_hours) if kind.gpu_hours else MISSING),
+                Cell(percent(kind.share_of_run)),
+            )
+            for kind in waste.kinds
+        ),
+        numeric_columns=frozenset({1, 2, 3, 4}),
+    )
+    top = Table(
+        columns=("#", "Kind", "Category", f"Effective cost ({currency})", "GPU-hours", "Detail"),
+        rows=tuple(
+            (
+                Cell(str(rank)),
+                Cell(item.kind.replace("_", " ")),
+                text_cell(item.cost_category),
+                Cell(money(item.effective_cost)),
+                Cell(hours(item.gpu_hours) if item.gpu_hours else MISSING),
+                text_cell(item.detail),
+            )
+            for rank, item in enumerate(waste.top, start=1)
+        ),
+        numeric_columns=frozenset({0, 3, 4}),
+        wrapping_columns=frozenset({5}),
+    )
+    methods = Paragraph(
+        "How each kind is computed: "
+        + "; ".join(f"{kind.kind.replace('_', ' ')}: {kind.method}" for kind in waste.kinds if kind.items)
+        + "."
+    )
+    intro = Paragraph(f"The largest {len(waste.top)} waste items of the run:")
+    return kinds, intro, top, methods, Paragraph(WASTE_NOTE)
 
 
 def _overview_blocks(overview: RunOverview, details: RunDetails) -> tuple[Block, ...]:
@@ -566,15 +623,19 @@ def _unattributed_blocks(unattributed: UnattributedInAccounts) -> tuple[Block, .
 
 
 def summary_document(
-    runs: Sequence[SummaryRun], shares: Sequence[PeriodShare], alerts: Sequence[BudgetAlert]
+    runs: Sequence[SummaryRun],
+    shares: Sequence[PeriodShare],
+    alerts: Sequence[BudgetAlert],
+    waste_ranking: Sequence[WasteRank] = (),
 ) -> Document:
-    """Builds the summary of every run: one row each, totals, threshold crossings, and the
-    unattributed share per period.
+    """Builds the summary of every run: one row each, totals, threshold crossings, runs and
+    owners ranked by waste share, and the unattributed share per period.
 
     Args:
         runs: every run, with a link to its report where one exists.
         shares: each billing period's total and unattributed effective spend.
         alerts: every run's threshold crossings, earliest first.
+        waste_ranking: runs, then owners, by the waste share of their attributed cost.
     """
     as_of = max(
         (_as_of(run.overview) for run in runs if _as_of(run.overview) is not None), default=None
@@ -595,6 +656,7 @@ def summary_document(
                 else (Paragraph("No run has a budget or attributed cost in the warehouse yet."),),
             ),
             Section("Budget alerts", _alerts_blocks(runs, alerts)),
+            Section("Waste by run and owner", _waste_ranking_blocks(runs, waste_ranking)),
             Section(
                 "Unattributed spend per billing period",
                 (_shares_table(shares),) if shares else (Paragraph("No cost allocations yet."),),
@@ -638,6 +700,33 @@ def _alerts_blocks(runs: Sequence[SummaryRun], alerts: Sequence[BudgetAlert]) ->
         "threshold, recomputed from the data each night."
     )
     return table, note
+
+
+def _waste_ranking_blocks(runs: Sequence[SummaryRun], ranking: Sequence[WasteRank]) -> tuple[Block, ...]:
+    if not ranking:
+        return (Paragraph("No run has attributed cost yet."),)
+    links = {run.overview.header.training_run: run.report_link for run in runs}
+
+    def table(level: str, first_column: str) -> Table:
+        rows = [
+            (
+                Cell(str(rank)),
+                Cell(entry.name, link=links.get(entry.name) if level == "run" else None),
+                *((text_cell(entry.owner),) if level == "run" else (Cell(str(entry.runs)),)),
+                text_cell(entry.currency),
+                Cell(money(entry.attributed_cost)),
+                Cell(money(entry.waste_cost)),
+                Cell(percent(entry.waste_share)),
+            )
+            for rank, entry in enumerate((entry for entry in ranking if entry.level == level), start=1)
+        ]
+        return Table(
+            columns=("#", first_column, "Owner" if level == "run" else "Runs", "Currency", "Attributed cost", "Waste", "Waste share"),
+            rows=tuple(rows),
+            numeric_columns=frozenset({0, 4, 5, 6} | ({2} if level == "owner" else set())),
+        )
+
+    return table("run", "Run"), table("owner", "Owner"), Paragraph(WASTE_NOTE)
 
 
 def _status_counts(runs: Sequence[SummaryRun]) -> str:

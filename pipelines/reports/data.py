@@ -20,6 +20,7 @@ from pipelines.sqlfiles import read_sql
 TOTAL = "total"
 TOP_UNATTRIBUTED_ROWS = 10
 TOP_RESOURCE_ROWS = 10
+TOP_WASTE_ROWS = 10
 DIFF_SUFFIX = "_diff"
 
 
@@ -155,6 +156,56 @@ class PeriodShare:
 
 
 @dataclass(frozen=True)
+class WasteKind:
+    """A run's waste of one kind and its share of the run's attributed effective cost."""
+
+    kind: str
+    items: int
+    effective_cost: Decimal
+    gpu_hours: Decimal
+    share_of_run: Decimal | None
+    method: str | None
+
+
+@dataclass(frozen=True)
+class WasteItem:
+    """One row of the `waste` table: an idle resource, a failure, a checkpoint bucket …"""
+
+    kind: str
+    cost_category: str
+    effective_cost: Decimal
+    gpu_hours: Decimal
+    detail: str | None
+    method: str
+
+
+@dataclass(frozen=True)
+class RunWaste:
+    """A run's waste: every kind (0 where none) and its largest items."""
+
+    kinds: tuple[WasteKind, ...]
+    top: tuple[WasteItem, ...]
+
+    @property
+    def effective_cost(self) -> Decimal:
+        return sum((kind.effective_cost for kind in self.kinds), Decimal(0))
+
+
+@dataclass(frozen=True)
+class WasteRank:
+    """A run or an owner (`level`) with its attributed cost and the waste in it."""
+
+    level: str
+    name: str
+    owner: str | None
+    currency: str | None
+    runs: int
+    attributed_cost: Decimal
+    waste_cost: Decimal
+    waste_share: Decimal | None
+
+
+@dataclass(frozen=True)
 class RunOverview:
     """What the summary needs of a run: its header and numbers table."""
 
@@ -172,6 +223,7 @@ class RunDetails:
     reconciliation: tuple[ReconciliationRow, ...]
     top_resources: TopResources
     alerts: tuple[BudgetAlert, ...]
+    waste: RunWaste
 
 
 def fetch_rows(
@@ -228,7 +280,24 @@ def load_details(
         reconciliation=tuple(row for row in reconciliation if row.billing_period in periods),
         top_resources=_load_top_resources(conn, overview.header.training_run),
         alerts=tuple(load_alerts(conn, overview.header.training_run)),
+        waste=_load_waste(conn, overview.header.training_run),
     )
+
+
+def _load_waste(conn: duckdb.DuckDBPyConnection, training_run: str) -> RunWaste:
+    params = {"training_run": training_run}
+    return RunWaste(
+        kinds=tuple(WasteKind(**row) for row in fetch_rows(conn, "report_run_waste_kinds", params)),
+        top=tuple(
+            WasteItem(**row)
+            for row in fetch_rows(conn, "report_run_waste_items", {**params, "row_limit": TOP_WASTE_ROWS})
+        ),
+    )
+
+
+def load_waste_ranking(conn: duckdb.DuckDBPyConnection) -> list[WasteRank]:
+    """Reads every run, then every owner, ranked by the waste share of their attributed cost."""
+    return [WasteRank(**row) for row in fetch_rows(conn, "report_waste_ranking")]
 
 
 def _load_top_resources(conn: duckdb.DuckDBPyConnection, training_run: str) -> TopResources:

@@ -19,6 +19,7 @@ from pipelines.reports.charts import (
     estimate_vs_actual_chart,
     top_resources_chart,
     variance_waterfall_chart,
+    waste_by_kind_chart,
 )
 from pipelines.reports.content import SummaryRun, currency_of, run_document, summary_document
 from pipelines.reports.data import (
@@ -31,6 +32,7 @@ from pipelines.reports.data import (
     load_overview,
     load_period_shares,
     load_reconciliation,
+    load_waste_ranking,
 )
 from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
@@ -156,6 +158,8 @@ def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
         charts.append(variance_waterfall_chart(overview.total, overview.categories, currency))
     if details.top_resources.top:
         charts.append(top_resources_chart(details.top_resources.top, currency))
+    if details.waste.effective_cost > 0:
+        charts.append(waste_by_kind_chart(details.waste.kinds, currency))
     return charts
 
 
@@ -207,7 +211,7 @@ def _write_summary(
         link = f"{run_directory_name(training_run)}/{REPORT_STEM}"
         has_report = (out_dir / f"{link}.html").exists()
         runs.append(SummaryRun(overview=overview, report_link=link if has_report else None))
-    document = summary_document(runs, load_period_shares(conn), load_alerts(conn))
+    document = summary_document(runs, load_period_shares(conn), load_alerts(conn), load_waste_ranking(conn))
     html_path = out_dir / f"{SUMMARY_STEM}.html"
     markdown_path = out_dir / f"{SUMMARY_STEM}.md"
     _write_atomically(html_path, to_html(document).encode())

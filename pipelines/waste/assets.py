@@ -1,0 +1,67 @@
+"""Waste assets: the run event log and the waste analysis of attributed spend."""
+
+import dagster as dg
+
+from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry
+from pipelines.budgets.assets import budget_baselines
+from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.sqlfiles import read_sql
+from pipelines.waste.events import read_source_events, replace_run_events
+from pipelines.waste.tables import build_waste
+from pipelines.warehouse import transaction
+
+
+@dg.asset(group_name="waste", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
+def run_events(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """Training-run events (start, checkpoint, failure, resume, end) from every `run_events`
+    source — JSON-lines files or MLflow runs — validated strictly and replaced in one
+    transaction: a bad line fails the run naming its file and line, and leaves the previous
+    events in place."""
+    config = runledger.load_config()
+    events_by_source = {source.name: read_source_events(config, source) for source in config.run_events_sources}
+    with runledger.warehouse(config) as conn:
+        written = replace_run_events(conn, events_by_source)
+        summary = conn.execute(read_sql("run_events_summary")).fetchall()
+    for source_name, events in events_by_source.items():
+        context.log.info(f"{source_name}: {len(events):,} events")
+    return dg.MaterializeResult(
+        metadata={
+            "events": dg.MetadataValue.int(written),
+            "by_kind": dg.MetadataValue.md(
+                "| source | event | events | runs |\n|---|---|---:|---:|\n"
+                + "\n".join(f"| {s} | {e} | {n:,} | {r:,} |" for s, e, n, r in summary)
+            ),
+        }
+    )
+
+
+@dg.asset(
+    deps=[cost_allocations, reconciliation, run_costs, run_registry, budget_baselines, run_events],
+    group_name="waste",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    pool=WAREHOUSE_POOL,
+)
+def waste(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """What each run's attributed spend bought no training with, per item, kind and cost
+    category: idle resources after the run's end, recompute after failures, checkpoints kept
+    beyond the budget, inter-region transfer, repeated experiments and monitoring beyond its
+    estimate — each row saying its method. An analysis of attributed spend: cost_allocations
+    and run_costs are read, never changed, and a run's waste never exceeds its attributed cost."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        with transaction(conn):
+            rows = build_waste(conn, config.waste)
+        per_run = conn.execute(read_sql("waste_summary")).fetchall()
+    return dg.MaterializeResult(
+        metadata={
+            "rows": dg.MetadataValue.int(rows),
+            "by_run": dg.MetadataValue.md(
+                "| run | owner | attributed | waste | share |\n|---|---|---:|---:|---:|\n"
+                + "\n".join(
+                    f"| {run} | {owner or ''} | {cost:,.2f} | {waste_cost:,.2f} | {'' if share is None else f'{share:.1%}'} |"
+                    for run, owner, cost, waste_cost, share in per_run
+                )
+            ),
+        }
+    )

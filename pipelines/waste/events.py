@@ -1,0 +1,72 @@
+"""Reads every `run_events` source and replaces the `run_events` table in one transaction."""
+
+import duckdb
+import pyarrow as pa
+
+from connectors.mlflow_runs import mlflow_run_events
+from connectors.run_events import RunEvent, read_event_files
+from pipelines.config import RunEventsSource, RunLedgerConfig
+from pipelines.sqlfiles import read_sql
+from pipelines.warehouse import transaction
+
+STAGED_EVENTS = "staged_run_events"
+EVENTS_SCHEMA = pa.schema(
+    [
+        ("training_run", pa.string()),
+        ("event_time", pa.timestamp("us")),
+        ("event", pa.string()),
+        ("step", pa.int64()),
+        ("gpus", pa.int32()),
+        ("config_hash", pa.string()),
+        ("origin", pa.string()),
+    ]
+)
+
+
+def read_source_events(config: RunLedgerConfig, source: RunEventsSource) -> list[RunEvent]:
+    """The events of one source: its JSON-lines file or folder, or its MLflow experiments.
+
+    Raises:
+        RunEventsError: a bad line (naming file and line) or an unreadable MLflow store.
+    """
+    if source.path is not None:
+        return read_event_files(config.resolve(source.path))
+    return mlflow_run_events(
+        source.mlflow.tracking_uri, source.mlflow.experiment_names, source.mlflow.training_run_tag
+    )
+
+
+def replace_run_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[str, list[RunEvent]]) -> int:
+    """Replaces every row of `run_events` with the given events, in one transaction.
+
+    Args:
+        conn: a writable warehouse connection (not inside a transaction).
+        events_by_source: each configured source's events, all read before anything is replaced.
+
+    Returns:
+        The number of events written.
+    """
+    with transaction(conn):
+        conn.execute(read_sql("run_events_delete"))
+        for source_name, events in events_by_source.items():
+            staged = pa.Table.from_pylist(
+                [
+                    {
+                        "training_run": event.training_run,
+                        "event_time": event.time,
+                        "event": event.event,
+                        "step": event.step,
+                        "gpus": event.gpus,
+                        "config_hash": event.config_hash,
+                        "origin": event.origin,
+                    }
+                    for event in events
+                ],
+                schema=EVENTS_SCHEMA,
+            )
+            conn.register(STAGED_EVENTS, staged)
+            try:
+                conn.execute(read_sql("run_events_insert"), {"source_name": source_name})
+            finally:
+                conn.unregister(STAGED_EVENTS)
+    return sum(len(events) for events in events_by_source.values())

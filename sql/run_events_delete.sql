@@ -1,0 +1,2 @@
+-- Empties run_events before the events of every configured source are inserted again.
+delete from run_events

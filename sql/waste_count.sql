@@ -1,0 +1,2 @@
+-- Rows of waste.
+select count(*) from waste

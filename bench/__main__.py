@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from bench.generate import parse_size
+from bench.generate import RUNS, parse_size
 
 DEFAULT_SIZES = "1M,5M,20M"
 
@@ -36,14 +36,16 @@ def main() -> None:
               help="Also run the nightly job with Dagster's multiprocess executor, one process per billing period.")
 @click.option("--timeout", "timeout_seconds", type=float, default=3600, show_default=True,
               help="Seconds after which any one measured process is killed.")
+@click.option("--runs", type=click.IntRange(min=1), default=RUNS, show_default=True,
+              help="Training runs in each data set (each gets a report; fewer make a quick smoke run).")
 def run(sizes: tuple[int, ...], cache_dir: Path, results_dir: Path, converter: bool, multiprocess: bool,
-        timeout_seconds: float) -> None:
+        timeout_seconds: float, runs: int) -> None:
     """Generates (or reuses) the data sets, measures every size, prints the table, writes JSON."""
     from bench.harness import BenchOptions, run_bench
     from bench.report import format_results
 
     options = BenchOptions(sizes=sizes, cache_dir=cache_dir, results_dir=results_dir, converter=converter,
-                           multiprocess=multiprocess, timeout_seconds=timeout_seconds)
+                           multiprocess=multiprocess, timeout_seconds=timeout_seconds, runs=runs)
     results, path = run_bench(options, echo=lambda line: click.echo(line))
     click.echo(format_results(results))
     click.echo(f"results: {path} (bench took {results['total_seconds']:,.0f} s)")

@@ -88,17 +88,20 @@ def size_label(rows: int) -> str:
     return str(rows)
 
 
-def data_set(cache_dir: Path, rows: int) -> BenchDataSet:
+def data_set(cache_dir: Path, rows: int, runs: int = RUNS) -> BenchDataSet:
     """The data set of `rows` line items, generated unless the cache already holds it.
 
     Args:
         cache_dir: the bench's data cache (`.bench-data/`).
         rows: line items in total; split evenly over the billing periods.
+        runs: training runs the resources are used by (fewer make a quick smoke test: each run
+            gets a report).
     """
-    root = cache_dir / f"{size_label(rows)}-g{GENERATOR_VERSION}"
+    runs_suffix = "" if runs == RUNS else f"-{runs}runs"
+    root = cache_dir / f"{size_label(rows)}{runs_suffix}-g{GENERATOR_VERSION}"
     if not (root / COMPLETE_MARKER).is_file():
         shutil.rmtree(root, ignore_errors=True)
-        _generate(root, rows)
+        _generate(root, rows, runs)
         (root / COMPLETE_MARKER).write_text(f"{rows}\n")
     export_root = root / "export"
     return BenchDataSet(
@@ -110,17 +113,17 @@ def data_set(cache_dir: Path, rows: int) -> BenchDataSet:
     )
 
 
-def _generate(root: Path, rows: int) -> None:
+def _generate(root: Path, rows: int, runs: int) -> None:
     export_root = root / "export"
     conn = duckdb.connect(config={"python_enable_replacements": False})
     try:
         for index, period in enumerate(BILLING_PERIODS):
             period_rows = rows // len(BILLING_PERIODS) + (1 if index < rows % len(BILLING_PERIODS) else 0)
-            _write_period(conn, export_root, period, period_rows)
+            _write_period(conn, export_root, period, period_rows, runs)
     finally:
         conn.close()
-    _write_registry(root / "runs.yaml")
-    _write_budgets(root / "budgets")
+    _write_registry(root / "runs.yaml", min(REGISTRY_RUNS, runs))
+    _write_budgets(root / "budgets", runs)
     _write_config(root / "runledger.yaml")
 
 
@@ -131,7 +134,7 @@ def _period_bounds(period: date) -> tuple[datetime, datetime, int]:
     return start, end, days * 24
 
 
-def _write_period(conn: duckdb.DuckDBPyConnection, export_root: Path, period: date, period_rows: int) -> None:
+def _write_period(conn: duckdb.DuckDBPyConnection, export_root: Path, period: date, period_rows: int, runs: int) -> None:
     """The period's data files (ROWS_PER_FILE rows each) and its manifest."""
     start, end, hours = _period_bounds(period)
     partition = f"BILLING_PERIOD={period:%Y-%m}"
@@ -146,6 +149,7 @@ def _write_period(conn: duckdb.DuckDBPyConnection, export_root: Path, period: da
         params = {
             "seed": SEED + period.month,
             "resources": RESOURCES,
+            "runs": runs,
             "period_rows": period_rows,
             "hours_in_period": hours,
             "first_row": first_row,
@@ -180,8 +184,9 @@ def _write_manifest(path: Path, execution_id: str, data_uris: list[str], schema:
     path.write_text(json.dumps(manifest, indent=2) + "\n")
 
 
-def _write_registry(path: Path) -> None:
-    """Runs 000-019 registered with globs on their untagged resources' names, over both periods."""
+def _write_registry(path: Path, registered: int) -> None:
+    """The first `registered` runs registered with globs on their resources' names, over both
+    periods: they claim the resources without a training-run tag."""
     runs = [
         {
             "id": f"registered-run-{number:03d}",
@@ -193,14 +198,15 @@ def _write_registry(path: Path) -> None:
             "resources": [f"i-{number:03d}x*", f"vol-{number:03d}x*"],
             "weight": 1,
         }
-        for number in range(REGISTRY_RUNS)
+        for number in range(registered)
     ]
     path.write_text(yaml.safe_dump({"runs": runs}, sort_keys=False))
 
 
-def _write_budgets(folder: Path) -> None:
+def _write_budgets(folder: Path, runs: int) -> None:
+    """Budgets for every twentieth run."""
     folder.mkdir(parents=True, exist_ok=True)
-    for number in range(0, RUNS, 20):
+    for number in range(0, runs, 20):
         run = f"run-{number:03d}"
         budget = {
             "training_run": run,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from bench.generate import BenchDataSet, data_set, size_label
+from bench.generate import RUNS, BenchDataSet, data_set, size_label
 from bench.measure import Measurement, run_measured
 from bench.sqlfiles import read_bench_sql
 
@@ -57,6 +57,7 @@ class BenchOptions:
         converter: also run focus-converter (when its venv exists).
         multiprocess: also run the nightly job with the multiprocess executor.
         timeout_seconds: longest any one measured process may run.
+        runs: training runs in each data set.
     """
 
     sizes: tuple[int, ...]
@@ -65,6 +66,7 @@ class BenchOptions:
     converter: bool = True
     multiprocess: bool = True
     timeout_seconds: float = 3600
+    runs: int = RUNS
 
 
 def _load() -> list[float]:
@@ -195,7 +197,7 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
     """Every measurement of one size: generation (or the cache), the full nightly run, a re-run
     with nothing new, the yardstick, focus-converter and the multiprocess run."""
     started = time.time()
-    dataset = data_set(options.cache_dir, rows)
+    dataset = data_set(options.cache_dir, rows, options.runs)
     generation_seconds = time.time() - started
     echo(f"{size_label(rows)}: data set ready in {generation_seconds:,.1f} s ({dataset.root})")
     shutil.rmtree(dataset.root / "run", ignore_errors=True)
@@ -207,6 +209,7 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
     result = {
         "size": size_label(rows),
         "rows": rows,
+        "runs": options.runs,
         "generation_seconds": round(generation_seconds, 3),
         "nightly": full,
         "warehouse": totals,

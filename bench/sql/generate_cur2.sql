@@ -2,8 +2,8 @@
 -- Deterministic: every value derives from the row number through hash(), no random state.
 -- Mix per 10,000 rows: 4,500 GPU instance-hours (on demand, Savings-Plan-covered, RI, negations),
 -- 2,000 EBS volume, 1,500 S3 storage, 1,980 data transfer, 10 SP/RI fees, 8 other fees, 2 tax.
--- Resources: $resources of them; 70 % carry a training-run tag, 20 % are named after a run (the
--- registry's globs), 10 % belong to nobody.
+-- Resources: $resources of them, each used by one of $runs runs; 70 % carry a training-run tag,
+-- 20 % are named after a run (the registry's globs), 10 % belong to nobody.
 with numbered as (
     select
         i as row_number,
@@ -17,8 +17,8 @@ with numbered as (
 kinds as (
     select
         *,
-        resource_number % 200 as run_number,
-        (resource_number // 200) % 10 as tagging_draw,
+        resource_number % $runs as run_number,
+        (resource_number // $runs) % 10 as tagging_draw,
         case
             when kind_draw < 3000 then 'gpu_usage'
             when kind_draw < 3800 then 'gpu_sp_covered'

@@ -36,6 +36,10 @@ from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
 
 CHARTS_DIR = "charts"
+# A run's report is rewritten only when what it shows changed: the digest of its data and of
+# this package's code is kept beside it.
+INPUTS_DIGEST_FILE = ".inputs-sha256"
+REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
 SUMMARY_STEM = "summary"
@@ -106,8 +110,9 @@ def write_reports(
     selected = _select_runs(known, runs)
     overviews = {training_run: load_overview(conn, training_run) for training_run in known}
     reconciliation = load_reconciliation(conn)
+    code_digest = _code_digest()
     written = tuple(
-        _write_run_report(conn, overviews[training_run], reconciliation, out_dir)
+        _write_run_report(conn, overviews[training_run], reconciliation, out_dir, code_digest)
         for training_run in selected
     )
     summary_html, summary_markdown = _write_summary(conn, overviews, out_dir)
@@ -159,30 +164,51 @@ def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
     return charts
 
 
+def _code_digest() -> str:
+    """Digest of the report code: a changed template or chart rewrites every report."""
+    digest = hashlib.sha256()
+    for path in sorted(REPORTS_PACKAGE_DIR.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _inputs_digest(overview: RunOverview, details: RunDetails, code_digest: str) -> str:
+    return hashlib.sha256(f"{code_digest}|{overview!r}|{details!r}".encode()).hexdigest()
+
+
 def _write_run_report(
     conn: duckdb.DuckDBPyConnection,
     overview: RunOverview,
     reconciliation: Sequence[ReconciliationRow],
     out_dir: Path,
+    code_digest: str,
 ) -> RunReportPaths:
     details = load_details(conn, overview, reconciliation)
     run_dir = out_dir / run_directory_name(overview.header.training_run)
     charts_dir = run_dir / CHARTS_DIR
-    charts_dir.mkdir(parents=True, exist_ok=True)
-    rendered: dict[str, Chart] = {}
-    png_paths = []
-    for spec in run_charts(overview, details):
-        png_path = charts_dir / f"{spec.name}.png"
-        _write_atomically(png_path, spec.png())
-        png_paths.append(png_path)
-        relative_png = f"{CHARTS_DIR}/{png_path.name}"
-        rendered[spec.name] = Chart(title=spec.title, svg=spec.svg(), png_path=relative_png)
-    _remove_stale_charts(charts_dir, keep=png_paths)
-    document = run_document(overview, details, rendered)
     html_path = run_dir / f"{REPORT_STEM}.html"
     markdown_path = run_dir / f"{REPORT_STEM}.md"
-    _write_atomically(html_path, to_html(document).encode())
-    _write_atomically(markdown_path, to_markdown(document).encode())
+    specs = run_charts(overview, details)
+    png_paths = [charts_dir / f"{spec.name}.png" for spec in specs]
+    digest_path = run_dir / INPUTS_DIGEST_FILE
+    digest = _inputs_digest(overview, details, code_digest)
+    unchanged = (
+        digest_path.is_file() and digest_path.read_text() == digest
+        and all(path.is_file() for path in (html_path, markdown_path, *png_paths))
+    )
+    if not unchanged:
+        charts_dir.mkdir(parents=True, exist_ok=True)
+        digest_path.unlink(missing_ok=True)
+        rendered: dict[str, Chart] = {}
+        for spec, png_path in zip(specs, png_paths):
+            svg = spec.svg()
+            _write_atomically(png_path, spec.png(svg))
+            rendered[spec.name] = Chart(title=spec.title, svg=svg, png_path=f"{CHARTS_DIR}/{png_path.name}")
+        _remove_stale_charts(charts_dir, keep=png_paths)
+        document = run_document(overview, details, rendered)
+        _write_atomically(html_path, to_html(document).encode())
+        _write_atomically(markdown_path, to_markdown(document).encode())
+        _write_atomically(digest_path, digest.encode())
     return RunReportPaths(
         training_run=overview.header.training_run,
         html=html_path,

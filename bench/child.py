@@ -29,21 +29,36 @@ def _steps(instance: dg.DagsterInstance) -> list[dict]:
 
 
 def run_nightly_job(config_path: Path, stats_path: Path, multiprocess: bool = False) -> None:
-    """`runledger run` on `config_path` in this process; its steps' times go to `stats_path`.
+    """`runledger run` on `config_path` in this process, or with `multiprocess` the job of
+    `bench.parallel`; the steps' times go to `stats_path`.
 
     `$DAGSTER_HOME` must name a fresh instance folder (the parent sets it), so that the steps
     can be read back from its event log.
     """
-    from pipelines.nightly import run_nightly
+    from pipelines.nightly import RunFailed, run_nightly
 
     started = time.time()
-    result = run_nightly(config_path, echo=lambda line: print(line, flush=True))
+    if multiprocess:
+        from bench.parallel import parallel_run_config
+
+        with dg.DagsterInstance.get() as instance:
+            result = dg.execute_job(
+                dg.reconstructable(_parallel_job), instance=instance, run_config=parallel_run_config(config_path.resolve())
+            )
+            if not result.success:
+                raise RunFailed("the multiprocess nightly job failed; see the steps' errors above")
+    else:
+        run_nightly(config_path, echo=lambda line: print(line, flush=True))
     finished = time.time()
     with dg.DagsterInstance.get() as instance:
         steps = _steps(instance)
-    stats_path.write_text(json.dumps({
-        "start": started, "end": finished, "billing_periods": [str(p) for p in result.billing_periods], "steps": steps,
-    }))
+    stats_path.write_text(json.dumps({"start": started, "end": finished, "steps": steps}))
+
+
+def _parallel_job() -> dg.JobDefinition:
+    from bench.parallel import parallel_nightly
+
+    return parallel_nightly
 
 
 def run_yardstick(files: list[str], database: Path) -> None:

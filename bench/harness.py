@@ -84,6 +84,8 @@ def _checked(measurement: Measurement, what: str) -> Measurement:
 
 
 def _fresh_dagster_home(folder: Path) -> Path:
+    """An empty Dagster instance with the repo's dagster.yaml (warehouse pool, no telemetry), as
+    `make dev` and cron runs use."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     shutil.copy(DAGSTER_YAML, folder / "dagster.yaml")

@@ -14,7 +14,7 @@ with line_items as (
         normalize_resource_id(ResourceId) as resource_key,
         coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end
     from focus_line_items
-    where date_trunc('month', BillingPeriodStart) = $billing_period
+    where in_billing_period(BillingPeriodStart, $billing_period)
 ),
 
 dimension_keys as (

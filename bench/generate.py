@@ -158,7 +158,7 @@ def _write_period(conn: duckdb.DuckDBPyConnection, export_root: Path, period: da
             "period_end": end,
             "period_key": f"{period:%Y%m}",
         }
-        reader = conn.execute(read_bench_sql("generate_cur2"), params).fetch_record_batch(ROWS_PER_BATCH)
+        reader = conn.execute(read_bench_sql("generate_cur2"), params).to_arrow_reader(ROWS_PER_BATCH)
         schema = reader.schema
         with pq.ParquetWriter(folder / name, schema, compression="snappy", version="2.6") as writer:
             for batch in reader:

@@ -31,6 +31,7 @@ from pipelines.reports.data import (
     load_overview,
     load_period_shares,
     load_reconciliation,
+    snapshot_unattributed,
 )
 from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
@@ -110,6 +111,7 @@ def write_reports(
     selected = _select_runs(known, runs)
     overviews = {training_run: load_overview(conn, training_run) for training_run in known}
     reconciliation = load_reconciliation(conn)
+    snapshot_unattributed(conn)
     code_digest = _code_digest()
     written = tuple(
         _write_run_report(conn, overviews[training_run], reconciliation, out_dir, code_digest)

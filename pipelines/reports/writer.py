@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import tempfile
@@ -35,11 +36,15 @@ from pipelines.reports.data import (
 )
 from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
+from pipelines.sqlfiles import read_sql
 
 CHARTS_DIR = "charts"
 # A run's report is rewritten only when what it shows changed: the digest of its data and of
 # this package's code is kept beside it.
 INPUTS_DIGEST_FILE = ".inputs-sha256"
+# The whole set is not even read again when the warehouse content it shows is unchanged: its
+# digest and the files written are kept in the output folder.
+REPORT_SET_FILE = ".report-set.json"
 REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
@@ -109,16 +114,60 @@ def write_reports(
     """
     known = known_runs(conn)
     selected = _select_runs(known, runs)
+    code_digest = _code_digest()
+    (warehouse_digest,) = conn.execute(read_sql("report_inputs_digest")).fetchone()
+    set_digest = hashlib.sha256(f"{code_digest}|{warehouse_digest}|{selected!r}".encode()).hexdigest()
+    unchanged = _unchanged_report_set(out_dir, set_digest)
+    if unchanged is not None:
+        return unchanged
+    (out_dir / REPORT_SET_FILE).unlink(missing_ok=True)
     overviews = {training_run: load_overview(conn, training_run) for training_run in known}
     reconciliation = load_reconciliation(conn)
     snapshot_unattributed(conn)
-    code_digest = _code_digest()
     written = tuple(
         _write_run_report(conn, overviews[training_run], reconciliation, out_dir, code_digest)
         for training_run in selected
     )
     summary_html, summary_markdown = _write_summary(conn, overviews, out_dir)
-    return ReportSet(runs=written, summary_html=summary_html, summary_markdown=summary_markdown)
+    report_set = ReportSet(runs=written, summary_html=summary_html, summary_markdown=summary_markdown)
+    _write_atomically(out_dir / REPORT_SET_FILE, json.dumps(_report_set_record(report_set, set_digest)).encode())
+    return report_set
+
+
+def _report_set_record(report_set: ReportSet, digest: str) -> dict:
+    return {
+        "digest": digest,
+        "runs": [
+            {"training_run": run.training_run, "html": str(run.html), "markdown": str(run.markdown),
+             "charts": [str(chart) for chart in run.charts]}
+            for run in report_set.runs
+        ],
+        "summary_html": str(report_set.summary_html),
+        "summary_markdown": str(report_set.summary_markdown),
+    }
+
+
+def _unchanged_report_set(out_dir: Path, digest: str) -> ReportSet | None:
+    """The report set written last time, if it came from the same warehouse content, code and
+    runs, and all its files are still there."""
+    record_path = out_dir / REPORT_SET_FILE
+    if not record_path.is_file():
+        return None
+    record = json.loads(record_path.read_text())
+    if record.get("digest") != digest:
+        return None
+    report_set = ReportSet(
+        runs=tuple(
+            RunReportPaths(training_run=run["training_run"], html=Path(run["html"]), markdown=Path(run["markdown"]),
+                           charts=tuple(Path(chart) for chart in run["charts"]))
+            for run in record["runs"]
+        ),
+        summary_html=Path(record["summary_html"]),
+        summary_markdown=Path(record["summary_markdown"]),
+    )
+    if not all(path.is_file() for path in report_set.paths):
+        return None
+    return report_set
 
 
 def _select_runs(known: Sequence[str], runs: Sequence[str] | None) -> list[str]:

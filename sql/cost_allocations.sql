@@ -193,6 +193,4 @@ final as (
     left join run_dimensions on allocated.training_run = run_dimensions.training_run
 )
 
--- stored by run: a run's report reads only the row groups holding its allocations
 select * from final
-order by training_run

@@ -28,7 +28,7 @@ TABLES = (
 VIEWS = ("run_costs", "unattributed_costs", "reconciliation")
 # DuckDB keeps its working memory under this limit and spills the rest (large joins, sorts and
 # aggregates) to a folder beside the warehouse, so memory stays flat as the bill grows.
-MEMORY_LIMIT = "2GiB"
+MEMORY_LIMIT = "3GiB"
 SPILL_DIR_SUFFIX = ".spill"
 
 

@@ -94,6 +94,16 @@ def allocate_period(
     _load_dimension_keys(conn, dimensions)
     _load_shared_rules(conn, shared_rules)
     params = {"billing_period": billing_period}
+    conn.execute(read_sql("session_unordered_inserts"))
+    try:
+        _replace_allocations(conn, params, inputs_digest)
+    finally:
+        conn.execute(read_sql("session_ordered_inserts"))
+    conn.execute(read_sql("attribution_drop_temp_tables"))
+
+
+def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_digest: str | None) -> None:
+    """The SQL steps of SPEC §6 in one transaction, with the inputs digest when given."""
     with transaction(conn):
         conn.execute(read_sql("cost_allocations_delete_billing_period"), params)
         conn.execute(read_sql("attribution_line_dimensions"), params)
@@ -109,7 +119,6 @@ def allocate_period(
                 read_sql("allocation_inputs_replace"),
                 params | {"inputs_digest": inputs_digest, "allocated_at": datetime.now(timezone.utc).replace(tzinfo=None)},
             )
-    conn.execute(read_sql("attribution_drop_temp_tables"))
 
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:

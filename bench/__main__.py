@@ -33,8 +33,9 @@ def main() -> None:
 @click.option("--converter/--no-converter", default=True, show_default=True,
               help="Also time focus-converter 1.0.0 (needs .venv-focus-converter; `make bench` creates it).")
 @click.option("--multiprocess/--no-multiprocess", default=True, show_default=True,
-              help="Also run the nightly job with Dagster's multiprocess executor, one process per billing period.")
-@click.option("--timeout", "timeout_seconds", type=float, default=3600, show_default=True,
+              help="Also run the nightly job with Dagster's multiprocess executor, one process per billing period "
+                   "(sizes up to 5M: above, two periods normalized at once do not fit in memory yet).")
+@click.option("--timeout", "timeout_seconds", type=float, default=7200, show_default=True,
               help="Seconds after which any one measured process is killed.")
 @click.option("--runs", type=click.IntRange(min=1), default=RUNS, show_default=True,
               help="Training runs in each data set (each gets a report; fewer make a quick smoke run).")

@@ -40,6 +40,9 @@ STAGES = {
 }
 STAGE_ORDER = ("setup", "ingest", "focus_line_items", "cost_allocations", "run_costs", "views", "budget_variance", "reports")
 GIB = 2**30
+# The multiprocess variant stages both periods at once, and the polars normalize holds a period in
+# memory (about 1 KB per line, docs/scaling.md): above this size two at once would not fit.
+MULTIPROCESS_MAX_ROWS = 5_000_000
 
 
 class BenchFailed(RuntimeError):
@@ -65,7 +68,7 @@ class BenchOptions:
     results_dir: Path
     converter: bool = True
     multiprocess: bool = True
-    timeout_seconds: float = 3600
+    timeout_seconds: float = 7200
     runs: int = RUNS
 
 
@@ -222,7 +225,10 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
     result["converter"] = _converter(dataset, options)
     if result["converter"]:
         echo(f"{size_label(rows)}: focus-converter {result['converter']['wall_seconds']:,.1f} s")
-    if options.multiprocess:
+    if options.multiprocess and rows > MULTIPROCESS_MAX_ROWS:
+        echo(f"{size_label(rows)}: multiprocess run skipped: two periods normalized at once would need about "
+             f"{rows * 1024 / GIB:,.0f} GiB (docs/scaling.md)")
+    elif options.multiprocess:
         shutil.rmtree(dataset.root / "run", ignore_errors=True)
         result["multiprocess"] = _nightly(dataset, "multiprocess", options, multiprocess=True)
         echo(f"{size_label(rows)}: multiprocess nightly job {result['multiprocess']['wall_seconds']:,.1f} s")

@@ -6,8 +6,11 @@ INSTALLED := $(VENV)/.installed
 BQEMULATOR_VENV := .venv-bqemulator
 BQEMULATOR_INSTALLED := $(BQEMULATOR_VENV)/.installed
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster
+FOCUS_CONVERTER_VENV := .venv-focus-converter
+FOCUS_CONVERTER_INSTALLED := $(FOCUS_CONVERTER_VENV)/.installed
+BENCH_SIZES ?= 1M,5M,20M
 
-.PHONY: run test test-browser dev clean
+.PHONY: run test test-browser dev bench clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,11 +24,22 @@ $(BQEMULATOR_INSTALLED): constraints-bqemulator.txt
 		bqemulator duckdb duckdb-extension-spatial numpy
 	touch $(BQEMULATOR_INSTALLED)
 
+# The FinOps Foundation's focus-converter, the bench's reference: its own venv (it pins polars
+# 0.20 and pyarrow < 15).
+$(FOCUS_CONVERTER_INSTALLED): constraints-focus-converter.txt
+	test -x $(FOCUS_CONVERTER_VENV)/bin/python || $(PYTHON) -m venv $(FOCUS_CONVERTER_VENV)
+	$(FOCUS_CONVERTER_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-c constraints-focus-converter.txt "focus-converter==1.0.0" "multimethod<2" "click<8.2"
+	touch $(FOCUS_CONVERTER_INSTALLED)
+
 run: $(INSTALLED)  ## the nightly job on the embedded demo data set
 	$(BIN)/runledger demo --dir .
 
 test: $(INSTALLED) $(BQEMULATOR_INSTALLED) test-browser  ## the whole pytest suite
 	$(BIN)/python -m pytest
+
+bench: $(INSTALLED) $(FOCUS_CONVERTER_INSTALLED)  ## the nightly job measured at BENCH_SIZES line items (docs/scaling.md)
+	$(BIN)/python -m bench run --sizes $(BENCH_SIZES)
 
 # Debian's chromium opens a report in tests/test_report_browser.py; installed when missing and
 # possible (root, apt-get), else that test is skipped and says why.
@@ -49,4 +63,4 @@ dev: $(INSTALLED)  ## dagster dev on 127.0.0.1:$(DAGSTER_PORT); runs, schedules 
 		$(CURDIR)/$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p $(DAGSTER_PORT)
 
 clean:
-	rm -rf $(VENV) $(BQEMULATOR_VENV) .runledger .dagster runledger.yaml
+	rm -rf $(VENV) $(BQEMULATOR_VENV) $(FOCUS_CONVERTER_VENV) .runledger .dagster runledger.yaml

@@ -18,6 +18,7 @@ TABLES = (
     "create_focus_line_items",
     "create_loads",
     "create_cost_allocations",
+    "create_allocation_inputs",
     "create_run_registry",
     "create_resource_tag_snapshots",
     "create_budget_baselines",
@@ -27,6 +28,10 @@ TABLES = (
     "create_waste",
 )
 VIEWS = ("run_costs", "unattributed_costs", "reconciliation", "waste_by_run")
+# DuckDB keeps its working memory under this limit and spills the rest (large joins, sorts and
+# aggregates) to a folder beside the warehouse, so memory stays flat as the bill grows.
+MEMORY_LIMIT = "3GiB"
+SPILL_DIR_SUFFIX = ".spill"
 
 
 def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
@@ -39,12 +44,21 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     """Opens the warehouse file; a writable connection also makes sure the schema exists.
 
     Python variables are never visible to SQL (DuckDB's replacement scans are off): a name in a
-    query means a warehouse table or view, nothing else.
+    query means a warehouse table or view, nothing else. DuckDB works within MEMORY_LIMIT and
+    spills to `<warehouse>.spill/`.
     """
     if read_only and not path.exists():
         raise FileNotFoundError(f"warehouse {path} does not exist yet: run `runledger run` first")
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = duckdb.connect(str(path), read_only=read_only, config={"python_enable_replacements": False})
+    conn = duckdb.connect(
+        str(path),
+        read_only=read_only,
+        config={
+            "python_enable_replacements": False,
+            "memory_limit": MEMORY_LIMIT,
+            "temp_directory": str(path.with_name(path.name + SPILL_DIR_SUFFIX)),
+        },
+    )
     if not read_only:
         create_schema(conn)
     return conn

@@ -14,7 +14,7 @@ with line_items as (
         normalize_resource_id(ResourceId) as resource_key,
         coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end
     from focus_line_items
-    where date_trunc('month', BillingPeriodStart) = $billing_period
+    where in_billing_period(BillingPeriodStart, $billing_period)
 ),
 
 dimension_keys as (
@@ -35,33 +35,29 @@ line_tags as (
     select
         x_LineItemKey,
         entry.key as tag_key,
-        normalize_tag_key(entry.key) as key_norm,
         nullif(trim(entry.value), '') as tag_value
     from (select x_LineItemKey, unnest(map_entries(Tags)) as entry from line_items)
 ),
 
-line_matches as (
-    select
-        line_tags.x_LineItemKey,
-        dimension_keys.dimension,
-        arg_min(line_tags.tag_value, dimension_keys.priority) as tag_value,
-        arg_min(line_tags.tag_key, dimension_keys.priority) as tag_key
-    from line_tags
-    inner join dimension_keys on line_tags.key_norm = dimension_keys.key_norm
-    where line_tags.tag_value is not null
-    group by line_tags.x_LineItemKey, dimension_keys.dimension
+-- a bill has few distinct tag keys: each is normalized once, not once per line
+key_dimensions as (
+    select distinct_keys.tag_key, dimension_keys.dimension, dimension_keys.priority
+    from (select distinct tag_key from line_tags) as distinct_keys
+    inner join dimension_keys on normalize_tag_key(distinct_keys.tag_key) = dimension_keys.key_norm
 ),
 
 line_tag_dimensions as (
     select
-        x_LineItemKey,
-        max(tag_value) filter (where dimension = 'training_run') as training_run,
-        max(tag_key) filter (where dimension = 'training_run') as training_run_key,
-        max(tag_value) filter (where dimension = 'experiment') as experiment,
-        max(tag_value) filter (where dimension = 'dataset_version') as dataset_version,
-        max(tag_value) filter (where dimension = 'owner') as owner
-    from line_matches
-    group by x_LineItemKey
+        line_tags.x_LineItemKey,
+        arg_min(line_tags.tag_value, key_dimensions.priority) filter (where key_dimensions.dimension = 'training_run') as training_run,
+        arg_min(line_tags.tag_key, key_dimensions.priority) filter (where key_dimensions.dimension = 'training_run') as training_run_key,
+        arg_min(line_tags.tag_value, key_dimensions.priority) filter (where key_dimensions.dimension = 'experiment') as experiment,
+        arg_min(line_tags.tag_value, key_dimensions.priority) filter (where key_dimensions.dimension = 'dataset_version') as dataset_version,
+        arg_min(line_tags.tag_value, key_dimensions.priority) filter (where key_dimensions.dimension = 'owner') as owner
+    from line_tags
+    inner join key_dimensions on line_tags.tag_key = key_dimensions.tag_key
+    where line_tags.tag_value is not null
+    group by line_tags.x_LineItemKey
 ),
 
 snapshot_tags as (

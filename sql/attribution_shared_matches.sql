@@ -13,7 +13,7 @@ line_items as (
     select focus_line_items.*
     from focus_line_items
     semi join unclaimed on focus_line_items.x_LineItemKey = unclaimed.x_LineItemKey
-    where date_trunc('month', focus_line_items.BillingPeriodStart) = $billing_period
+    where in_billing_period(focus_line_items.BillingPeriodStart, $billing_period)
 ),
 
 rules as (

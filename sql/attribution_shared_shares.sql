@@ -14,7 +14,7 @@ with line_items as (
         shared_line_rules.rule_name
     from focus_line_items
     inner join shared_line_rules on focus_line_items.x_LineItemKey = shared_line_rules.x_LineItemKey
-    where date_trunc('month', focus_line_items.BillingPeriodStart) = $billing_period
+    where in_billing_period(focus_line_items.BillingPeriodStart, $billing_period)
 ),
 
 rules as (
@@ -37,7 +37,7 @@ run_spend as (
         training_run,
         cast(sum(effective_cost) * 10000000000 as hugeint) as effective_units
     from cost_allocations
-    where date_trunc('month', BillingPeriodStart) = $billing_period
+    where in_billing_period(BillingPeriodStart, $billing_period)
         and allocation_method in ('tag', 'resource_tags', 'registry')
     group by ProviderName, BillingCurrency, training_run
 ),

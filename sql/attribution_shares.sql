@@ -19,7 +19,7 @@ with line_items as (
         coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end,
         greatest(date_diff('second', ChargePeriodStart, coalesce(ChargePeriodEnd, ChargePeriodStart)), 0) as duration_seconds
     from focus_line_items
-    where date_trunc('month', BillingPeriodStart) = $billing_period
+    where in_billing_period(BillingPeriodStart, $billing_period)
 ),
 
 dimensions as (

@@ -16,7 +16,7 @@ with shares as (
 line_items as (
     select *
     from focus_line_items
-    where date_trunc('month', BillingPeriodStart) = $billing_period
+    where in_billing_period(BillingPeriodStart, $billing_period)
         and x_LineItemKey in (select x_LineItemKey from shares)
 ),
 
@@ -31,7 +31,7 @@ registry as (
 claimed_allocations as (
     select training_run, experiment, dataset_version, owner, abs(effective_cost) as weight
     from cost_allocations
-    where date_trunc('month', BillingPeriodStart) = $billing_period
+    where in_billing_period(BillingPeriodStart, $billing_period)
         and allocation_method in ('tag', 'resource_tags', 'registry')
 ),
 

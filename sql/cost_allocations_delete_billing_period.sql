@@ -1,3 +1,3 @@
 -- All allocations of one billing period, before they are rebuilt (same transaction).
 delete from cost_allocations
-where date_trunc('month', BillingPeriodStart) = $billing_period
+where in_billing_period(BillingPeriodStart, $billing_period)

@@ -8,7 +8,7 @@ with line_items as (
         coalesce(BilledCost, 0) as billed_cost,
         coalesce(EffectiveCost, 0) as effective_cost
     from focus_line_items
-    where date_trunc('month', BillingPeriodStart) = $billing_period
+    where in_billing_period(BillingPeriodStart, $billing_period)
 ),
 
 allocations as (
@@ -21,7 +21,7 @@ allocations as (
         sum(effective_cost) as effective_cost,
         count(*) as allocation_rows
     from cost_allocations
-    where date_trunc('month', BillingPeriodStart) = $billing_period
+    where in_billing_period(BillingPeriodStart, $billing_period)
     group by x_LineItemKey
 ),
 

@@ -1,5 +1,7 @@
 -- One row per billing line after restatements; FOCUS 1.2 column names plus x_ extensions.
 -- Timestamps are UTC (stored without a time zone). Money is DECIMAL(38,10).
+-- x_LineItemKey is unique by construction (source, then the line's place in its delivery) and
+-- carries no index: an index over tens of millions of keys would live in memory.
 create table if not exists focus_line_items (
     BillingAccountId varchar,
     BillingAccountName varchar,
@@ -41,7 +43,7 @@ create table if not exists focus_line_items (
     CommitmentDiscountType varchar,
     CommitmentDiscountStatus varchar,
     Tags map(varchar, varchar),
-    x_LineItemKey varchar primary key,
+    x_LineItemKey varchar not null,
     x_SourceName varchar not null,
     x_SourceFormat varchar not null,
     x_SourceFile varchar,

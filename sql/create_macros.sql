@@ -12,3 +12,8 @@ create or replace macro normalize_resource_id(resource_id) as
         when resource_id like 'arn:%' then regexp_extract(resource_id, ':([^:]+)$', 1)
         else resource_id
     end;
+
+-- A row of one billing period (its first day): the same as date_trunc('month', start) = period,
+-- written as a range so DuckDB skips the row groups of other periods.
+create or replace macro in_billing_period(billing_period_start, billing_period) as
+    billing_period_start >= billing_period and billing_period_start < billing_period + interval 1 month;

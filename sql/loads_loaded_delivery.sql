@@ -14,7 +14,7 @@ present as (
     select count(*) as rows
     from focus_line_items
     where x_SourceName = $source_name
-        and date_trunc('month', BillingPeriodStart) = $billing_period
+        and in_billing_period(BillingPeriodStart, $billing_period)
 ),
 
 final as (

@@ -1,5 +1,6 @@
 -- The largest unattributed resources in the accounts a run used, in the billing periods it ran,
--- with how many such resources there are and their total.
+-- with how many such resources there are and their total (report_unattributed_costs: see
+-- report_unattributed_snapshot.sql).
 with run_accounts as (
     select distinct SubAccountId as account, cast(BillingPeriodStart as date) as billing_period
     from cost_allocations
@@ -7,10 +8,10 @@ with run_accounts as (
 ),
 
 candidates as (
-    select unattributed_costs.*
-    from unattributed_costs
-    where unattributed_costs.account in (select account from run_accounts)
-        and unattributed_costs.billing_period in (select billing_period from run_accounts)
+    select report_unattributed_costs.*
+    from report_unattributed_costs
+    where report_unattributed_costs.account in (select account from run_accounts)
+        and report_unattributed_costs.billing_period in (select billing_period from run_accounts)
 ),
 
 final as (

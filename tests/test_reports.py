@@ -15,6 +15,7 @@ from pipelines.budgets.tables import build_budget_alerts
 from pipelines.reports import ReportSet, write_reports
 from pipelines.reports.charts import cumulative_spend_chart
 from pipelines.reports.data import CostLine, DailySpend, RunHeader
+from pipelines.reports.writer import REPORT_SET_FILE
 from pipelines.warehouse import create_schema
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -510,3 +511,22 @@ def test_forecast_line_runs_from_the_spend_at_as_of_to_the_forecast_at_the_windo
     actual = by_series["Actual (cumulative)"]
     assert actual[:4] == [("2026-10-02", 0.0), ("2026-10-03", 100.0), ("2026-10-04", 300.0), ("2026-10-11T12:00:00Z", 300.0)]
     assert by_series["Planned burn"][-1] == ("2026-11-01", 1000.0)
+
+
+def test_unchanged_warehouse_keeps_the_reports_and_a_change_rewrites_them(tmp_path: Path) -> None:
+    first = _write(tmp_path)
+    written_at = {path: path.stat().st_mtime_ns for path in first.paths}
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as conn:
+        again = write_reports(conn, tmp_path / "reports")
+        assert again == first
+        assert {path: path.stat().st_mtime_ns for path in again.paths} == written_at
+        (tmp_path / "reports" / REPORT_SET_FILE).unlink()
+        per_run = write_reports(conn, tmp_path / "reports")
+    assert all(run.html.stat().st_mtime_ns == written_at[run.html] for run in per_run.runs)
+
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
+        conn.execute("update cost_allocations set effective_cost = effective_cost + 1 where training_run = ?", [UNBUDGETED_RUN])
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as conn:
+        changed = write_reports(conn, tmp_path / "reports")
+    changed_report = next(run for run in changed.runs if run.training_run == UNBUDGETED_RUN)
+    assert changed_report.html.stat().st_mtime_ns > written_at[changed_report.html]

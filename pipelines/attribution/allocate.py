@@ -7,7 +7,7 @@ configured tag keys and shared-cost rules into temporary tables and runs the sta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, datetime, timezone
 
 import duckdb
 
@@ -41,11 +41,46 @@ def _load_shared_rules(conn: duckdb.DuckDBPyConnection, rules: Sequence[SharedRu
             )
 
 
+def inputs_digest(
+    conn: duckdb.DuckDBPyConnection,
+    billing_period: date,
+    dimensions: dict[str, list[str]],
+    shared_rules: Sequence[SharedRule] = (),
+) -> str:
+    """The digest of everything the period's allocations are computed from: its loads, the run
+    registry, the resource tag snapshots and the attribution settings."""
+    settings = repr((sorted(dimensions.items()), [rule.model_dump(mode="json") for rule in shared_rules]))
+    (digest,) = conn.execute(
+        read_sql("allocation_inputs_digest"), {"billing_period": billing_period, "settings": settings}
+    ).fetchone()
+    return digest
+
+
+def allocate_period_if_changed(
+    conn: duckdb.DuckDBPyConnection,
+    billing_period: date,
+    dimensions: dict[str, list[str]],
+    shared_rules: Sequence[SharedRule] = (),
+) -> bool:
+    """Recomputes the period's allocations unless they were computed from the same inputs.
+
+    Returns:
+        True when the allocations were recomputed.
+    """
+    digest = inputs_digest(conn, billing_period, dimensions, shared_rules)
+    recorded = conn.execute(read_sql("allocation_inputs_recorded"), {"billing_period": billing_period}).fetchone()
+    if recorded and recorded[0] == digest:
+        return False
+    allocate_period(conn, billing_period, dimensions, shared_rules, inputs_digest=digest)
+    return True
+
+
 def allocate_period(
     conn: duckdb.DuckDBPyConnection,
     billing_period: date,
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
+    inputs_digest: str | None = None,
 ) -> None:
     """Replaces the period's allocations atomically.
 
@@ -54,10 +89,21 @@ def allocate_period(
         billing_period: first day of the billing month.
         dimensions: tag keys per dimension, in priority order (`attribution.dimensions`).
         shared_rules: shared-cost rules in the order they apply (`attribution.shared`).
+        inputs_digest: recorded with the allocations, in the same transaction, when given.
     """
     _load_dimension_keys(conn, dimensions)
     _load_shared_rules(conn, shared_rules)
     params = {"billing_period": billing_period}
+    conn.execute(read_sql("session_unordered_inserts"))
+    try:
+        _replace_allocations(conn, params, inputs_digest)
+    finally:
+        conn.execute(read_sql("session_ordered_inserts"))
+    conn.execute(read_sql("attribution_drop_temp_tables"))
+
+
+def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_digest: str | None) -> None:
+    """The SQL steps of SPEC §6 in one transaction, with the inputs digest when given."""
     with transaction(conn):
         conn.execute(read_sql("cost_allocations_delete_billing_period"), params)
         conn.execute(read_sql("attribution_line_dimensions"), params)
@@ -68,7 +114,11 @@ def allocate_period(
         conn.execute(read_sql("cost_allocations"), params)
         conn.execute(read_sql("attribution_shared_shares"), params)
         conn.execute(read_sql("cost_allocations"), params)
-    conn.execute(read_sql("attribution_drop_temp_tables"))
+        if inputs_digest is not None:
+            conn.execute(
+                read_sql("allocation_inputs_replace"),
+                params | {"inputs_digest": inputs_digest, "allocated_at": datetime.now(timezone.utc).replace(tzinfo=None)},
+            )
 
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:

@@ -5,7 +5,7 @@ from decimal import Decimal
 import dagster as dg
 import duckdb
 
-from pipelines.attribution.allocate import allocate_period, check_period
+from pipelines.attribution.allocate import allocate_period_if_changed, check_period
 from pipelines.attribution.registry import load_registry, replace_run_registry
 from pipelines.partitions import billing_period_of, billing_periods
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
@@ -54,7 +54,9 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     billing_period = billing_period_of(context.partition_key)
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        allocate_period(conn, billing_period, config.attribution.dimensions, config.attribution.shared)
+        recomputed = allocate_period_if_changed(conn, billing_period, config.attribution.dimensions, config.attribution.shared)
+        if not recomputed:
+            context.log.info(f"{billing_period:%Y-%m}: loads, registry, tag snapshots and settings unchanged; allocations kept")
         checks = check_period(conn, billing_period)
         method_rows = conn.execute(read_sql("cost_allocations_period_methods"), {"billing_period": billing_period}).fetchall()
     unbalanced = sum(c["unbalanced_line_items"] for c in checks)
@@ -63,6 +65,7 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(sum(c["allocation_rows"] for c in checks)),
+            "recomputed": dg.MetadataValue.bool(recomputed),
             "by_method": dg.MetadataValue.md(
                 "| method | allocations | effective cost |\n|---|---:|---:|\n"
                 + "\n".join(f"| {m} | {r:,} | {e:,.2f} |" for m, r, e in method_rows)

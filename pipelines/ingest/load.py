@@ -146,7 +146,25 @@ def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_f
     return checked
 
 
-def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_dir: Path) -> LoadResult:
+def stage_batch(batch: PeriodBatch, staging_dir: Path) -> Path:
+    """Streams a batch's normalized rows into a new staging Parquet file and returns it.
+
+    Needs no warehouse connection: several periods (or sources) can be staged at once, in other
+    processes, while one process writes the warehouse.
+    """
+    staging_dir.mkdir(parents=True, exist_ok=True)
+    staging_file = staging_dir / f"{batch.source_name}-{batch.billing_period:%Y-%m}-{uuid.uuid4().hex}.parquet"
+    try:
+        batch.frame.sink_parquet(staging_file)
+    except BaseException:
+        staging_file.unlink(missing_ok=True)
+        raise
+    return staging_file
+
+
+def replace_period(
+    conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_dir: Path, staged_file: Path | None = None
+) -> LoadResult:
     """Loads one period's snapshot in place of the previous one, atomically.
 
     Args:
@@ -154,15 +172,16 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_
         batch: the period's normalized rows and raw control totals.
         staging_dir: where the staging Parquet file is written (removed afterwards, together with
             the batch's temporary files).
+        staged_file: the batch already staged by `stage_batch` (then it is not staged again).
 
     Raises:
         LoadError, ConservationError, or the reader's SourceError: after recording a failed load.
     """
     started_at = _utc_now()
-    staging_dir.mkdir(parents=True, exist_ok=True)
-    staging_file = staging_dir / f"{batch.source_name}-{batch.billing_period:%Y-%m}-{uuid.uuid4().hex}.parquet"
+    staging_file = staged_file
     try:
-        batch.frame.sink_parquet(staging_file)
+        if staging_file is None:
+            staging_file = stage_batch(batch, staging_dir)
         checked = _check_staged(conn, batch, staging_file)
         params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
         with transaction(conn):
@@ -188,7 +207,8 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_
         raise
     finally:
         for file in (staging_file, *batch.temporary_files):
-            file.unlink(missing_ok=True)
+            if file is not None:
+                file.unlink(missing_ok=True)
     return LoadResult(
         source_name=batch.source_name,
         billing_period=batch.billing_period,

@@ -246,6 +246,12 @@ def known_runs(conn: duckdb.DuckDBPyConnection) -> list[str]:
     return [row["training_run"] for row in fetch_rows(conn, "report_known_runs")]
 
 
+def snapshot_unattributed(conn: duckdb.DuckDBPyConnection) -> None:
+    """Computes the unattributed_costs view once for a batch of reports (`load_details` reads
+    it): per run it would aggregate every unattributed allocation again."""
+    conn.execute(read_sql("report_unattributed_snapshot"))
+
+
 def load_overview(conn: duckdb.DuckDBPyConnection, training_run: str) -> RunOverview:
     """Reads a run's header and its numbers table (categories and total)."""
     params = {"training_run": training_run}
@@ -266,7 +272,7 @@ def load_details(
     neighbours; picks its reconciliation rows.
 
     Args:
-        conn: warehouse connection.
+        conn: warehouse connection, on which `snapshot_unattributed` ran.
         overview: the run's overview, for its id and billing periods.
         reconciliation: every row of the warehouse's reconciliation.
     """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import tempfile
@@ -33,11 +34,20 @@ from pipelines.reports.data import (
     load_period_shares,
     load_reconciliation,
     load_waste_ranking,
+    snapshot_unattributed,
 )
 from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
+from pipelines.sqlfiles import read_sql
 
 CHARTS_DIR = "charts"
+# A run's report is rewritten only when what it shows changed: the digest of its data and of
+# this package's code is kept beside it.
+INPUTS_DIGEST_FILE = ".inputs-sha256"
+# The whole set is not even read again when the warehouse content it shows is unchanged: its
+# digest and the files written are kept in the output folder.
+REPORT_SET_FILE = ".report-set.json"
+REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
 SUMMARY_STEM = "summary"
@@ -106,14 +116,60 @@ def write_reports(
     """
     known = known_runs(conn)
     selected = _select_runs(known, runs)
+    code_digest = _code_digest()
+    (warehouse_digest,) = conn.execute(read_sql("report_inputs_digest")).fetchone()
+    set_digest = hashlib.sha256(f"{code_digest}|{warehouse_digest}|{selected!r}".encode()).hexdigest()
+    unchanged = _unchanged_report_set(out_dir, set_digest)
+    if unchanged is not None:
+        return unchanged
+    (out_dir / REPORT_SET_FILE).unlink(missing_ok=True)
     overviews = {training_run: load_overview(conn, training_run) for training_run in known}
     reconciliation = load_reconciliation(conn)
+    snapshot_unattributed(conn)
     written = tuple(
-        _write_run_report(conn, overviews[training_run], reconciliation, out_dir)
+        _write_run_report(conn, overviews[training_run], reconciliation, out_dir, code_digest)
         for training_run in selected
     )
     summary_html, summary_markdown = _write_summary(conn, overviews, out_dir)
-    return ReportSet(runs=written, summary_html=summary_html, summary_markdown=summary_markdown)
+    report_set = ReportSet(runs=written, summary_html=summary_html, summary_markdown=summary_markdown)
+    _write_atomically(out_dir / REPORT_SET_FILE, json.dumps(_report_set_record(report_set, set_digest)).encode())
+    return report_set
+
+
+def _report_set_record(report_set: ReportSet, digest: str) -> dict:
+    return {
+        "digest": digest,
+        "runs": [
+            {"training_run": run.training_run, "html": str(run.html), "markdown": str(run.markdown),
+             "charts": [str(chart) for chart in run.charts]}
+            for run in report_set.runs
+        ],
+        "summary_html": str(report_set.summary_html),
+        "summary_markdown": str(report_set.summary_markdown),
+    }
+
+
+def _unchanged_report_set(out_dir: Path, digest: str) -> ReportSet | None:
+    """The report set written last time, if it came from the same warehouse content, code and
+    runs, and all its files are still there."""
+    record_path = out_dir / REPORT_SET_FILE
+    if not record_path.is_file():
+        return None
+    record = json.loads(record_path.read_text())
+    if record.get("digest") != digest:
+        return None
+    report_set = ReportSet(
+        runs=tuple(
+            RunReportPaths(training_run=run["training_run"], html=Path(run["html"]), markdown=Path(run["markdown"]),
+                           charts=tuple(Path(chart) for chart in run["charts"]))
+            for run in record["runs"]
+        ),
+        summary_html=Path(record["summary_html"]),
+        summary_markdown=Path(record["summary_markdown"]),
+    )
+    if not all(path.is_file() for path in report_set.paths):
+        return None
+    return report_set
 
 
 def _select_runs(known: Sequence[str], runs: Sequence[str] | None) -> list[str]:
@@ -163,30 +219,51 @@ def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
     return charts
 
 
+def _code_digest() -> str:
+    """Digest of the report code: a changed template or chart rewrites every report."""
+    digest = hashlib.sha256()
+    for path in sorted(REPORTS_PACKAGE_DIR.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _inputs_digest(overview: RunOverview, details: RunDetails, code_digest: str) -> str:
+    return hashlib.sha256(f"{code_digest}|{overview!r}|{details!r}".encode()).hexdigest()
+
+
 def _write_run_report(
     conn: duckdb.DuckDBPyConnection,
     overview: RunOverview,
     reconciliation: Sequence[ReconciliationRow],
     out_dir: Path,
+    code_digest: str,
 ) -> RunReportPaths:
     details = load_details(conn, overview, reconciliation)
     run_dir = out_dir / run_directory_name(overview.header.training_run)
     charts_dir = run_dir / CHARTS_DIR
-    charts_dir.mkdir(parents=True, exist_ok=True)
-    rendered: dict[str, Chart] = {}
-    png_paths = []
-    for spec in run_charts(overview, details):
-        png_path = charts_dir / f"{spec.name}.png"
-        _write_atomically(png_path, spec.png())
-        png_paths.append(png_path)
-        relative_png = f"{CHARTS_DIR}/{png_path.name}"
-        rendered[spec.name] = Chart(title=spec.title, svg=spec.svg(), png_path=relative_png)
-    _remove_stale_charts(charts_dir, keep=png_paths)
-    document = run_document(overview, details, rendered)
     html_path = run_dir / f"{REPORT_STEM}.html"
     markdown_path = run_dir / f"{REPORT_STEM}.md"
-    _write_atomically(html_path, to_html(document).encode())
-    _write_atomically(markdown_path, to_markdown(document).encode())
+    specs = run_charts(overview, details)
+    png_paths = [charts_dir / f"{spec.name}.png" for spec in specs]
+    digest_path = run_dir / INPUTS_DIGEST_FILE
+    digest = _inputs_digest(overview, details, code_digest)
+    unchanged = (
+        digest_path.is_file() and digest_path.read_text() == digest
+        and all(path.is_file() for path in (html_path, markdown_path, *png_paths))
+    )
+    if not unchanged:
+        charts_dir.mkdir(parents=True, exist_ok=True)
+        digest_path.unlink(missing_ok=True)
+        rendered: dict[str, Chart] = {}
+        for spec, png_path in zip(specs, png_paths):
+            svg = spec.svg()
+            _write_atomically(png_path, spec.png(svg))
+            rendered[spec.name] = Chart(title=spec.title, svg=svg, png_path=f"{CHARTS_DIR}/{png_path.name}")
+        _remove_stale_charts(charts_dir, keep=png_paths)
+        document = run_document(overview, details, rendered)
+        _write_atomically(html_path, to_html(document).encode())
+        _write_atomically(markdown_path, to_markdown(document).encode())
+        _write_atomically(digest_path, digest.encode())
     return RunReportPaths(
         training_run=overview.header.training_run,
         html=html_path,

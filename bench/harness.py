@@ -1,0 +1,268 @@
+"""The bench: for each size, the nightly job end to end (then again with nothing new), the
+yardstick DuckDB pass and focus-converter over the same files, each in its own measured process
+tree; results printed as a table and written as JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from bench.generate import RUNS, BenchDataSet, data_set, size_label
+from bench.measure import Measurement, run_measured
+from bench.sqlfiles import read_bench_sql
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DAGSTER_YAML = REPO_ROOT / "dagster.yaml"
+CONVERTER = REPO_ROOT / ".venv-focus-converter" / "bin" / "focus-converter"
+# Pipeline stages in the order they run; a step key not listed is reported under its own name.
+STAGES = {
+    "run_registry": "setup",
+    "budget_baselines": "setup",
+    "resource_tag_snapshots": "setup",
+    "focus_line_items": "focus_line_items",
+    "cost_allocations": "cost_allocations",
+    "run_costs": "run_costs",
+    "unattributed_costs": "views",
+    "reconciliation": "views",
+    "budget_variance": "budget_variance",
+    "budget_alerts": "budget_variance",
+    "post_mortem_reports": "reports",
+}
+STAGE_ORDER = ("setup", "ingest", "focus_line_items", "cost_allocations", "run_costs", "views", "budget_variance", "reports")
+GIB = 2**30
+# The multiprocess variant stages both periods at once, and the polars normalize holds a period in
+# memory (about 1 KB per line, docs/scaling.md): above this size two at once would not fit.
+MULTIPROCESS_MAX_ROWS = 5_000_000
+
+
+class BenchFailed(RuntimeError):
+    """A measured child process failed; the message carries its output's tail."""
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """What one `make bench` measures.
+
+    Attributes:
+        sizes: line items per data set.
+        cache_dir: where generated data sets are kept between runs.
+        results_dir: where the JSON result goes.
+        converter: also run focus-converter (when its venv exists).
+        multiprocess: also run the nightly job with the multiprocess executor.
+        timeout_seconds: longest any one measured process may run.
+        runs: training runs in each data set.
+    """
+
+    sizes: tuple[int, ...]
+    cache_dir: Path
+    results_dir: Path
+    converter: bool = True
+    multiprocess: bool = True
+    timeout_seconds: float = 7200
+    runs: int = RUNS
+
+
+def _load() -> list[float]:
+    return [round(value, 2) for value in os.getloadavg()]
+
+
+def _python(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "bench", *arguments]
+
+
+def _checked(measurement: Measurement, what: str) -> Measurement:
+    if measurement.returncode != 0:
+        raise BenchFailed(f"{what} failed (exit {measurement.returncode}):\n{measurement.output[-4000:]}")
+    return measurement
+
+
+def _fresh_dagster_home(folder: Path) -> Path:
+    """An empty Dagster instance with the repo's dagster.yaml (warehouse pool, no telemetry), as
+    `make dev` and cron runs use."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    shutil.copy(DAGSTER_YAML, folder / "dagster.yaml")
+    return folder
+
+
+def _stage_of(step_key: str) -> str:
+    return "ingest" if step_key.startswith("raw__") else STAGES.get(step_key, step_key)
+
+
+def _stages(measurement: Measurement, stats: dict, rows: int) -> list[dict]:
+    """Per stage: seconds summed over its steps (all partitions), rows/s of the data set's line
+    items, and the process tree's peak RSS while one of its steps ran."""
+    by_stage: dict[str, list[dict]] = {}
+    for step in stats["steps"]:
+        if step["start"] is not None and step["end"] is not None:
+            by_stage.setdefault(_stage_of(step["step"]), []).append(step)
+    order = [*STAGE_ORDER, *sorted(set(by_stage) - set(STAGE_ORDER))]
+    stages = []
+    for stage in order:
+        steps = by_stage.get(stage, [])
+        if not steps:
+            continue
+        seconds = sum(step["end"] - step["start"] for step in steps)
+        peak = max(measurement.peak_between(step["start"], step["end"]) for step in steps)
+        stages.append({"stage": stage, "seconds": round(seconds, 3), "rows_per_second": round(rows / seconds) if seconds else None,
+                       "peak_rss_bytes": peak})
+    return stages
+
+
+def _warehouse_totals(dataset: BenchDataSet) -> dict:
+    conn = duckdb.connect(str(dataset.root / "run" / "warehouse.duckdb"), read_only=True)
+    try:
+        cursor = conn.execute(read_bench_sql("warehouse_totals"))
+        row = cursor.fetchone()
+        return {column[0]: (str(value) if not isinstance(value, int) else value) for column, value in zip(cursor.description, row)}
+    finally:
+        conn.close()
+
+
+def _nightly(dataset: BenchDataSet, label: str, options: BenchOptions, multiprocess: bool = False) -> dict:
+    """One measured `runledger run` on the data set's warehouse as it stands."""
+    home = _fresh_dagster_home((dataset.root / "dagster" / label).resolve())
+    stats_path = home / "steps.json"
+    command = ["nightly", "--config", str(dataset.config_path), "--stats", str(stats_path)]
+    if multiprocess:
+        command.append("--multiprocess")
+    load_before = _load()
+    measurement = _checked(
+        run_measured(_python(*command), env={"DAGSTER_HOME": str(home)}, timeout_seconds=options.timeout_seconds),
+        f"nightly job ({label}) on {size_label(dataset.rows)}",
+    )
+    stats = json.loads(stats_path.read_text())
+    job_seconds = stats["end"] - stats["start"]
+    return {
+        "wall_seconds": round(measurement.wall_seconds, 3),
+        "job_seconds": round(job_seconds, 3),
+        "rows_per_second": round(dataset.rows / measurement.wall_seconds),
+        "peak_rss_bytes": measurement.peak_rss_bytes,
+        "stages": _stages(measurement, stats, dataset.rows),
+        "load_average": {"before": load_before, "after": _load()},
+    }
+
+
+def _yardstick(dataset: BenchDataSet, options: BenchOptions) -> dict:
+    database = dataset.root / "yardstick.duckdb"
+    load_before = _load()
+    measurement = _checked(
+        run_measured(_python("yardstick", "--database", str(database), *map(str, dataset.data_files)),
+                     timeout_seconds=options.timeout_seconds),
+        f"yardstick on {size_label(dataset.rows)}",
+    )
+    rows = json.loads(measurement.output.strip().splitlines()[-1])["rows"]
+    database.unlink(missing_ok=True)
+    return {
+        "rows": rows,
+        "wall_seconds": round(measurement.wall_seconds, 3),
+        "rows_per_second": round(dataset.rows / measurement.wall_seconds),
+        "peak_rss_bytes": measurement.peak_rss_bytes,
+        "load_average": {"before": load_before, "after": _load()},
+    }
+
+
+def _converter(dataset: BenchDataSet, options: BenchOptions) -> dict | None:
+    """focus-converter 1.0.0 (its own venv) on the export's data folder, or None without it."""
+    if not options.converter or not CONVERTER.is_file():
+        return None
+    output = dataset.root / "converter-output"
+    shutil.rmtree(output, ignore_errors=True)
+    output.mkdir()
+    load_before = _load()
+    measurement = run_measured(
+        ["timeout", str(int(options.timeout_seconds)), str(CONVERTER), "convert", "--provider", "aws",
+         "--data-format", "parquet", "--parquet-data-format", "dataset",
+         "--data-path", str(dataset.export_root / "data"), "--export-path", str(output)],
+        timeout_seconds=options.timeout_seconds + 30,
+    )
+    written = sum(path.stat().st_size for path in output.rglob("*.parquet"))
+    shutil.rmtree(output, ignore_errors=True)
+    return {
+        "returncode": measurement.returncode,
+        "wall_seconds": round(measurement.wall_seconds, 3),
+        "rows_per_second": round(dataset.rows / measurement.wall_seconds),
+        "peak_rss_bytes": measurement.peak_rss_bytes,
+        "written_bytes": written,
+        "load_average": {"before": load_before, "after": _load()},
+    }
+
+
+def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
+    """Every measurement of one size: generation (or the cache), the full nightly run, a re-run
+    with nothing new, the yardstick, focus-converter and the multiprocess run."""
+    started = time.time()
+    dataset = data_set(options.cache_dir, rows, options.runs)
+    generation_seconds = time.time() - started
+    echo(f"{size_label(rows)}: data set ready in {generation_seconds:,.1f} s ({dataset.root})")
+    shutil.rmtree(dataset.root / "run", ignore_errors=True)
+    full = _nightly(dataset, "full", options)
+    totals = _warehouse_totals(dataset)
+    echo(f"{size_label(rows)}: nightly job {full['wall_seconds']:,.1f} s, peak {full['peak_rss_bytes'] / GIB:,.2f} GiB")
+    rerun = _nightly(dataset, "rerun", options)
+    echo(f"{size_label(rows)}: re-run with nothing new {rerun['wall_seconds']:,.1f} s")
+    result = {
+        "size": size_label(rows),
+        "rows": rows,
+        "runs": options.runs,
+        "generation_seconds": round(generation_seconds, 3),
+        "nightly": full,
+        "warehouse": totals,
+        "rerun": rerun,
+        "yardstick": _yardstick(dataset, options),
+    }
+    echo(f"{size_label(rows)}: yardstick {result['yardstick']['wall_seconds']:,.1f} s")
+    result["converter"] = _converter(dataset, options)
+    if result["converter"]:
+        echo(f"{size_label(rows)}: focus-converter {result['converter']['wall_seconds']:,.1f} s")
+    if options.multiprocess and rows > MULTIPROCESS_MAX_ROWS:
+        echo(f"{size_label(rows)}: multiprocess run skipped: two periods normalized at once would need about "
+             f"{rows * 1024 / GIB:,.0f} GiB (docs/scaling.md)")
+    elif options.multiprocess:
+        shutil.rmtree(dataset.root / "run", ignore_errors=True)
+        result["multiprocess"] = _nightly(dataset, "multiprocess", options, multiprocess=True)
+        echo(f"{size_label(rows)}: multiprocess nightly job {result['multiprocess']['wall_seconds']:,.1f} s")
+    return result
+
+
+def _commit() -> str:
+    completed = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    return completed.stdout.strip() or "unknown"
+
+
+def machine() -> dict:
+    """The machine the figures were taken on."""
+    return {
+        "cpus": os.cpu_count(),
+        "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "duckdb": duckdb.__version__,
+    }
+
+
+def run_bench(options: BenchOptions, echo=print) -> tuple[dict, Path]:
+    """Benches every size; returns the results and the JSON file they were written to."""
+    started = datetime.now(timezone.utc)
+    commit = _commit()
+    results = {
+        "started_at": started.isoformat(timespec="seconds"),
+        "commit": commit,
+        "machine": machine(),
+        "sizes": [bench_size(rows, options, echo) for rows in options.sizes],
+    }
+    results["total_seconds"] = round((datetime.now(timezone.utc) - started).total_seconds(), 1)
+    options.results_dir.mkdir(parents=True, exist_ok=True)
+    path = options.results_dir / f"{started:%Y-%m-%dT%H%M}-{commit}.json"
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    return results, path

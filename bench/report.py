@@ -1,0 +1,53 @@
+"""The bench's results as a plain-text table."""
+
+from __future__ import annotations
+
+GIB = 2**30
+
+
+def _gib(value: int | None) -> str:
+    return f"{value / GIB:.2f}" if value else "–"
+
+
+def _rate(value: int | None) -> str:
+    return f"{value:,}" if value else "–"
+
+
+def _load(entry: dict) -> str:
+    return f"{entry['load_average']['before'][0]:.1f}"
+
+
+def format_results(results: dict) -> str:
+    """Per size: every stage of the nightly job, then the whole job, the re-run, the multiprocess
+    run, the yardstick and the converter, with seconds, rows/s, peak GiB and the 1-minute load
+    average before each; then the targets' ratios."""
+    lines = [f"{'size':>5}  {'measurement':<28} {'seconds':>9} {'rows/s':>11} {'peak GiB':>8} {'load':>5}"]
+    for size in results["sizes"]:
+        label = size["size"]
+        for stage in size["nightly"]["stages"]:
+            lines.append(f"{label:>5}  {'  ' + stage['stage']:<28} {stage['seconds']:>9.2f} {_rate(stage['rows_per_second']):>11} "
+                         f"{_gib(stage['peak_rss_bytes']):>8} {'':>5}")
+        rows = [("nightly job (end to end)", size["nightly"]), ("re-run, nothing new", size["rerun"])]
+        if size.get("multiprocess"):
+            rows.append(("nightly job, multiprocess", size["multiprocess"]))
+        rows.append(("yardstick DuckDB pass", size["yardstick"]))
+        if size.get("converter"):
+            rows.append(("focus-converter 1.0.0" + ("" if size["converter"]["returncode"] == 0 else " (failed)"), size["converter"]))
+        for name, entry in rows:
+            lines.append(f"{label:>5}  {name:<28} {entry['wall_seconds']:>9.2f} {_rate(entry['rows_per_second']):>11} "
+                         f"{_gib(entry['peak_rss_bytes']):>8} {_load(entry):>5}")
+        lines.append(f"{label:>5}  {'targets':<28} {target_summary(size)}")
+    return "\n".join(lines)
+
+
+def target_summary(size: dict) -> str:
+    """The ratios the issue's targets are about, for one size."""
+    nightly = size["nightly"]
+    parts = [f"job/yardstick {nightly['rows_per_second'] / size['yardstick']['rows_per_second']:.2f}x"]
+    converter = size.get("converter")
+    if converter and converter["returncode"] == 0:
+        parts.append(f"job/converter {nightly['rows_per_second'] / converter['rows_per_second']:.2f}x")
+    parts.append(f"re-run/full {size['rerun']['wall_seconds'] / nightly['wall_seconds']:.3f}")
+    if size.get("multiprocess"):
+        parts.append(f"multiprocess speed-up {nightly['wall_seconds'] / size['multiprocess']['wall_seconds']:.2f}x")
+    return ", ".join(parts)

@@ -1,0 +1,69 @@
+"""A smoke run of the bench harness at 10k line items: its numbers must describe what happened.
+
+No timing is asserted: the figures depend on the machine. What must hold is that every line
+item generated was loaded and allocated, money is conserved, the re-run found nothing new and
+the JSON result was written.
+"""
+
+import json
+from decimal import Decimal
+
+import pyarrow.parquet as pq
+import pytest
+
+from bench.generate import data_set
+from bench.harness import STAGE_ORDER, BenchOptions, run_bench
+from bench.report import format_results
+
+SMOKE_ROWS = 10_000
+SMOKE_RUNS = 5
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, object]:
+    root = tmp_path_factory.mktemp("bench")
+    options = BenchOptions(
+        sizes=(SMOKE_ROWS,), cache_dir=root / "data", results_dir=root / "results",
+        converter=False, multiprocess=False, runs=SMOKE_RUNS, timeout_seconds=900,
+    )
+    results, path = run_bench(options, echo=lambda _line: None)
+    return results, path
+
+
+def test_generated_files_hold_the_requested_rows(smoke: tuple[dict, object], tmp_path_factory: pytest.TempPathFactory) -> None:
+    results, path = smoke
+    dataset = data_set(path.parent.parent / "data", SMOKE_ROWS, SMOKE_RUNS)
+    assert sum(pq.ParquetFile(file).metadata.num_rows for file in dataset.data_files) == SMOKE_ROWS
+    assert len({file.parent.parent.name for file in dataset.data_files}) == 2  # two billing periods
+
+
+def test_every_line_item_is_loaded_allocated_and_conserved(smoke: tuple[dict, object]) -> None:
+    results, _ = smoke
+    (size,) = results["sizes"]
+    warehouse = size["warehouse"]
+    assert size["rows"] == warehouse["focus_rows"] == size["yardstick"]["rows"] == SMOKE_ROWS
+    assert warehouse["allocation_rows"] >= SMOKE_ROWS
+    assert Decimal(warehouse["allocated_billed_cost"]) == Decimal(warehouse["focus_billed_cost"]) != 0
+    assert warehouse["reconciliation_failures"] == 0
+
+
+def test_stages_and_measurements_are_consistent(smoke: tuple[dict, object]) -> None:
+    results, _ = smoke
+    (size,) = results["sizes"]
+    nightly = size["nightly"]
+    stages = [stage["stage"] for stage in nightly["stages"]]
+    assert stages == list(STAGE_ORDER)
+    assert all(stage["seconds"] > 0 and stage["peak_rss_bytes"] > 0 for stage in nightly["stages"])
+    assert sum(stage["seconds"] for stage in nightly["stages"]) <= nightly["wall_seconds"]
+    assert 0 < nightly["peak_rss_bytes"] and max(s["peak_rss_bytes"] for s in nightly["stages"]) <= nightly["peak_rss_bytes"]
+    assert nightly["rows_per_second"] == round(SMOKE_ROWS / nightly["wall_seconds"])
+    assert size["rerun"]["wall_seconds"] > 0 and size["yardstick"]["peak_rss_bytes"] > 0
+    assert size["converter"] is None and "multiprocess" not in size
+
+
+def test_results_are_written_as_json_and_printed(smoke: tuple[dict, object]) -> None:
+    results, path = smoke
+    assert json.loads(path.read_text()) == results
+    assert path.name.endswith(f"-{results['commit']}.json")
+    table = format_results(results)
+    assert "nightly job (end to end)" in table and "yardstick DuckDB pass" in table and "10k" in table

@@ -29,6 +29,7 @@ STAGES = {
     "run_registry": "setup",
     "budget_baselines": "setup",
     "resource_tag_snapshots": "setup",
+    "run_events": "setup",
     "focus_line_items": "focus_line_items",
     "cost_allocations": "cost_allocations",
     "run_costs": "run_costs",
@@ -36,12 +37,15 @@ STAGES = {
     "reconciliation": "views",
     "budget_variance": "budget_variance",
     "budget_alerts": "budget_variance",
+    "waste": "waste",
     "post_mortem_reports": "reports",
 }
-STAGE_ORDER = ("setup", "ingest", "focus_line_items", "cost_allocations", "run_costs", "views", "budget_variance", "reports")
+STAGE_ORDER = (
+    "setup", "ingest", "focus_line_items", "cost_allocations", "run_costs", "views", "budget_variance", "waste", "reports",
+)
 GIB = 2**30
-# The multiprocess variant stages both periods at once, and the polars normalize holds a period in
-# memory (about 1 KB per line, docs/scaling.md): above this size two at once would not fit.
+# The multiprocess variant stages both periods at once; it has been measured up to this size only
+# (before staging went file by file, a period's normalize held the whole period in memory).
 MULTIPROCESS_MAX_ROWS = 5_000_000
 
 

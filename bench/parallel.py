@@ -51,8 +51,8 @@ def stage_period(config: StagePeriodConfig) -> list[dict]:
     staged = []
     for source in runledger_config.billing_sources:
         batch = reader_for(source, runledger_config).batch(billing_period, rules, datetime.now(timezone.utc).replace(tzinfo=None))
-        staged_file = stage_batch(batch, runledger_config.warehouse_path.parent / STAGING_FOLDER)
-        staged.append({"source": source.name, "billing_period": config.billing_period, "file": str(staged_file)})
+        staged_folder = stage_batch(batch, runledger_config.warehouse_path.parent / STAGING_FOLDER)
+        staged.append({"source": source.name, "billing_period": config.billing_period, "folder": str(staged_folder)})
     return staged
 
 
@@ -68,7 +68,7 @@ def load_and_finish(config: LoadConfig, staged_periods: list[list[dict]]) -> Non
                 reader = reader_for(sources[staged["source"]], runledger_config, warehouse=conn)
                 billing_period = date.fromisoformat(staged["billing_period"])
                 batch = reader.batch(billing_period, rules, datetime.now(timezone.utc).replace(tzinfo=None))
-                replace_period(conn, batch, runledger_config.warehouse_path.parent / STAGING_FOLDER, staged_file=Path(staged["file"]))
+                replace_period(conn, batch, runledger_config.warehouse_path.parent / STAGING_FOLDER, staged=Path(staged["folder"]))
         finally:
             conn.close()
     run_nightly(Path(config.config_path), echo=lambda line: print(line, flush=True))

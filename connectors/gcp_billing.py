@@ -183,6 +183,8 @@ class BigQueryBillingExport:
         months = []
         for row in self._query("gcp_billing_month_counts", parameters, partition_filter=partition_filter):
             month = self._checked_month(row["invoice_month"])
+            if row["max_export_time"] is None:
+                raise SourceError(f"BigQuery table {self.table}: invoice month {month} has rows without export_time")
             months.append(
                 TouchedMonth(date(int(month[:4]), int(month[4:]), 1), _naive_utc(row["max_export_time"]), row["row_count"])
             )

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI replays the same examples every run (a failure there is reproducible, never a flake);
+# locally every run draws new ones.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 FIXTURES = Path(__file__).parent / "fixtures"
 pytest_plugins = ["tests.bigquery_emulator"]  # the session-wide `bigquery_emulator` fixture

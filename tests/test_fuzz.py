@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from connectors.aws_cur import _json_object
@@ -184,6 +184,8 @@ def test_gcp_export_file_reader(content: bytes) -> None:
 @pytest.mark.integration
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(rows=GCP_ROWS)
+@example(rows=[{**GCP_ROW, "export_time": None, "invoice": {"month": "202611"}}])  # found by this test
+@example(rows=[{**GCP_ROW, "invoice": {"month": "202613"}}])  # found by this test
 def test_bigquery_export_reader(bigquery_emulator: str, rows: list[dict]) -> None:
     # After a good first load, a batch of wrong rows arrives in the table: the incremental read
     # loads it or refuses it naming the table (or the source and period).

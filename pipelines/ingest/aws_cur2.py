@@ -63,7 +63,12 @@ PRICING_CATEGORY = {"OnDemand": "Standard", "Reserved": "Committed", "Spot": "Dy
 
 
 def scan_cur2(files: Sequence[Path]) -> pl.LazyFrame:
-    """The delivery's Parquet files as one lazy frame, with the file path of each row.
+    """The delivery's Parquet files as one lazy frame, with the file path of each row."""
+    return pl.concat(scan_cur2_files(files), how="diagonal_relaxed")
+
+
+def scan_cur2_files(files: Sequence[Path]) -> list[pl.LazyFrame]:
+    """Each of the delivery's Parquet files as a lazy frame, with the file path of each row.
 
     Every file's own schema (its footer) is checked, and files are scanned each with its own
     schema: one scan of all files would take the first file's schema for all, turning a later
@@ -84,7 +89,7 @@ def scan_cur2(files: Sequence[Path]) -> pl.LazyFrame:
         if missing:
             raise missing_columns_error(file, "CUR 2.0", missing, names)
         frames.append(pl.scan_parquet(file, include_file_paths="_source_file"))
-    return pl.concat(frames, how="diagonal_relaxed")
+    return frames
 
 
 def raw_control_totals(files: Sequence[Path]) -> tuple[int, object]:
@@ -216,17 +221,22 @@ def normalize_cur2(
     category_rules: list[CategoryRule],
     ingested_at: object,
     source_format: str = "aws_cur2",
+    first_row: int = 0,
 ) -> pl.LazyFrame:
-    """Maps a CUR 2.0 delivery (or a legacy CUR one renamed to its columns) onto FOCUS columns.
+    """Maps a CUR 2.0 delivery (or a legacy CUR one renamed to its columns), or one file of it,
+    onto FOCUS columns.
 
     Args:
-        frame: from `scan_cur2`.
+        frame: from `scan_cur2`, or one frame of `scan_cur2_files`.
         source_name: the configured source name (x_SourceName).
         billing_period: first day of the period; rows of other periods are an error upstream.
         execution_id: the manifest's executionId, part of the stable x_LineItemKey.
         category_rules: cost category mapping rules.
         ingested_at: x_IngestedAt.
         source_format: x_SourceFormat (`aws_cur2`, `aws_legacy_csv`, `aws_legacy_parquet`).
+        first_row: the delivery's row number of the frame's first row (the rows of the files
+            before it), so x_LineItemKey is the same whether the files are mapped together or
+            one by one.
     """
     names = set(frame.collect_schema().names())
     line_type = pl.col("line_item_line_item_type")
@@ -243,7 +253,7 @@ def normalize_cur2(
         "(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage)"
     )
 
-    mapped = frame.with_row_index("_row").with_columns(
+    mapped = frame.with_row_index("_row", offset=first_row).with_columns(
         _column(names, "bill_payer_account_id").cast(pl.String).alias("BillingAccountId"),
         _column(names, "bill_payer_account_name").alias("BillingAccountName"),
         pl.col("line_item_currency_code").alias("BillingCurrency"),

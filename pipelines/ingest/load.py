@@ -1,6 +1,6 @@
 """Atomic replacement of one (source, billing period) in `focus_line_items`, recorded in `loads`.
 
-The normalized rows are streamed to a staging Parquet file, checked, then deleted-and-inserted
+The normalized rows are streamed to staging Parquet files, checked, then deleted-and-inserted
 in one DuckDB transaction together with the `loads` row. If anything fails — unreadable input,
 rows of another period, loaded totals that differ from the raw control totals — the transaction
 rolls back, the previous data of the period stays, and a `failed` load is recorded.
@@ -8,6 +8,7 @@ rolls back, the previous data of the period stays, and a `failed` load is record
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
@@ -118,10 +119,10 @@ def record_skipped_load(
     )
 
 
-def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_file: Path) -> dict:
+def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: Path) -> dict:
     row = conn.execute(
         read_sql("staged_period_check"),
-        {"staging_file": str(staging_file), "billing_period": batch.billing_period},
+        {"staging_file": _staged_files(staged), "billing_period": batch.billing_period},
     ).fetchone()
     checked = dict(zip([d[0] for d in conn.description], row))
     where = f"source {batch.source_name}, billing period {batch.billing_period:%Y-%m}"
@@ -147,47 +148,53 @@ def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_f
 
 
 def stage_batch(batch: PeriodBatch, staging_dir: Path) -> Path:
-    """Streams a batch's normalized rows into a new staging Parquet file and returns it.
+    """Streams a batch's normalized rows into a new staging folder, one Parquet file per part of
+    the batch, one part after the other, and returns the folder.
 
     Needs no warehouse connection: several periods (or sources) can be staged at once, in other
     processes, while one process writes the warehouse.
     """
-    staging_dir.mkdir(parents=True, exist_ok=True)
-    staging_file = staging_dir / f"{batch.source_name}-{batch.billing_period:%Y-%m}-{uuid.uuid4().hex}.parquet"
+    staged = staging_dir / f"{batch.source_name}-{batch.billing_period:%Y-%m}-{uuid.uuid4().hex}"
+    staged.mkdir(parents=True)
     try:
-        batch.frame.sink_parquet(staging_file)
+        for number, frame in enumerate(batch.frames):
+            frame.sink_parquet(staged / f"part-{number:05d}.parquet")
     except BaseException:
-        staging_file.unlink(missing_ok=True)
+        shutil.rmtree(staged, ignore_errors=True)
         raise
-    return staging_file
+    return staged
+
+
+def _staged_files(staged: Path) -> str:
+    """The staging folder's files, as DuckDB's `read_parquet` reads them."""
+    return str(staged / "*.parquet")
 
 
 def replace_period(
-    conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_dir: Path, staged_file: Path | None = None
+    conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_dir: Path, staged: Path | None = None
 ) -> LoadResult:
     """Loads one period's snapshot in place of the previous one, atomically.
 
     Args:
         conn: a writable warehouse connection.
         batch: the period's normalized rows and raw control totals.
-        staging_dir: where the staging Parquet file is written (removed afterwards, together with
-            the batch's temporary files).
-        staged_file: the batch already staged by `stage_batch` (then it is not staged again).
+        staging_dir: where the staging folder is written (removed afterwards, together with the
+            batch's temporary files).
+        staged: the batch already staged by `stage_batch` (then it is not staged again).
 
     Raises:
         LoadError, ConservationError, or the reader's SourceError: after recording a failed load.
     """
     started_at = _utc_now()
-    staging_file = staged_file
     try:
-        if staging_file is None:
-            staging_file = stage_batch(batch, staging_dir)
-        checked = _check_staged(conn, batch, staging_file)
+        if staged is None:
+            staged = stage_batch(batch, staging_dir)
+        checked = _check_staged(conn, batch, staged)
         params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
         with transaction(conn):
             conn.execute(read_sql("cost_allocations_delete_period"), params)
             conn.execute(read_sql("focus_line_items_delete_period"), params)
-            conn.execute(read_sql("focus_line_items_insert"), {"staging_file": str(staging_file)})
+            conn.execute(read_sql("focus_line_items_insert"), {"staging_file": _staged_files(staged)})
             _record_load(
                 conn,
                 **_batch_facts(batch),
@@ -206,9 +213,10 @@ def replace_period(
         )
         raise
     finally:
-        for file in (staging_file, *batch.temporary_files):
-            if file is not None:
-                file.unlink(missing_ok=True)
+        if staged is not None:
+            shutil.rmtree(staged, ignore_errors=True)
+        for file in batch.temporary_files:
+            file.unlink(missing_ok=True)
     return LoadResult(
         source_name=batch.source_name,
         billing_period=batch.billing_period,

@@ -4,6 +4,7 @@ control totals and the normalized (still lazy) FOCUS rows."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,7 +37,11 @@ AWS_SOURCE_FORMATS = {
 
 @dataclass(frozen=True)
 class PeriodBatch:
-    """What one load of one (source, billing period) writes, and the raw totals it must match."""
+    """What one load of one (source, billing period) writes, and the raw totals it must match.
+
+    `frames` are the normalized rows in parts (one per CUR 2.0 data file), staged one after the
+    other so memory holds one part at a time, never the whole period.
+    """
 
     source_name: str
     source_format: str
@@ -45,7 +50,7 @@ class PeriodBatch:
     files: tuple[str, ...]
     raw_rows: int
     raw_billed_cost: object
-    frame: pl.LazyFrame
+    frames: tuple[pl.LazyFrame, ...]
     snapshot_export_time: datetime | None = None
     watermark: datetime | None = None
     temporary_files: tuple[Path, ...] = ()
@@ -105,30 +110,36 @@ class AwsExportReader:
                 raw = focus_files.scan_focus(delivery.files).with_columns(location_of)
                 columns = tuple(c for c in raw.collect_schema().names() if c not in ("_row", "_source_file"))
                 rows, billed = focus_files.raw_control_totals(raw, billing_period, delivery.locations)
-                frame = focus_files.normalize_focus(
+                frames = (focus_files.normalize_focus(
                     raw, source_name=self.name, category_rules=rules, ingested_at=ingested_at, source_format=source_format
-                )
+                ),)
             else:
                 if delivery.export_format == "cur2":
-                    raw = aws_cur2.scan_cur2(delivery.files)
+                    parts = [part.with_columns(location_of) for part in aws_cur2.scan_cur2_files(delivery.files)]
+                    raw = pl.concat(parts, how="diagonal_relaxed")
                     columns = tuple(c for c in raw.collect_schema().names() if c != "_source_file")
                 else:
                     legacy = aws_legacy_cur.scan_legacy(delivery.files, delivery.export_format)
-                    raw, warnings, columns = legacy.frame, legacy.warnings, legacy.columns
-                raw = raw.with_columns(location_of)
+                    raw, warnings, columns = legacy.frame.with_columns(location_of), legacy.warnings, legacy.columns
+                    parts = [raw]
                 try:
                     rows, billed = aws_cur2.control_totals(raw)
                 except pl.exceptions.PolarsError as error:
                     first_line = str(error).strip().splitlines()[0]
                     raise SourceError(f"{delivery.manifest}: files {', '.join(delivery.locations)}: {first_line}") from None
-                frame = aws_cur2.normalize_cur2(
-                    raw,
-                    source_name=self.name,
-                    billing_period=billing_period,
-                    execution_id=delivery.execution_id,
-                    category_rules=rules,
-                    ingested_at=ingested_at,
-                    source_format=source_format,
+                first_rows = itertools.accumulate((_row_count(part) for part in parts[:-1]), initial=0)
+                frames = tuple(
+                    aws_cur2.normalize_cur2(
+                        part,
+                        source_name=self.name,
+                        billing_period=billing_period,
+                        execution_id=delivery.execution_id,
+                        category_rules=rules,
+                        ingested_at=ingested_at,
+                        source_format=source_format,
+                        first_row=first_row,
+                    )
+                    for part, first_row in zip(parts, first_rows)
                 )
         except SourceError as error:
             # name the files as the user knows them (s3:// or the export folder), not the cache
@@ -144,7 +155,7 @@ class AwsExportReader:
             files=delivery.locations,
             raw_rows=rows,
             raw_billed_cost=billed,
-            frame=frame,
+            frames=frames,
             warnings=warnings,
             columns=columns,
         )
@@ -164,6 +175,11 @@ class AwsExportReader:
         """The columns the period's manifest declares (AWS writes the export's schema there)."""
         plan = self.client.plan(billing_period)
         return AWS_SOURCE_FORMATS[plan.export_format], plan.manifest, list(plan.columns)
+
+
+def _row_count(frame: pl.LazyFrame) -> int:
+    """Rows of a scan (a Parquet file's footer says it; nothing else is read)."""
+    return frame.select(pl.len()).collect().item()
 
 
 def _with_mapping(identity: str, rules: list[CategoryRule]) -> str:
@@ -222,7 +238,7 @@ class _FileExportReader:
             files=tuple(str(f) for f in self.files),
             raw_rows=rows,
             raw_billed_cost=billed,
-            frame=frame,
+            frames=(frame,),
         )
 
 
@@ -364,7 +380,7 @@ class GcpBigQueryReader:
             files=(self.export.table,),
             raw_rows=rows,
             raw_billed_cost=billed,
-            frame=frame,
+            frames=(frame,),
             snapshot_export_time=newest,
             watermark=watermark,
             temporary_files=(target,),

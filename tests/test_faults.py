@@ -12,7 +12,8 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -184,11 +185,21 @@ with run_lock(Path(sys.argv[1])):
 """
 
 
-def test_a_second_run_exits_1_while_another_holds_the_lock(site: Path) -> None:
-    warehouse = warehouse_of(site)
+@contextmanager
+def lock_held_by_another_process(warehouse: Path) -> Iterator[int]:
+    """A real second process holding the warehouse's run lock; yields its pid, then kills it."""
     holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(warehouse)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
+        yield holder.pid
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_second_run_exits_1_while_another_holds_the_lock(site: Path) -> None:
+    warehouse = warehouse_of(site)
+    with lock_held_by_another_process(warehouse) as holder_pid:
         before = table_checksums(warehouse, with_journal=True)
         second = subprocess.run(
             [str(Path(sys.executable).with_name("runledger")), "run", "--config", str(site)],
@@ -196,13 +207,10 @@ def test_a_second_run_exits_1_while_another_holds_the_lock(site: Path) -> None:
         )
         assert second.returncode == 1
         assert second.stderr.strip() == (
-            f"run failed: another run is in progress (lock {warehouse}.lock held by pid {holder.pid}); "
+            f"run failed: another run is in progress (lock {warehouse}.lock held by pid {holder_pid}); "
             "wait for it to finish"
         )
         assert table_checksums(warehouse, with_journal=True) == before
-    finally:
-        holder.kill()
-        holder.wait()
     # the killed holder's lock is gone with its process
     code, output = invoke("run", "--config", str(site))
     assert code == 0, output
@@ -213,16 +221,11 @@ def test_a_dagster_step_does_not_write_while_a_run_holds_the_lock(site: Path) ->
     from tests.cur_exports import ingest
 
     warehouse = warehouse_of(site)
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(warehouse)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with lock_held_by_another_process(warehouse) as holder_pid:
         before = table_checksums(warehouse, with_journal=True)
-        with pytest.raises(Exception, match=f"another run is in progress \\(lock {warehouse}.lock held by pid {holder.pid}\\)"):
+        with pytest.raises(Exception, match=f"another run is in progress \\(lock {warehouse}.lock held by pid {holder_pid}\\)"):
             ingest(site, date(2024, 9, 1))
         assert table_checksums(warehouse, with_journal=True) == before
-    finally:
-        holder.kill()
-        holder.wait()
     assert ingest(site, date(2024, 9, 1)).success
 
 

@@ -5,7 +5,7 @@ with waste_items as (
 ),
 
 costs as (
-    select sum(effective_cost) as attributed_cost from run_costs where training_run = $training_run
+    select sum(effective_cost) as attributed_cost from cost_allocations where training_run = $training_run
 ),
 
 kinds as (

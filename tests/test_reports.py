@@ -11,11 +11,21 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines import chart_rendering
 from pipelines.budgets.tables import build_budget_alerts
 from pipelines.reports import ReportSet, write_reports
 from pipelines.reports.charts import cumulative_spend_chart
-from pipelines.reports.data import CostLine, DailySpend, RunHeader
-from pipelines.reports.writer import REPORT_SET_FILE
+from pipelines.reports.data import (
+    CostLine,
+    DailySpend,
+    RunHeader,
+    known_runs,
+    load_details,
+    load_overview,
+    load_reconciliation,
+    snapshot_unattributed,
+)
+from pipelines.reports.writer import REPORT_SET_FILE, run_charts
 from pipelines.warehouse import create_schema
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -530,3 +540,49 @@ def test_unchanged_warehouse_keeps_the_reports_and_a_change_rewrites_them(tmp_pa
         changed = write_reports(conn, tmp_path / "reports")
     changed_report = next(run for run in changed.runs if run.training_run == UNBUDGETED_RUN)
     assert changed_report.html.stat().st_mtime_ns > written_at[changed_report.html]
+
+
+def test_charts_rendered_by_worker_processes_equal_the_inline_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "inline").mkdir()
+    (tmp_path / "pooled").mkdir()
+    monkeypatch.setattr(chart_rendering, "POOL_FROM_RUNS", 10**6)
+    inline = _write(tmp_path / "inline")
+    monkeypatch.setattr(chart_rendering, "POOL_FROM_RUNS", 1)
+    monkeypatch.setattr(chart_rendering.os, "sched_getaffinity", lambda _pid: {0, 1})
+    pooled = _write(tmp_path / "pooled")
+
+    inline_files = {path.relative_to(tmp_path / "inline"): path.read_bytes() for path in inline.paths}
+    pooled_files = {path.relative_to(tmp_path / "pooled"): path.read_bytes() for path in pooled.paths}
+    assert len(inline_files) == 2 + sum(2 + len(run.charts) for run in inline.runs) == 15
+    assert pooled_files == inline_files
+
+
+def test_every_chart_of_the_reports_is_valid_vega_lite(tmp_path: Path) -> None:
+    warehouse = _build_warehouse(tmp_path / "warehouse.duckdb")
+    names = []
+    with duckdb.connect(str(warehouse)) as conn:
+        snapshot_unattributed(conn)
+        reconciliation = load_reconciliation(conn)
+        for training_run in known_runs(conn):
+            overview = load_overview(conn, training_run)
+            for spec in run_charts(overview, load_details(conn, overview, reconciliation)):
+                spec.chart.to_dict(validate=True)  # raises on a specification Vega-Lite refuses
+                names.append(spec.name)
+    assert sorted(set(names)) == sorted(
+        ["cumulative_spend", "estimate_vs_actual", "daily_spend", "variance_waterfall", "top_resources"]
+    )
+
+
+def test_a_chart_a_worker_cannot_render_fails_alone() -> None:
+    renderer = chart_rendering.WorkerRenderer(workers=1)
+    try:
+        bad = renderer.submit({"mark": "no-such-mark", "data": {"values": [{"a": 1}]}})
+        good = renderer.submit({"mark": "bar", "data": {"values": [{"a": 1}]}, "encoding": {"x": {"field": "a"}}})
+        with pytest.raises(RuntimeError, match="rendering a chart failed: ValueError: Vega-Lite to SVG conversion failed"):
+            bad.result()
+        svg, png = good.result()
+    finally:
+        renderer.close()
+    assert svg.startswith("<svg") and png.startswith(PNG_SIGNATURE)

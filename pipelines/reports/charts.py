@@ -1,6 +1,7 @@
 """The report charts as Vega-Lite specifications (built with altair), rendered offline.
 
-Data is inline in every specification, so `vl_convert` renders SVG and PNG without a network.
+Data is inline in every specification, so `pipelines.chart_rendering` renders SVG and PNG without
+a network.
 Amounts arrive as exact `Decimal`s and become floats only here, for drawing.
 """
 
@@ -15,13 +16,11 @@ from decimal import Decimal
 from typing import Any
 
 import altair as alt
-import vl_convert
 
 from pipelines.reports.data import CostLine, DailySpend, RunHeader, RunResource, WasteKind
 
 WIDTH = 560
 HEIGHT = 230
-PNG_SCALE = 2
 DAILY_TICKS_UP_TO_DAYS = 12
 MAX_WEEKLY_TICKS = 8
 FONT = "Helvetica, Arial, sans-serif"
@@ -67,18 +66,13 @@ class ChartSpec:
     title: str
     chart: alt.TopLevelMixin
 
-    def svg(self) -> str:
-        """Renders the chart as an SVG document."""
-        return vl_convert.vegalite_to_svg(self.chart.to_dict())
+    def vega_lite(self) -> dict[str, Any]:
+        """The chart's Vega-Lite specification, data inline, for `render_chart`.
 
-    def png(self, svg: str | None = None) -> bytes:
-        """Renders the chart as a PNG image at twice the nominal size.
-
-        Args:
-            svg: the chart's SVG when already rendered: rasterizing it gives the same bytes as
-                rendering the chart again, in a fraction of the time.
+        Not validated against the Vega-Lite schema here (that costs as much as compiling the
+        chart); the tests validate every chart the reports draw.
         """
-        return vl_convert.svg_to_png(svg if svg is not None else self.svg(), scale=PNG_SCALE)
+        return self.chart.to_dict(validate=False)
 
 
 @dataclass(frozen=True)

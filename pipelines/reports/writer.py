@@ -7,12 +7,15 @@ import json
 import os
 import re
 import tempfile
+from collections import deque
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
+from pipelines.chart_rendering import InlineRenderer, WorkerRenderer, chart_renderer
 from pipelines.reports.charts import (
     ChartSpec,
     cumulative_spend_chart,
@@ -53,6 +56,11 @@ REPORT_STEM = "report"
 SUMMARY_STEM = "summary"
 REPORT_FILE_MODE = 0o644
 UNSAFE_PATH_CHARACTERS = re.compile(r"[^A-Za-z0-9._-]+")
+SVG_ID = re.compile(r'\bid="([^"]+)"')
+SVG_ID_REFERENCE = re.compile(r'(\bid="|url\(#|href="#)([^")]+)')
+# Runs whose charts may be rendering at once: enough to keep every worker busy while the parent
+# reads the next run, few enough that rendered charts do not pile up in memory.
+RUNS_IN_PROGRESS = 8
 
 
 @dataclass(frozen=True)
@@ -126,12 +134,21 @@ def write_reports(
     overviews = {training_run: load_overview(conn, training_run) for training_run in known}
     reconciliation = load_reconciliation(conn)
     snapshot_unattributed(conn)
-    written = tuple(
-        _write_run_report(conn, overviews[training_run], reconciliation, out_dir, code_digest)
-        for training_run in selected
-    )
+    written: list[RunReportPaths] = []
+    renderer = chart_renderer(len(selected))
+    try:
+        in_progress: deque[_RunReportInProgress] = deque()
+        for training_run in selected:
+            in_progress.append(
+                _start_run_report(conn, overviews[training_run], reconciliation, out_dir, code_digest, renderer)
+            )
+            if len(in_progress) > RUNS_IN_PROGRESS:
+                written.append(in_progress.popleft().finish())
+        written.extend(report.finish() for report in in_progress)
+    finally:
+        renderer.close()
     summary_html, summary_markdown = _write_summary(conn, overviews, out_dir)
-    report_set = ReportSet(runs=written, summary_html=summary_html, summary_markdown=summary_markdown)
+    report_set = ReportSet(runs=tuple(written), summary_html=summary_html, summary_markdown=summary_markdown)
     _write_atomically(out_dir / REPORT_SET_FILE, json.dumps(_report_set_record(report_set, set_digest)).encode())
     return report_set
 
@@ -231,44 +248,88 @@ def _inputs_digest(overview: RunOverview, details: RunDetails, code_digest: str)
     return hashlib.sha256(f"{code_digest}|{overview!r}|{details!r}".encode()).hexdigest()
 
 
-def _write_run_report(
+@dataclass
+class _RunReportInProgress:
+    """A run's report whose charts are being rendered; `finish` writes its files."""
+
+    paths: RunReportPaths
+    overview: RunOverview
+    details: RunDetails
+    specs: list[ChartSpec]
+    renders: list[Future]
+    digest: str | None  # None: the report on disk is current and is kept
+
+    def finish(self) -> RunReportPaths:
+        """Waits for the charts and writes the HTML, the Markdown, the PNGs and the digest."""
+        if self.digest is None:
+            return self.paths
+        run_dir = self.paths.html.parent
+        charts_dir = run_dir / CHARTS_DIR
+        charts_dir.mkdir(parents=True, exist_ok=True)
+        digest_path = run_dir / INPUTS_DIGEST_FILE
+        digest_path.unlink(missing_ok=True)
+        rendered: dict[str, Chart] = {}
+        for spec, render, png_path in zip(self.specs, self.renders, self.paths.charts, strict=True):
+            svg, png = render.result()
+            _write_atomically(png_path, png)
+            rendered[spec.name] = Chart(
+                title=spec.title, svg=scope_svg_ids(svg, spec.name), png_path=f"{CHARTS_DIR}/{png_path.name}"
+            )
+        _remove_stale_charts(charts_dir, keep=self.paths.charts)
+        document = run_document(self.overview, self.details, rendered)
+        _write_atomically(self.paths.html, to_html(document).encode())
+        _write_atomically(self.paths.markdown, to_markdown(document).encode())
+        _write_atomically(digest_path, self.digest.encode())
+        return self.paths
+
+
+def _start_run_report(
     conn: duckdb.DuckDBPyConnection,
     overview: RunOverview,
     reconciliation: Sequence[ReconciliationRow],
     out_dir: Path,
     code_digest: str,
-) -> RunReportPaths:
+    renderer: InlineRenderer | WorkerRenderer,
+) -> _RunReportInProgress:
+    """Reads a run's details and, unless its report on disk shows the same data, hands its
+    charts to the renderer."""
     details = load_details(conn, overview, reconciliation)
     run_dir = out_dir / run_directory_name(overview.header.training_run)
-    charts_dir = run_dir / CHARTS_DIR
-    html_path = run_dir / f"{REPORT_STEM}.html"
-    markdown_path = run_dir / f"{REPORT_STEM}.md"
     specs = run_charts(overview, details)
-    png_paths = [charts_dir / f"{spec.name}.png" for spec in specs]
+    paths = RunReportPaths(
+        training_run=overview.header.training_run,
+        html=run_dir / f"{REPORT_STEM}.html",
+        markdown=run_dir / f"{REPORT_STEM}.md",
+        charts=tuple(run_dir / CHARTS_DIR / f"{spec.name}.png" for spec in specs),
+    )
     digest_path = run_dir / INPUTS_DIGEST_FILE
     digest = _inputs_digest(overview, details, code_digest)
     unchanged = (
         digest_path.is_file() and digest_path.read_text() == digest
-        and all(path.is_file() for path in (html_path, markdown_path, *png_paths))
+        and all(path.is_file() for path in (paths.html, paths.markdown, *paths.charts))
     )
-    if not unchanged:
-        charts_dir.mkdir(parents=True, exist_ok=True)
-        digest_path.unlink(missing_ok=True)
-        rendered: dict[str, Chart] = {}
-        for spec, png_path in zip(specs, png_paths):
-            svg = spec.svg()
-            _write_atomically(png_path, spec.png(svg))
-            rendered[spec.name] = Chart(title=spec.title, svg=svg, png_path=f"{CHARTS_DIR}/{png_path.name}")
-        _remove_stale_charts(charts_dir, keep=png_paths)
-        document = run_document(overview, details, rendered)
-        _write_atomically(html_path, to_html(document).encode())
-        _write_atomically(markdown_path, to_markdown(document).encode())
-        _write_atomically(digest_path, digest.encode())
-    return RunReportPaths(
-        training_run=overview.header.training_run,
-        html=html_path,
-        markdown=markdown_path,
-        charts=tuple(png_paths),
+    if unchanged:
+        return _RunReportInProgress(paths, overview, details, specs, renders=[], digest=None)
+    renders = [renderer.submit(spec.vega_lite()) for spec in specs]
+    return _RunReportInProgress(paths, overview, details, specs, renders, digest)
+
+
+def scope_svg_ids(svg: str, chart_name: str) -> str:
+    """Renames the ids of a chart's SVG (Vega's `clip1`, `clip2` …) to `<chart_name>-1`,
+    `<chart_name>-2` … in order of appearance.
+
+    The charts of one HTML page share one id namespace, and Vega numbers ids per process: two
+    charts rendered by different workers would both define `clip1`, and one would be clipped by
+    the other's rectangle. Numbering in order also makes the page's bytes independent of which
+    worker drew which chart.
+    """
+    renamed: dict[str, str] = {}
+    for match in SVG_ID.finditer(svg):
+        renamed.setdefault(match.group(1), f"{chart_name}-{len(renamed) + 1}")
+    if not renamed:
+        return svg
+    return SVG_ID_REFERENCE.sub(
+        lambda match: match.group(0).replace(match.group(2), renamed.get(match.group(2), match.group(2))), svg
     )
 
 

@@ -20,7 +20,7 @@ def _load(entry: dict) -> str:
 def format_results(results: dict) -> str:
     """Per size: every stage of the nightly job, then the whole job, the re-run, the multiprocess
     run, the yardstick and the converter, with seconds, rows/s, peak GiB and the 1-minute load
-    average before each; then the targets' ratios."""
+    average before each; then the targets' ratios and how the peak grew to the largest size."""
     lines = [f"{'size':>5}  {'measurement':<28} {'seconds':>9} {'rows/s':>11} {'peak GiB':>8} {'load':>5}"]
     for size in results["sizes"]:
         label = size["size"]
@@ -37,7 +37,18 @@ def format_results(results: dict) -> str:
             lines.append(f"{label:>5}  {name:<28} {entry['wall_seconds']:>9.2f} {_rate(entry['rows_per_second']):>11} "
                          f"{_gib(entry['peak_rss_bytes']):>8} {_load(entry):>5}")
         lines.append(f"{label:>5}  {'targets':<28} {target_summary(size)}")
+    if len(results["sizes"]) > 1:
+        lines.append(memory_growth(results["sizes"]))
     return "\n".join(lines)
+
+
+def memory_growth(sizes: list[dict]) -> str:
+    """The end-to-end peak of the largest size against the one before it (the issue asks for
+    at most 1.5x from 5M to 20M)."""
+    before, largest = sizes[-2], sizes[-1]
+    ratio = largest["nightly"]["peak_rss_bytes"] / before["nightly"]["peak_rss_bytes"]
+    return (f"peak memory {before['size']} -> {largest['size']}: {_gib(before['nightly']['peak_rss_bytes'])} -> "
+            f"{_gib(largest['nightly']['peak_rss_bytes'])} GiB ({ratio:.2f}x)")
 
 
 def target_summary(size: dict) -> str:

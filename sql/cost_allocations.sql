@@ -7,8 +7,6 @@
 -- snapshot (unless the snapshot names another run), else the registry entry of the part's run. A
 -- shared part describes its run, not the shared line: the registry entry, else the value carrying
 -- most of the run's step 1-3 effective cost in the period (ties by value).
--- Rows are stored by run: a query for one run (each run's report) then reads only the row groups
--- holding it, e.g. 6 ms instead of 145 ms on 17M rows.
 insert into cost_allocations by name
 with shares as (
     select * from allocation_shares
@@ -196,4 +194,3 @@ final as (
 )
 
 select * from final
-order by training_run

@@ -67,3 +67,14 @@ def test_results_are_written_as_json_and_printed(smoke: tuple[dict, object]) -> 
     assert path.name.endswith(f"-{results['commit']}.json")
     table = format_results(results)
     assert "nightly job (end to end)" in table and "yardstick DuckDB pass" in table and "10k" in table
+
+
+def test_the_table_ends_with_the_peak_growth_to_the_largest_size(smoke: tuple[dict, object]) -> None:
+    results, _path = smoke
+    (size,) = results["sizes"]
+    larger = {**size, "size": "40k", "nightly": {**size["nightly"], "peak_rss_bytes": size["nightly"]["peak_rss_bytes"] * 3}}
+
+    table = format_results({**results, "sizes": [size, larger]})
+
+    assert table.splitlines()[-1].startswith("peak memory 10k -> 40k: ")
+    assert table.splitlines()[-1].endswith("GiB (3.00x)")

@@ -26,6 +26,7 @@ TABLES = (
     "create_budget_alerts",
     "create_run_events",
     "create_waste",
+    "create_waste_inputs",
 )
 VIEWS = ("run_costs", "unattributed_costs", "reconciliation", "waste_by_run")
 # DuckDB keeps its working memory under this limit and spills the rest (large joins, sorts and

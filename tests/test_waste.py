@@ -19,7 +19,7 @@ from pipelines.budgets.tables import replace_budget_baselines
 from pipelines.config import DEFAULT_DIMENSIONS, Waste
 from pipelines.warehouse import connect, transaction
 from pipelines.waste.events import replace_run_events
-from pipelines.waste.tables import build_waste
+from pipelines.waste.tables import build_waste, build_waste_if_changed
 
 PERIOD = date(2026, 10, 1)
 TEN_PLACES = Decimal("0.0000000001")
@@ -229,6 +229,32 @@ def test_a_run_still_running_has_no_idle_waste(warehouse: duckdb.DuckDBPyConnect
     assert kinds == {"recompute_after_failure", "checkpoint_retention", "cross_region_transfer", "monitoring_growth"}
     # monitoring growth now counts every log line: 136 against 100
     assert waste_rows(warehouse)[("llm-a", "monitoring_growth", "monitoring")] == (Decimal(36), 0)
+
+
+def test_waste_is_rebuilt_only_when_its_inputs_change(warehouse: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
+    def build(settings: Waste) -> bool:
+        with transaction(warehouse):
+            return build_waste_if_changed(warehouse, settings)
+
+    with transaction(warehouse):
+        build_waste(warehouse, Waste())
+    expected = waste_rows(warehouse)
+    warehouse.execute("delete from waste")
+    assert build(Waste()) is True and waste_rows(warehouse) == expected
+
+    warehouse.execute("delete from waste")  # only a rebuild would bring the items back
+    assert build(Waste()) is False and waste_rows(warehouse) == {}
+
+    without_end = [event for event in EVENTS_A if event["event"] != "end"]
+    replace_run_events(warehouse, {"events": read_event_files(write_events(tmp_path / "running.jsonl", without_end))})
+    assert build(Waste()) is True
+    assert ("llm-a", "recompute_after_failure", "compute") in waste_rows(warehouse)
+    assert ("llm-a", "idle_after_run", "compute") not in waste_rows(warehouse)
+
+    other_settings = Waste(checkpoint_resources=["VOL-*"])
+    assert build(other_settings) is True and build(other_settings) is False
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS, inputs_digest="reloaded period")
+    assert build(other_settings) is True
 
 
 AMOUNTS = st.decimals(min_value=Decimal("-50"), max_value=Decimal("500"), places=4, allow_nan=False, allow_infinity=False)

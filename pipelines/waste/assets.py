@@ -7,7 +7,7 @@ from pipelines.budgets.assets import budget_baselines
 from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.sqlfiles import read_sql
 from pipelines.waste.events import read_source_events, replace_run_events
-from pipelines.waste.tables import build_waste
+from pipelines.waste.tables import build_waste_if_changed
 from pipelines.warehouse import transaction
 
 
@@ -51,11 +51,13 @@ def waste(runledger: RunLedgerResource) -> dg.MaterializeResult:
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         with transaction(conn):
-            rows = build_waste(conn, config.waste)
+            rebuilt = build_waste_if_changed(conn, config.waste)
+        (rows,) = conn.execute(read_sql("waste_count")).fetchone()
         per_run = conn.execute(read_sql("waste_summary")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(rows),
+            "rebuilt": dg.MetadataValue.bool(rebuilt),
             "by_run": dg.MetadataValue.md(
                 "| run | owner | attributed | waste | share |\n|---|---|---:|---:|---:|\n"
                 + "\n".join(

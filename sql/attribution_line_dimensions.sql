@@ -1,5 +1,6 @@
 -- Attribution dimensions of each line item of one billing period (this connection only):
---   step 1, the line's own tags: per dimension, the first configured key the line carries;
+--   step 1, the line's own tags: per dimension, the first key the line carries with a value,
+--   of the keys $<dimension>_keys lists in priority order (sql/attribution_tag_keys.sql);
 --   step 2, the resource tag snapshot valid at the line's charge time, joined on
 --   normalize_resource_id(ResourceId) = resource_key: the latest snapshot taken at or before the
 --   line's charge end, else the earliest one after it. A snapshot that lists the resource without
@@ -34,30 +35,26 @@ snapshots as (
 line_tags as (
     select
         x_LineItemKey,
-        entry.key as tag_key,
-        nullif(trim(entry.value), '') as tag_value
-    from (select x_LineItemKey, unnest(map_entries(Tags)) as entry from line_items)
-),
-
--- a bill has few distinct tag keys: each is normalized once, not once per line
-key_dimensions as (
-    select distinct_keys.tag_key, dimension_keys.dimension, dimension_keys.priority
-    from (select distinct tag_key from line_tags) as distinct_keys
-    inner join dimension_keys on normalize_tag_key(distinct_keys.tag_key) = dimension_keys.key_norm
+        list_filter(
+            list_transform($training_run_keys, lambda tag_key: {'tag_key': tag_key, 'tag_value': nullif(trim(Tags[tag_key]), '')}),
+            lambda tag: tag.tag_value is not null
+        )[1] as training_run_tag,
+        list_filter(list_transform($experiment_keys, lambda tag_key: nullif(trim(Tags[tag_key]), '')), lambda tag_value: tag_value is not null)[1] as experiment,
+        list_filter(list_transform($dataset_version_keys, lambda tag_key: nullif(trim(Tags[tag_key]), '')), lambda tag_value: tag_value is not null)[1] as dataset_version,
+        list_filter(list_transform($owner_keys, lambda tag_key: nullif(trim(Tags[tag_key]), '')), lambda tag_value: tag_value is not null)[1] as owner
+    from line_items
 ),
 
 line_tag_dimensions as (
     select
-        line_tags.x_LineItemKey,
-        arg_min(line_tags.tag_value, key_dimensions.priority) filter (where key_dimensions.dimension = 'training_run') as training_run,
-        arg_min(line_tags.tag_key, key_dimensions.priority) filter (where key_dimensions.dimension = 'training_run') as training_run_key,
-        arg_min(line_tags.tag_value, key_dimensions.priority) filter (where key_dimensions.dimension = 'experiment') as experiment,
-        arg_min(line_tags.tag_value, key_dimensions.priority) filter (where key_dimensions.dimension = 'dataset_version') as dataset_version,
-        arg_min(line_tags.tag_value, key_dimensions.priority) filter (where key_dimensions.dimension = 'owner') as owner
+        x_LineItemKey,
+        training_run_tag.tag_value as training_run,
+        training_run_tag.tag_key as training_run_key,
+        experiment,
+        dataset_version,
+        owner
     from line_tags
-    inner join key_dimensions on line_tags.tag_key = key_dimensions.tag_key
-    where line_tags.tag_value is not null
-    group by line_tags.x_LineItemKey
+    where coalesce(training_run_tag.tag_value, experiment, dataset_version, owner) is not null
 ),
 
 snapshot_tags as (

@@ -11,7 +11,7 @@ from datetime import date, datetime, timezone
 
 import duckdb
 
-from pipelines.config import SharedRule
+from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
 from pipelines.sqlfiles import read_sql
 from pipelines.warehouse import transaction
 
@@ -106,7 +106,7 @@ def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_d
     """The SQL steps of SPEC §6 in one transaction, with the inputs digest when given."""
     with transaction(conn):
         conn.execute(read_sql("cost_allocations_delete_billing_period"), params)
-        conn.execute(read_sql("attribution_line_dimensions"), params)
+        conn.execute(read_sql("attribution_line_dimensions"), params | _dimension_tag_keys(conn, params))
         conn.execute(read_sql("attribution_shares"), params)
         conn.execute(read_sql("attribution_shared_matches"), params)
         conn.execute(read_sql("attribution_shares_drop_shared"))
@@ -119,6 +119,13 @@ def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_d
                 read_sql("allocation_inputs_replace"),
                 params | {"inputs_digest": inputs_digest, "allocated_at": datetime.now(timezone.utc).replace(tzinfo=None)},
             )
+
+
+def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[str, list[str]]:
+    """`$<dimension>_keys` of sql/attribution_line_dimensions.sql: the period's tag keys naming
+    each dimension, in priority order (an empty list where the bill has none)."""
+    found = dict(conn.execute(read_sql("attribution_tag_keys"), params).fetchall())
+    return {f"{dimension}_keys": found.get(dimension, []) for dimension in DEFAULT_DIMENSIONS}
 
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:

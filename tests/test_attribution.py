@@ -91,6 +91,17 @@ def test_first_configured_alias_wins(warehouse: duckdb.DuckDBPyConnection) -> No
     assert allocations(warehouse)["a"][0] == "llm-13b-ft-r2"
 
 
+def test_two_spellings_of_one_key_the_first_as_written_with_a_value_wins(warehouse: duckdb.DuckDBPyConnection) -> None:
+    add_line(warehouse, "a", {"training_run": "llm-13b-ft-r2", "Training_Run": "llm-7b-pt-r1", "owner": "erin", "Owner": "dave"}, "2", "2")
+    add_line(warehouse, "b", {"training_run": "llm-13b-ft-r2", "Training_Run": " ", "Owner": "dave"}, "3", "3")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+
+    result = allocations(warehouse)
+    # "Training_Run" sorts before "training_run"; a blank value falls through to the next spelling
+    assert (result["a"][0], result["a"][3], result["a"][5]) == ("llm-7b-pt-r1", "dave", "tag Training_Run")
+    assert (result["b"][0], result["b"][3], result["b"][5]) == ("llm-13b-ft-r2", "dave", "tag training_run")
+
+
 def test_untagged_and_unknown_keys_are_unattributed_but_keep_owner(warehouse: duckdb.DuckDBPyConnection) -> None:
     add_line(warehouse, "a", {}, "4.1234567891", "4.1234567891")
     add_line(warehouse, "b", {"team": "data-eng", "cost center": "42", "training_run": "  "}, "6", "5")

@@ -50,6 +50,9 @@ def run(sizes: tuple[int, ...], cache_dir: Path, results_dir: Path, converter: b
     results, path = run_bench(options, echo=lambda line: click.echo(line))
     click.echo(format_results(results))
     click.echo(f"results: {path} (bench took {results['total_seconds']:,.0f} s)")
+    failed = [size["size"] for size in results["sizes"] if "failed" in size]
+    if failed:
+        raise click.ClickException(f"the bench failed at {', '.join(failed)}: the error is in {path}")
 
 
 @main.command("nightly")

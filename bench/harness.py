@@ -255,15 +255,26 @@ def machine() -> dict:
     }
 
 
+def _bench_size_or_failure(rows: int, options: BenchOptions, echo=print) -> dict:
+    """A size's results, or the failure of one of its measurements: the sizes before and after it
+    are still measured and written (a 5M run out of memory must not lose the 1M figures)."""
+    try:
+        return bench_size(rows, options, echo)
+    except BenchFailed as error:
+        echo(f"{size_label(rows)}: {str(error).splitlines()[0]}")
+        return {"size": size_label(rows), "rows": rows, "runs": options.runs, "failed": str(error)}
+
+
 def run_bench(options: BenchOptions, echo=print) -> tuple[dict, Path]:
-    """Benches every size; returns the results and the JSON file they were written to."""
+    """Benches every size; returns the results and the JSON file they were written to. A size
+    whose measurement failed is recorded with `failed` (the error and the output's tail)."""
     started = datetime.now(timezone.utc)
     commit = _commit()
     results = {
         "started_at": started.isoformat(timespec="seconds"),
         "commit": commit,
         "machine": machine(),
-        "sizes": [bench_size(rows, options, echo) for rows in options.sizes],
+        "sizes": [_bench_size_or_failure(rows, options, echo) for rows in options.sizes],
     }
     results["total_seconds"] = round((datetime.now(timezone.utc) - started).total_seconds(), 1)
     options.results_dir.mkdir(parents=True, exist_ok=True)

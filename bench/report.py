@@ -24,6 +24,9 @@ def format_results(results: dict) -> str:
     lines = [f"{'size':>5}  {'measurement':<28} {'seconds':>9} {'rows/s':>11} {'peak GiB':>8} {'load':>5}"]
     for size in results["sizes"]:
         label = size["size"]
+        if "failed" in size:
+            lines.append(f"{label:>5}  FAILED: {size['failed'].splitlines()[0]}")
+            continue
         for stage in size["nightly"]["stages"]:
             lines.append(f"{label:>5}  {'  ' + stage['stage']:<28} {stage['seconds']:>9.2f} {_rate(stage['rows_per_second']):>11} "
                          f"{_gib(stage['peak_rss_bytes']):>8} {'':>5}")
@@ -37,8 +40,9 @@ def format_results(results: dict) -> str:
             lines.append(f"{label:>5}  {name:<28} {entry['wall_seconds']:>9.2f} {_rate(entry['rows_per_second']):>11} "
                          f"{_gib(entry['peak_rss_bytes']):>8} {_load(entry):>5}")
         lines.append(f"{label:>5}  {'targets':<28} {target_summary(size)}")
-    if len(results["sizes"]) > 1:
-        lines.append(memory_growth(results["sizes"]))
+    measured = [size for size in results["sizes"] if "failed" not in size]
+    if len(measured) > 1:
+        lines.append(memory_growth(measured))
     return "\n".join(lines)
 
 

@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from bench.generate import data_set
-from bench.harness import STAGE_ORDER, BenchOptions, run_bench
+from bench import harness
+from bench.harness import STAGE_ORDER, BenchFailed, BenchOptions, run_bench
 from bench.report import format_results
 
 SMOKE_ROWS = 10_000
@@ -78,3 +79,29 @@ def test_the_table_ends_with_the_peak_growth_to_the_largest_size(smoke: tuple[di
 
     assert table.splitlines()[-1].startswith("peak memory 10k -> 40k: ")
     assert table.splitlines()[-1].endswith("GiB (3.00x)")
+
+
+def test_a_failed_size_is_recorded_and_the_other_sizes_still_measured(
+    smoke: tuple[dict, object], tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results, _path = smoke
+    (measured,) = results["sizes"]
+
+    def bench_size(rows: int, _options: BenchOptions, _echo) -> dict:
+        if rows == 20_000:
+            raise BenchFailed("nightly job (full) on 20k failed (exit 1):\nOut of Memory Error")
+        return measured
+
+    monkeypatch.setattr(harness, "bench_size", bench_size)
+    options = BenchOptions(sizes=(SMOKE_ROWS, 20_000, SMOKE_ROWS), cache_dir=tmp_path, results_dir=tmp_path,
+                           converter=False, multiprocess=False, runs=SMOKE_RUNS, timeout_seconds=60)
+    echoed: list[str] = []
+    results_with_failure, path = run_bench(options, echo=echoed.append)
+
+    assert [size["size"] for size in results_with_failure["sizes"]] == ["10k", "20k", "10k"]
+    assert results_with_failure["sizes"][1]["failed"].endswith("Out of Memory Error")
+    assert json.loads(path.read_text()) == results_with_failure
+    assert echoed == ["20k: nightly job (full) on 20k failed (exit 1):"]
+    table = format_results(results_with_failure)
+    assert "  20k  FAILED: nightly job (full) on 20k failed (exit 1):" in table
+    assert table.splitlines()[-1].endswith("GiB (1.00x)")

@@ -35,13 +35,10 @@ snapshots as (
 line_tags as (
     select
         x_LineItemKey,
-        list_filter(
-            list_transform($training_run_keys, lambda tag_key: {'tag_key': tag_key, 'tag_value': nullif(trim(Tags[tag_key]), '')}),
-            lambda tag: tag.tag_value is not null
-        )[1] as training_run_tag,
-        list_filter(list_transform($experiment_keys, lambda tag_key: nullif(trim(Tags[tag_key]), '')), lambda tag_value: tag_value is not null)[1] as experiment,
-        list_filter(list_transform($dataset_version_keys, lambda tag_key: nullif(trim(Tags[tag_key]), '')), lambda tag_value: tag_value is not null)[1] as dataset_version,
-        list_filter(list_transform($owner_keys, lambda tag_key: nullif(trim(Tags[tag_key]), '')), lambda tag_value: tag_value is not null)[1] as owner
+        first_tag(Tags, $training_run_keys) as training_run_tag,
+        first_tag(Tags, $experiment_keys).tag_value as experiment,
+        first_tag(Tags, $dataset_version_keys).tag_value as dataset_version,
+        first_tag(Tags, $owner_keys).tag_value as owner
     from line_items
 ),
 

@@ -17,3 +17,11 @@ create or replace macro normalize_resource_id(resource_id) as
 -- written as a range so DuckDB skips the row groups of other periods.
 create or replace macro in_billing_period(billing_period_start, billing_period) as
     billing_period_start >= billing_period and billing_period_start < billing_period + interval 1 month;
+
+-- The first of tag_keys (in priority order) that the tags map carries with a non-blank value, as
+-- {tag_key, tag_value}; NULL when none does.
+create or replace macro first_tag(tags, tag_keys) as
+    list_filter(
+        list_transform(tag_keys, lambda tag_key: {'tag_key': tag_key, 'tag_value': nullif(trim(tags[tag_key]), '')}),
+        lambda tag: tag.tag_value is not null
+    )[1];

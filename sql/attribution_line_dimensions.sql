@@ -10,7 +10,7 @@
 create or replace temp table line_dimensions as
 with line_items as (
     select
-        x_LineItemKey,
+        rowid as line_row,
         Tags,
         normalize_resource_id(ResourceId) as resource_key,
         coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end
@@ -34,7 +34,7 @@ snapshots as (
 
 line_tags as (
     select
-        x_LineItemKey,
+        line_row,
         first_tag(Tags, $training_run_keys) as training_run_tag,
         first_tag(Tags, $experiment_keys).tag_value as experiment,
         first_tag(Tags, $dataset_version_keys).tag_value as dataset_version,
@@ -44,7 +44,7 @@ line_tags as (
 
 line_tag_dimensions as (
     select
-        x_LineItemKey,
+        line_row,
         training_run_tag.tag_value as training_run,
         training_run_tag.tag_key as training_run_key,
         experiment,
@@ -94,7 +94,7 @@ snapshot_dimensions as (
 ),
 
 snapshot_at_or_before as (
-    select line_items.x_LineItemKey, snapshot_dimensions.*
+    select line_items.line_row, snapshot_dimensions.*
     from line_items
     asof inner join snapshot_dimensions
         on line_items.resource_key = snapshot_dimensions.resource_key
@@ -102,7 +102,7 @@ snapshot_at_or_before as (
 ),
 
 first_snapshot_after as (
-    select line_items.x_LineItemKey, snapshot_dimensions.*
+    select line_items.line_row, snapshot_dimensions.*
     from line_items
     asof inner join snapshot_dimensions
         on line_items.resource_key = snapshot_dimensions.resource_key
@@ -112,7 +112,7 @@ first_snapshot_after as (
 snapshot_after as (
     select first_snapshot_after.*
     from first_snapshot_after
-    anti join snapshot_at_or_before on first_snapshot_after.x_LineItemKey = snapshot_at_or_before.x_LineItemKey
+    anti join snapshot_at_or_before on first_snapshot_after.line_row = snapshot_at_or_before.line_row
 ),
 
 line_snapshots as (
@@ -123,7 +123,7 @@ line_snapshots as (
 
 final as (
     select
-        coalesce(line_tag_dimensions.x_LineItemKey, line_snapshots.x_LineItemKey) as x_LineItemKey,
+        coalesce(line_tag_dimensions.line_row, line_snapshots.line_row) as line_row,
         line_tag_dimensions.training_run as tag_training_run,
         line_tag_dimensions.training_run_key as tag_training_run_key,
         line_tag_dimensions.experiment as tag_experiment,
@@ -136,7 +136,7 @@ final as (
         line_snapshots.dataset_version as snapshot_dataset_version,
         line_snapshots.owner as snapshot_owner
     from line_tag_dimensions
-    full outer join line_snapshots on line_tag_dimensions.x_LineItemKey = line_snapshots.x_LineItemKey
+    full outer join line_snapshots on line_tag_dimensions.line_row = line_snapshots.line_row
 )
 
 select * from final

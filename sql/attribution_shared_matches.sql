@@ -4,15 +4,15 @@
 -- GLOB, case-sensitive like the registry's.
 create or replace temp table shared_line_rules as
 with unclaimed as (
-    select x_LineItemKey
+    select line_row
     from allocation_shares
     where allocation_method = 'unattributed' and allocation_rule is null
 ),
 
 line_items as (
-    select focus_line_items.*
+    select focus_line_items.rowid as line_row, focus_line_items.*
     from focus_line_items
-    semi join unclaimed on focus_line_items.x_LineItemKey = unclaimed.x_LineItemKey
+    semi join unclaimed on focus_line_items.rowid = unclaimed.line_row
     where in_billing_period(focus_line_items.BillingPeriodStart, $billing_period)
 ),
 
@@ -25,7 +25,7 @@ conditions as (
 ),
 
 condition_matches as (
-    select line_items.x_LineItemKey, conditions.rule_name
+    select line_items.line_row, conditions.rule_name
     from line_items
     cross join conditions
     where (
@@ -67,17 +67,17 @@ condition_matches as (
 ),
 
 rule_matches as (
-    select condition_matches.x_LineItemKey, rules.rule_name, rules.priority
+    select condition_matches.line_row, rules.rule_name, rules.priority
     from condition_matches
     inner join rules on condition_matches.rule_name = rules.rule_name
-    group by condition_matches.x_LineItemKey, rules.rule_name, rules.priority, rules.condition_count
+    group by condition_matches.line_row, rules.rule_name, rules.priority, rules.condition_count
     having count(*) = rules.condition_count
 ),
 
 final as (
-    select x_LineItemKey, arg_min(rule_name, priority) as rule_name
+    select line_row, arg_min(rule_name, priority) as rule_name
     from rule_matches
-    group by x_LineItemKey
+    group by line_row
 )
 
 select * from final

@@ -8,12 +8,12 @@
 create or replace temp table allocation_shares as
 with line_items as (
     select
-        focus_line_items.x_LineItemKey,
+        focus_line_items.rowid as line_row,
         focus_line_items.ProviderName,
         focus_line_items.BillingCurrency,
         shared_line_rules.rule_name
     from focus_line_items
-    inner join shared_line_rules on focus_line_items.x_LineItemKey = shared_line_rules.x_LineItemKey
+    inner join shared_line_rules on focus_line_items.rowid = shared_line_rules.line_row
     where in_billing_period(focus_line_items.BillingPeriodStart, $billing_period)
 ),
 
@@ -57,7 +57,7 @@ even_totals as (
 
 run_shares as (
     select
-        line_items.x_LineItemKey,
+        line_items.line_row,
         run_spend.training_run,
         rules.rule_name,
         rules.split,
@@ -79,7 +79,7 @@ run_shares as (
     union all
 
     select
-        line_items.x_LineItemKey,
+        line_items.line_row,
         weights.training_run,
         rules.rule_name,
         rules.split,
@@ -93,7 +93,7 @@ run_shares as (
 
 final as (
     select
-        x_LineItemKey,
+        line_row,
         training_run,
         'shared' as allocation_method,
         'shared ' || rule_name || ' (' || split || ')' as allocation_rule,
@@ -104,14 +104,14 @@ final as (
     union all
 
     select
-        line_items.x_LineItemKey,
+        line_items.line_row,
         null as training_run,
         'unattributed' as allocation_method,
         'shared ' || line_items.rule_name || ': no runs to share with' as allocation_rule,
         cast(1 as hugeint) as share,
         cast(1 as hugeint) as total_share
     from line_items
-    anti join run_shares on line_items.x_LineItemKey = run_shares.x_LineItemKey
+    anti join run_shares on line_items.line_row = run_shares.line_row
 )
 
 select * from final

@@ -13,7 +13,7 @@
 create or replace temp table allocation_shares as
 with line_items as (
     select
-        x_LineItemKey,
+        rowid as line_row,
         ResourceId,
         ChargePeriodStart,
         coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end,
@@ -38,7 +38,7 @@ registry_patterns as (
 
 claimed as (
     select
-        x_LineItemKey,
+        line_row,
         coalesce(tag_training_run, snapshot_training_run) as training_run,
         case when tag_training_run is not null then 'tag' else 'resource_tags' end as allocation_method,
         case
@@ -52,12 +52,12 @@ claimed as (
 unclaimed_lines as (
     select line_items.*
     from line_items
-    anti join claimed on line_items.x_LineItemKey = claimed.x_LineItemKey
+    anti join claimed on line_items.line_row = claimed.line_row
 ),
 
 registry_overlaps as (
     select
-        unclaimed_lines.x_LineItemKey,
+        unclaimed_lines.line_row,
         registry_patterns.training_run,
         any_value(registry_patterns.weight_units) as weight_units,
         min(registry_patterns.pattern) as pattern,
@@ -81,27 +81,27 @@ registry_overlaps as (
         ) as overlap_seconds
     from unclaimed_lines
     inner join registry_patterns on unclaimed_lines.ResourceId glob registry_patterns.pattern
-    group by unclaimed_lines.x_LineItemKey, registry_patterns.training_run
+    group by unclaimed_lines.line_row, registry_patterns.training_run
     having any_value(registry_patterns.weight_units) > 0
 ),
 
 registry_lines as (
     select
-        x_LineItemKey,
+        line_row,
         max(overlap_seconds) as covered_seconds,
         sum(cast(overlap_seconds as hugeint) * weight_units) as weighted_overlap
     from registry_overlaps
     where overlap_seconds > 0
-    group by x_LineItemKey
+    group by line_row
 ),
 
 registry_matched_lines as (
-    select distinct x_LineItemKey from registry_overlaps
+    select distinct line_row from registry_overlaps
 ),
 
 final as (
     select
-        x_LineItemKey,
+        line_row,
         training_run,
         allocation_method,
         allocation_rule,
@@ -112,36 +112,36 @@ final as (
     union all
 
     select
-        registry_overlaps.x_LineItemKey,
+        registry_overlaps.line_row,
         registry_overlaps.training_run,
         'registry' as allocation_method,
         'registry ' || registry_overlaps.pattern as allocation_rule,
         cast(registry_lines.covered_seconds as hugeint) * registry_overlaps.overlap_seconds * registry_overlaps.weight_units as share,
         greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) * registry_lines.weighted_overlap as total_share
     from registry_overlaps
-    inner join registry_lines on registry_overlaps.x_LineItemKey = registry_lines.x_LineItemKey
-    inner join unclaimed_lines on registry_overlaps.x_LineItemKey = unclaimed_lines.x_LineItemKey
+    inner join registry_lines on registry_overlaps.line_row = registry_lines.line_row
+    inner join unclaimed_lines on registry_overlaps.line_row = unclaimed_lines.line_row
     where registry_overlaps.overlap_seconds > 0
 
     union all
 
     select
-        unclaimed_lines.x_LineItemKey,
+        unclaimed_lines.line_row,
         null as training_run,
         'unattributed' as allocation_method,
-        case when registry_matched_lines.x_LineItemKey is not null then 'outside registry window' end as allocation_rule,
+        case when registry_matched_lines.line_row is not null then 'outside registry window' end as allocation_rule,
         case
-            when registry_lines.x_LineItemKey is null then cast(1 as hugeint)
+            when registry_lines.line_row is null then cast(1 as hugeint)
             else (greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) - registry_lines.covered_seconds)
                 * registry_lines.weighted_overlap
         end as share,
         case
-            when registry_lines.x_LineItemKey is null then cast(1 as hugeint)
+            when registry_lines.line_row is null then cast(1 as hugeint)
             else greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) * registry_lines.weighted_overlap
         end as total_share
     from unclaimed_lines
-    left join registry_lines on unclaimed_lines.x_LineItemKey = registry_lines.x_LineItemKey
-    left join registry_matched_lines on unclaimed_lines.x_LineItemKey = registry_matched_lines.x_LineItemKey
+    left join registry_lines on unclaimed_lines.line_row = registry_lines.line_row
+    left join registry_matched_lines on unclaimed_lines.line_row = registry_matched_lines.line_row
 )
 
 select * from final

@@ -14,10 +14,24 @@ with shares as (
 ),
 
 line_items as (
-    select *
+    select
+        rowid as line_row,
+        x_LineItemKey,
+        x_SourceName,
+        BillingPeriodStart,
+        BillingCurrency,
+        ChargePeriodStart,
+        ChargePeriodEnd,
+        ProviderName,
+        SubAccountId,
+        ServiceName,
+        x_CostCategory,
+        ResourceId,
+        coalesce(BilledCost, 0) as billed_cost,
+        coalesce(EffectiveCost, 0) as effective_cost,
+        coalesce(x_GpuHours, 0) as gpu_hours
     from focus_line_items
     where in_billing_period(BillingPeriodStart, $billing_period)
-        and x_LineItemKey in (select x_LineItemKey from shares)
 ),
 
 dimensions as (
@@ -56,31 +70,32 @@ run_dimensions as (
     group by training_run
 ),
 
--- a line with one part keeps its amounts as they are; only lines with several parts are split
+-- a line with one part keeps its amounts as they are (taken in final); only lines with several
+-- parts are split here
 whole_parts as (
     select
-        shares.x_LineItemKey,
-        shares.training_run,
-        shares.allocation_method,
-        shares.allocation_rule,
+        line_row,
+        training_run,
+        allocation_method,
+        allocation_rule,
+        true as whole_line,
         cast(1 as decimal(38, 10)) as allocation_ratio,
-        coalesce(line_items.BilledCost, 0) as billed_cost,
-        coalesce(line_items.EffectiveCost, 0) as effective_cost,
-        coalesce(line_items.x_GpuHours, 0) as gpu_hours
+        cast(null as decimal(38, 10)) as billed_cost,
+        cast(null as decimal(38, 10)) as effective_cost,
+        cast(null as decimal(38, 10)) as gpu_hours
     from shares
-    inner join line_items on shares.x_LineItemKey = line_items.x_LineItemKey
-    where shares.share = shares.total_share
+    where share = total_share
 ),
 
 parts as (
     select
         shares.*,
         cast(10000000000 as hugeint) as ratio_units,
-        cast(coalesce(line_items.BilledCost, 0) * 10000000000 as hugeint) as billed_units,
-        cast(coalesce(line_items.EffectiveCost, 0) * 10000000000 as hugeint) as effective_units,
-        cast(coalesce(line_items.x_GpuHours, 0) * 10000000000 as hugeint) as gpu_units
+        cast(line_items.billed_cost * 10000000000 as hugeint) as billed_units,
+        cast(line_items.effective_cost * 10000000000 as hugeint) as effective_units,
+        cast(line_items.gpu_hours * 10000000000 as hugeint) as gpu_units
     from shares
-    inner join line_items on shares.x_LineItemKey = line_items.x_LineItemKey
+    inner join line_items on shares.line_row = line_items.line_row
     where shares.share < shares.total_share
 ),
 
@@ -104,20 +119,20 @@ ranked as (
     select
         *,
         ratio_units - sum(ratio_floor) over line_parts as ratio_left,
-        row_number() over (partition by x_LineItemKey order by ratio_remainder desc, training_run nulls last) as ratio_rank,
+        row_number() over (partition by line_row order by ratio_remainder desc, training_run nulls last) as ratio_rank,
         abs(billed_units) - sum(billed_floor) over line_parts as billed_left,
-        row_number() over (partition by x_LineItemKey order by billed_remainder desc, training_run nulls last) as billed_rank,
+        row_number() over (partition by line_row order by billed_remainder desc, training_run nulls last) as billed_rank,
         abs(effective_units) - sum(effective_floor) over line_parts as effective_left,
-        row_number() over (partition by x_LineItemKey order by effective_remainder desc, training_run nulls last) as effective_rank,
+        row_number() over (partition by line_row order by effective_remainder desc, training_run nulls last) as effective_rank,
         abs(gpu_units) - sum(gpu_floor) over line_parts as gpu_left,
-        row_number() over (partition by x_LineItemKey order by gpu_remainder desc, training_run nulls last) as gpu_rank
+        row_number() over (partition by line_row order by gpu_remainder desc, training_run nulls last) as gpu_rank
     from floored
-    window line_parts as (partition by x_LineItemKey)
+    window line_parts as (partition by line_row)
 ),
 
 split_parts as (
     select
-        x_LineItemKey,
+        line_row,
         training_run,
         allocation_method,
         allocation_rule,
@@ -134,10 +149,11 @@ allocated as (
     union all
 
     select
-        x_LineItemKey,
+        line_row,
         training_run,
         allocation_method,
         allocation_rule,
+        false as whole_line,
         cast(cast(ratio_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as allocation_ratio,
         cast(cast(billed_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as billed_cost,
         cast(cast(effective_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as effective_cost,
@@ -145,52 +161,64 @@ allocated as (
     from split_parts
 ),
 
-line_runs as (
+line_parts as (
     select
-        allocated.*,
+        allocated.training_run,
+        allocated.allocation_method,
+        allocated.allocation_rule,
+        allocated.allocation_ratio,
+        case when allocated.whole_line then line_items.billed_cost else allocated.billed_cost end as billed_cost,
+        case when allocated.whole_line then line_items.effective_cost else allocated.effective_cost end as effective_cost,
+        case when allocated.whole_line then line_items.gpu_hours else allocated.gpu_hours end as gpu_hours,
+        line_items.* exclude (line_row, billed_cost, effective_cost, gpu_hours),
+        dimensions.tag_experiment,
+        dimensions.tag_dataset_version,
+        dimensions.tag_owner,
+        dimensions.snapshot_experiment,
+        dimensions.snapshot_dataset_version,
+        dimensions.snapshot_owner,
         dimensions.snapshot_training_run is null
             or dimensions.snapshot_training_run = allocated.training_run as snapshot_applies
     from allocated
-    left join dimensions on allocated.x_LineItemKey = dimensions.x_LineItemKey
+    inner join line_items on allocated.line_row = line_items.line_row
+    left join dimensions on allocated.line_row = dimensions.line_row
 ),
 
 final as (
     select
-        line_items.x_LineItemKey,
-        line_items.x_SourceName,
-        line_items.BillingPeriodStart,
-        line_items.BillingCurrency,
-        line_items.ChargePeriodStart,
-        line_items.ChargePeriodEnd,
-        line_items.ProviderName,
-        line_items.SubAccountId,
-        line_items.ServiceName,
-        line_items.x_CostCategory,
-        line_items.ResourceId,
-        allocated.training_run,
+        line_parts.x_LineItemKey,
+        line_parts.x_SourceName,
+        line_parts.BillingPeriodStart,
+        line_parts.BillingCurrency,
+        line_parts.ChargePeriodStart,
+        line_parts.ChargePeriodEnd,
+        line_parts.ProviderName,
+        line_parts.SubAccountId,
+        line_parts.ServiceName,
+        line_parts.x_CostCategory,
+        line_parts.ResourceId,
+        line_parts.training_run,
         case
-            when allocated.allocation_method = 'shared' then coalesce(registry.experiment, run_dimensions.experiment)
-            else coalesce(dimensions.tag_experiment, case when allocated.snapshot_applies then dimensions.snapshot_experiment end, registry.experiment)
+            when line_parts.allocation_method = 'shared' then coalesce(registry.experiment, run_dimensions.experiment)
+            else coalesce(line_parts.tag_experiment, case when line_parts.snapshot_applies then line_parts.snapshot_experiment end, registry.experiment)
         end as experiment,
         case
-            when allocated.allocation_method = 'shared' then coalesce(registry.dataset_version, run_dimensions.dataset_version)
-            else coalesce(dimensions.tag_dataset_version, case when allocated.snapshot_applies then dimensions.snapshot_dataset_version end, registry.dataset_version)
+            when line_parts.allocation_method = 'shared' then coalesce(registry.dataset_version, run_dimensions.dataset_version)
+            else coalesce(line_parts.tag_dataset_version, case when line_parts.snapshot_applies then line_parts.snapshot_dataset_version end, registry.dataset_version)
         end as dataset_version,
         case
-            when allocated.allocation_method = 'shared' then coalesce(registry.owner, run_dimensions.owner)
-            else coalesce(dimensions.tag_owner, case when allocated.snapshot_applies then dimensions.snapshot_owner end, registry.owner)
+            when line_parts.allocation_method = 'shared' then coalesce(registry.owner, run_dimensions.owner)
+            else coalesce(line_parts.tag_owner, case when line_parts.snapshot_applies then line_parts.snapshot_owner end, registry.owner)
         end as owner,
-        allocated.allocation_method,
-        allocated.allocation_rule,
-        allocated.allocation_ratio,
-        allocated.billed_cost,
-        allocated.effective_cost,
-        allocated.gpu_hours
-    from line_runs as allocated
-    inner join line_items on allocated.x_LineItemKey = line_items.x_LineItemKey
-    left join dimensions on allocated.x_LineItemKey = dimensions.x_LineItemKey
-    left join registry on allocated.training_run = registry.training_run
-    left join run_dimensions on allocated.training_run = run_dimensions.training_run
+        line_parts.allocation_method,
+        line_parts.allocation_rule,
+        line_parts.allocation_ratio,
+        line_parts.billed_cost,
+        line_parts.effective_cost,
+        line_parts.gpu_hours
+    from line_parts
+    left join registry on line_parts.training_run = registry.training_run
+    left join run_dimensions on line_parts.training_run = run_dimensions.training_run
 )
 
 select * from final

@@ -30,8 +30,15 @@ CONFIG_KEYS = ["warehouse", "reports_dir", "sources", "attribution", "budgets", 
 RUN_KEYS = ["id", "experiment", "owner", "start", "end", "resources", "weight"]
 
 
-def written(content: bytes, name: str) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="fuzz-"))
+@pytest.fixture(scope="module")
+def fuzz_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for every example's files, under pytest's own temporary folders (which pytest
+    prunes) rather than thousands of folders left in the system's temporary folder."""
+    return tmp_path_factory.mktemp("fuzz")
+
+
+def written(root: Path, content: bytes, name: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="example-", dir=root))
     path = folder / name
     path.write_bytes(content)
     return path
@@ -43,9 +50,9 @@ def yaml_bytes(document: object) -> bytes:
 
 @FUZZ
 @given(st.binary(max_size=200) | DOCUMENTS.map(yaml_bytes) | st.dictionaries(st.sampled_from(CONFIG_KEYS), DOCUMENTS).map(yaml_bytes))
-def test_config_loader(content: bytes) -> None:
+def test_config_loader(fuzz_root: Path, content: bytes) -> None:
     try:
-        load_config(written(content, "runledger.yaml"))
+        load_config(written(fuzz_root, content, "runledger.yaml"))
     except ConfigError as error:
         assert "runledger.yaml" in str(error)
 
@@ -56,18 +63,18 @@ def test_config_loader(content: bytes) -> None:
     | DOCUMENTS.map(yaml_bytes)
     | st.lists(st.dictionaries(st.sampled_from(RUN_KEYS), DOCUMENTS), max_size=3).map(lambda runs: yaml_bytes({"runs": runs}))
 )
-def test_registry_loader(content: bytes) -> None:
+def test_registry_loader(fuzz_root: Path, content: bytes) -> None:
     try:
-        load_registry(written(content, "runs.yaml"))
+        load_registry(written(fuzz_root, content, "runs.yaml"))
     except ConfigError as error:
         assert "runs.yaml" in str(error)
 
 
 @FUZZ
 @given(st.binary(max_size=200) | DOCUMENTS.map(yaml_bytes))
-def test_budget_loader(content: bytes) -> None:
+def test_budget_loader(fuzz_root: Path, content: bytes) -> None:
     try:
-        load_budget(written(content, "budget.yaml"))
+        load_budget(written(fuzz_root, content, "budget.yaml"))
     except BudgetError as error:
         assert "budget.yaml" in str(error)
 
@@ -91,8 +98,8 @@ SAMPLE_LINES = (FIXTURES / "focus_1.0_sample_1000.csv").read_text().splitlines()
         lambda values: "\n".join([SAMPLE_LINES[0], *[",".join([v] * 60) for v in values]]).encode()
     )
 )
-def test_focus_file_reader(content: bytes) -> None:
-    file = written(content, "focus.csv")
+def test_focus_file_reader(fuzz_root: Path, content: bytes) -> None:
+    file = written(fuzz_root, content, "focus.csv")
     try:
         frame = focus_files.scan_focus([file])
         focus_files.raw_control_totals(frame, None, [file])
@@ -166,11 +173,11 @@ def period_rows(conn: object, period: object) -> tuple:
 
 @FUZZ
 @given(st.binary(max_size=300) | GCP_ROWS.map(lambda rows: "\n".join(json.dumps(r) for r in rows).encode()))
-def test_gcp_export_file_reader(content: bytes) -> None:
+def test_gcp_export_file_reader(fuzz_root: Path, content: bytes) -> None:
     from pipelines.ingest.load import ConservationError, LoadError
     from pipelines.ingest.sources import GcpExportFilesReader
 
-    file = written(content, "gcp-export.jsonl")
+    file = written(fuzz_root, content, "gcp-export.jsonl")
     warehouse = file.parent / "warehouse.duckdb"
     good = file.with_name("loaded-before.jsonl")
     good.write_text(json.dumps(GCP_ROW))
@@ -186,7 +193,7 @@ def test_gcp_export_file_reader(content: bytes) -> None:
 @given(rows=GCP_ROWS)
 @example(rows=[{**GCP_ROW, "export_time": None, "invoice": {"month": "202611"}}])  # found by this test
 @example(rows=[{**GCP_ROW, "invoice": {"month": "202613"}}])  # found by this test
-def test_bigquery_export_reader(bigquery_emulator: str, rows: list[dict]) -> None:
+def test_bigquery_export_reader(bigquery_emulator: str, fuzz_root: Path, rows: list[dict]) -> None:
     # After a good first load, a batch of wrong rows arrives in the table: the incremental read
     # loads it or refuses it naming the table (or the source and period).
     from pipelines.config import load_config
@@ -195,7 +202,7 @@ def test_bigquery_export_reader(bigquery_emulator: str, rows: list[dict]) -> Non
     from tests.bigquery_emulator import DETAILED_EXPORT_SCHEMA, append_rows
     from tests.test_gcp_bigquery import bigquery_config, new_table
 
-    folder = Path(tempfile.mkdtemp(prefix="fuzz-bq-"))
+    folder = Path(tempfile.mkdtemp(prefix="example-bq-", dir=fuzz_root))
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     config = load_config(bigquery_config(folder, table, bigquery_emulator).resolve())
     warehouse = folder / "warehouse.duckdb"

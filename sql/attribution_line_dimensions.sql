@@ -8,7 +8,9 @@
 --   moment (two tag sources, two ARNs), the first by source name, then ARN.
 -- Only lines with a matching tag or a snapshot get a row.
 create or replace temp table line_dimensions as
-with line_items as (
+-- line_items is read three times; scanning focus_line_items again costs less than DuckDB keeping
+-- a period's lines (with their Tags) as a materialized CTE
+with line_items as not materialized (
     select
         rowid as line_row,
         Tags,

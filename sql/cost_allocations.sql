@@ -8,12 +8,14 @@
 -- shared part describes its run, not the shared line: the registry entry, else the value carrying
 -- most of the run's step 1-3 effective cost in the period (ties by value).
 insert into cost_allocations by name
-with shares as (
+-- shares and line_items are read twice; scanning them again costs less than DuckDB keeping a
+-- period's 10M rows of each as materialized CTEs
+with shares as not materialized (
     select * from allocation_shares
     where share > 0
 ),
 
-line_items as (
+line_items as not materialized (
     select
         rowid as line_row,
         x_LineItemKey,

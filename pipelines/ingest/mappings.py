@@ -65,18 +65,41 @@ def read_category_rules(override: Path | None = None) -> list[CategoryRule]:
     return rules
 
 
+def glob_condition(column: str, pattern: str) -> pl.Expr:
+    """Whether a column (NULL as '') matches a glob, case-insensitively.
+
+    Most rules are a literal with `*` at either end (`*BoxUsage*`, `AmazonS3`): those compare the
+    lower-cased column with plain string operations, several times faster than a regex per rule
+    over every line; other globs (`?`, an inner `*`, non-ASCII text) use `glob_regex`.
+    """
+    text = pl.col(column).fill_null("")
+    literal = pattern.strip("*")
+    if not pattern.isascii() or "*" in literal or "?" in literal:
+        return text.str.contains(glob_regex(pattern))
+    lowered, literal = text.str.to_lowercase(), literal.lower()
+    match pattern.startswith("*"), pattern.endswith("*"):
+        case True, True:
+            return lowered.str.contains(literal, literal=True)
+        case True, False:
+            return lowered.str.ends_with(literal)
+        case False, True:
+            return lowered.str.starts_with(literal)
+        case _:
+            return lowered == literal
+
+
 def cost_category_expr(rules: list[CategoryRule]) -> pl.Expr:
-    """x_CostCategory from the rules; needs the columns named in RULE_TARGETS."""
-    branches = []
+    """x_CostCategory from the rules, the first matching one winning, else 'other'; needs the
+    columns named in RULE_TARGETS. One when/then chain: one output column, not one per rule."""
+    chain = pl
     for rule in rules:
         conditions = [
-            pl.col(RULE_TARGETS[column]).fill_null("").str.contains(glob_regex(pattern))
+            glob_condition(RULE_TARGETS[column], pattern)
             for column, pattern in rule.patterns.items()
             if pattern != "*"
         ]
-        condition = pl.all_horizontal(conditions) if conditions else pl.lit(True)
-        branches.append(pl.when(condition).then(pl.lit(rule.cost_category)))
-    return pl.coalesce(branches + [pl.lit("other")])
+        chain = chain.when(pl.all_horizontal(conditions) if conditions else pl.lit(True)).then(pl.lit(rule.cost_category))
+    return chain.otherwise(pl.lit("other")) if rules else pl.lit("other")
 
 
 def gpu_instance_types() -> pl.LazyFrame:

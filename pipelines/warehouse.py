@@ -77,6 +77,18 @@ def transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConn
     conn.execute("commit")
 
 
+@contextmanager
+def unordered_inserts(conn: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Large inserts in the block need not keep their rows' order (sql/session_unordered_inserts.sql):
+    DuckDB then writes from every thread without buffering to restore the order, which is faster
+    and stays within its memory limit. The connection's default order is back afterwards."""
+    conn.execute(read_sql("session_unordered_inserts"))
+    try:
+        yield conn
+    finally:
+        conn.execute(read_sql("session_ordered_inserts"))
+
+
 class RunInProgress(RuntimeError):
     """Another `runledger run` holds the warehouse's run lock (exit 1)."""
 

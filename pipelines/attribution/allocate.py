@@ -16,7 +16,7 @@ import duckdb
 
 from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
 from pipelines.sqlfiles import read_sql
-from pipelines.warehouse import transaction
+from pipelines.warehouse import transaction, unordered_inserts
 
 def _load_dimension_keys(conn: duckdb.DuckDBPyConnection, dimensions: dict[str, list[str]]) -> None:
     conn.execute(read_sql("attribution_keys_create"))
@@ -97,11 +97,8 @@ def allocate_period(
     _load_dimension_keys(conn, dimensions)
     _load_shared_rules(conn, shared_rules)
     params = {"billing_period": billing_period}
-    conn.execute(read_sql("session_unordered_inserts"))
-    try:
+    with unordered_inserts(conn):
         _replace_allocations(conn, params, inputs_digest)
-    finally:
-        conn.execute(read_sql("session_ordered_inserts"))
     conn.execute(read_sql("attribution_drop_temp_tables"))
 
 

@@ -19,7 +19,7 @@ import duckdb
 
 from pipelines.ingest.sources import PeriodBatch
 from pipelines.sqlfiles import read_sql
-from pipelines.warehouse import transaction
+from pipelines.warehouse import transaction, unordered_inserts
 
 
 class ConservationError(RuntimeError):
@@ -191,7 +191,7 @@ def replace_period(
             staged = stage_batch(batch, staging_dir)
         checked = _check_staged(conn, batch, staged)
         params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
-        with transaction(conn):
+        with unordered_inserts(conn), transaction(conn):
             conn.execute(read_sql("cost_allocations_delete_period"), params)
             conn.execute(read_sql("focus_line_items_delete_period"), params)
             conn.execute(read_sql("focus_line_items_insert"), {"staging_file": _staged_files(staged)})

@@ -1,4 +1,4 @@
--- Threshold crossings (budget_alerts): one run's when $training_run is given, else every run's.
+-- Threshold crossings (budget_alerts) of every run.
 select
     training_run,
     threshold,
@@ -8,5 +8,4 @@ select
     cumulative_cost,
     currency
 from budget_alerts
-where $training_run is null or training_run = $training_run
 order by crossed_on, training_run, threshold_fraction, threshold

@@ -1,37 +1,44 @@
--- One run's numbers table: estimate, actual (effective) and variance per cost category, plus one
--- 'total' row. budget_variance is the source wherever it has the run; otherwise the estimate comes
--- from budget_baselines and the actual from cost_allocations (a run without a budget, or one whose
--- variance has not been computed yet).
-with baseline as (
-    select cost_category, estimated_cost, estimated_gpu_hours, estimated_rate
+-- The numbers table of each run in $training_runs: estimate, actual (effective) and variance per
+-- cost category, plus one 'total' row. budget_variance is the source wherever it has the run;
+-- otherwise the estimate comes from budget_baselines and the actual from cost_allocations (a run
+-- without a budget, or one whose variance has not been computed yet).
+with requested as (
+    select distinct unnest($training_runs) as training_run
+),
+
+baseline as (
+    select training_run, cost_category, estimated_cost, estimated_gpu_hours, estimated_rate
     from budget_baselines
-    where training_run = $training_run and cost_category <> 'total'
+    where training_run in (select training_run from requested) and cost_category <> 'total'
 ),
 
 variance as (
-    select * from budget_variance where training_run = $training_run
+    select * from budget_variance
+    where training_run in (select training_run from requested)
 ),
 
 allocated as (
     select
+        training_run,
         x_CostCategory as cost_category,
         sum(effective_cost) as actual_cost,
         sum(gpu_hours) as actual_gpu_hours
     from cost_allocations
-    where training_run = $training_run
-    group by x_CostCategory
+    where training_run in (select training_run from requested)
+    group by training_run, x_CostCategory
 ),
 
 categories as (
-    select cost_category from baseline
+    select training_run, cost_category from baseline
     union
-    select cost_category from variance where cost_category <> 'total'
+    select training_run, cost_category from variance where cost_category <> 'total'
     union
-    select cost_category from allocated
+    select training_run, cost_category from allocated
 ),
 
 by_category as (
     select
+        categories.training_run,
         categories.cost_category,
         coalesce(variance.estimated_cost, baseline.estimated_cost) as estimated_cost,
         coalesce(variance.actual_cost, allocated.actual_cost, 0) as actual_cost,
@@ -48,13 +55,17 @@ by_category as (
         variance.actual_effective_mfu,
         variance.actual_tokens_per_gpu_second
     from categories
-    left join baseline on categories.cost_category = baseline.cost_category
-    left join variance on categories.cost_category = variance.cost_category
-    left join allocated on categories.cost_category = allocated.cost_category
+    left join baseline
+        on categories.training_run = baseline.training_run and categories.cost_category = baseline.cost_category
+    left join variance
+        on categories.training_run = variance.training_run and categories.cost_category = variance.cost_category
+    left join allocated
+        on categories.training_run = allocated.training_run and categories.cost_category = allocated.cost_category
 ),
 
 recorded_total as (
     select
+        training_run,
         cost_category,
         estimated_cost,
         actual_cost,
@@ -76,14 +87,15 @@ recorded_total as (
 
 summed_total as (
     select
+        requested.training_run,
         'total' as cost_category,
-        sum(estimated_cost) as estimated_cost,
-        sum(actual_cost) as actual_cost,
-        sum(variance) as variance,
+        sum(by_category.estimated_cost) as estimated_cost,
+        sum(by_category.actual_cost) as actual_cost,
+        sum(by_category.variance) as variance,
         null as status,
         null as forecast_at_completion,
-        sum(estimated_gpu_hours) as estimated_gpu_hours,
-        sum(actual_gpu_hours) as actual_gpu_hours,
+        sum(by_category.estimated_gpu_hours) as estimated_gpu_hours,
+        sum(by_category.actual_gpu_hours) as actual_gpu_hours,
         null as estimated_rate,
         null as actual_rate,
         null as rate_variance,
@@ -91,7 +103,9 @@ summed_total as (
         null as estimated_effective_mfu,
         null as actual_effective_mfu,
         null as actual_tokens_per_gpu_second
-    from by_category
+    from requested
+    left join by_category on requested.training_run = by_category.training_run
+    group by requested.training_run
 ),
 
 lines as (
@@ -99,11 +113,12 @@ lines as (
     union all by name
     select * from recorded_total
     union all by name
-    select * from summed_total where not exists (select 1 from recorded_total)
+    select * from summed_total anti join recorded_total on summed_total.training_run = recorded_total.training_run
 ),
 
 final as (
     select
+        training_run,
         cost_category,
         estimated_cost,
         actual_cost,
@@ -126,4 +141,4 @@ final as (
 )
 
 select * from final
-order by cost_category = 'total', cost_category
+order by training_run, cost_category = 'total', cost_category

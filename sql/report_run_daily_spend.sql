@@ -1,18 +1,23 @@
--- One run's effective spend per charge day (UTC) and cost category.
-with allocations as (
+-- The effective spend of each run in $training_runs per charge day (UTC) and cost category.
+with requested as (
+    select distinct unnest($training_runs) as training_run
+),
+
+allocations as (
     select
+        training_run,
         cast(coalesce(ChargePeriodStart, BillingPeriodStart) as date) as charge_day,
         x_CostCategory as cost_category,
         effective_cost
     from cost_allocations
-    where training_run = $training_run
+    where training_run in (select training_run from requested)
 ),
 
 final as (
-    select charge_day, cost_category, sum(effective_cost) as effective_cost
+    select training_run, charge_day, cost_category, sum(effective_cost) as effective_cost
     from allocations
-    group by charge_day, cost_category
+    group by training_run, charge_day, cost_category
 )
 
 select * from final
-order by charge_day, cost_category
+order by training_run, charge_day, cost_category

@@ -1,14 +1,48 @@
--- One run's report header: what it trained, who owns it, its budget window, thresholds and as-of.
--- Always one row; columns are null where the warehouse does not know.
-with allocations as (
-    select * from cost_allocations where training_run = $training_run
+-- The report header of each run in $training_runs: what it trained, who owns it, its budget
+-- window, thresholds and as-of. One row per run; columns are null where the warehouse does not know.
+-- Experiment, dataset version and owner are chosen as run_costs chooses them: the registry's, else
+-- the value carrying most of the run's effective spend (ties: the smaller value).
+with requested as (
+    select distinct unnest($training_runs) as training_run
+),
+
+allocations as (
+    select * from cost_allocations
+    where training_run in (select training_run from requested)
+),
+
+dimension_values as (
+    select training_run, 'experiment' as dimension, experiment as value, effective_cost from allocations
+    union all
+    select training_run, 'dataset_version', dataset_version, effective_cost from allocations
+    union all
+    select training_run, 'owner', owner, effective_cost from allocations
+),
+
+main_values as (
+    select training_run, dimension, value
+    from (
+        select training_run, dimension, value, sum(abs(effective_cost)) as spend
+        from dimension_values
+        where value is not null
+        group by training_run, dimension, value
+    )
+    qualify row_number() over (partition by training_run, dimension order by spend desc, value) = 1
+),
+
+run_dimensions as (
+    select
+        training_run,
+        max(value) filter (where dimension = 'experiment') as experiment,
+        max(value) filter (where dimension = 'dataset_version') as dataset_version,
+        max(value) filter (where dimension = 'owner') as owner
+    from main_values
+    group by training_run
 ),
 
 allocated as (
     select
-        any_value(experiment) filter (where experiment is not null) as experiment,
-        any_value(dataset_version) filter (where dataset_version is not null) as dataset_version,
-        any_value(owner) filter (where owner is not null) as owner,
+        training_run,
         list(distinct BillingCurrency order by BillingCurrency)
             filter (where BillingCurrency is not null) as billed_currencies,
         list(distinct cast(BillingPeriodStart as date) order by cast(BillingPeriodStart as date))
@@ -16,19 +50,22 @@ allocated as (
         min(coalesce(ChargePeriodStart, BillingPeriodStart)) as first_charge,
         max(coalesce(ChargePeriodEnd, ChargePeriodStart, BillingPeriodStart)) as last_charge
     from allocations
+    group by training_run
 ),
 
 registry as (
     select
+        training_run,
         any_value(experiment) as experiment,
         any_value(dataset_version) as dataset_version,
         any_value(owner) as owner
     from run_registry
-    where training_run = $training_run
+    group by training_run
 ),
 
 baseline as (
     select
+        training_run,
         count(*) as baseline_rows,
         any_value(currency) as currency,
         any_value(thresholds.warning) as warning_threshold,
@@ -36,31 +73,32 @@ baseline as (
         any_value("window"."start") as window_start,
         any_value("window"."end") as window_end
     from budget_baselines
-    where training_run = $training_run
+    group by training_run
 ),
 
 variance as (
     select
+        training_run,
         count(*) filter (where estimated_cost is not null) as estimated_rows,
         any_value(currency) filter (where currency is not null) as currency,
         any_value(status) filter (where cost_category = 'total') as total_status,
         max(as_of) as as_of
     from budget_variance
-    where training_run = $training_run
+    group by training_run
 ),
 
 final as (
     select
-        $training_run as training_run,
-        coalesce(allocated.experiment, registry.experiment) as experiment,
-        coalesce(allocated.dataset_version, registry.dataset_version) as dataset_version,
-        coalesce(allocated.owner, registry.owner) as owner,
+        requested.training_run,
+        coalesce(registry.experiment, run_dimensions.experiment) as experiment,
+        coalesce(registry.dataset_version, run_dimensions.dataset_version) as dataset_version,
+        coalesce(registry.owner, run_dimensions.owner) as owner,
         coalesce(
             baseline.currency,
             variance.currency,
             nullif(array_to_string(allocated.billed_currencies, ', '), '')
         ) as currency,
-        baseline.baseline_rows > 0 or variance.estimated_rows > 0 as has_budget,
+        coalesce(baseline.baseline_rows, 0) > 0 or coalesce(variance.estimated_rows, 0) > 0 as has_budget,
         baseline.window_start,
         baseline.window_end,
         baseline.warning_threshold,
@@ -70,10 +108,13 @@ final as (
         allocated.billing_periods,
         allocated.first_charge,
         allocated.last_charge
-    from allocated
-    cross join registry
-    cross join baseline
-    cross join variance
+    from requested
+    left join allocated on requested.training_run = allocated.training_run
+    left join run_dimensions on requested.training_run = run_dimensions.training_run
+    left join registry on requested.training_run = registry.training_run
+    left join baseline on requested.training_run = baseline.training_run
+    left join variance on requested.training_run = variance.training_run
 )
 
 select * from final
+order by training_run

@@ -16,6 +16,7 @@ import yaml
 from pipelines.config import DEFAULT_DIMENSIONS
 from pipelines.demo_data import write_demo
 from pipelines.nightly import run_nightly
+from pipelines.reports.data import load_overviews
 
 TEN_DECIMALS = Decimal("1e-10")
 
@@ -295,6 +296,20 @@ def test_run_costs_name_each_runs_registry_dimensions(demo: tuple[Path, Path]) -
     rows = query(warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1")
     # one set of dimensions per run, although some GCP lines carry the project label team=ml-platform
     assert rows == expected
+
+
+def test_run_reports_name_the_dimensions_run_costs_names(demo: tuple[Path, Path]) -> None:
+    # The 3B run's GCP lines carry team=ml-platform (an owner key) besides its own owner tag; its
+    # report names the registry's owner, as run_costs does, however the allocations are stored.
+    root, warehouse = demo
+    expected = query(warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1")
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        overviews = load_overviews(conn, [run for run, *_ in expected])
+    headers = [(run, o.header.experiment, o.header.dataset_version, o.header.owner) for run, o in overviews.items()]
+    assert headers == expected
+    assert overviews["llm-3b-pt-gcp"].header.owner == "carol"
+    report = (root / ".runledger" / "reports" / "llm-3b-pt-gcp" / "report.md").read_text()
+    assert "- **Owner:** carol" in report
 
 
 def test_waste_of_the_demo_runs(demo: tuple[Path, Path]) -> None:

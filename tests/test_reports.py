@@ -21,7 +21,7 @@ from pipelines.reports.data import (
     RunHeader,
     known_runs,
     load_details,
-    load_overview,
+    load_overviews,
     load_reconciliation,
     snapshot_unattributed,
 )
@@ -564,10 +564,10 @@ def test_every_chart_of_the_reports_is_valid_vega_lite(tmp_path: Path) -> None:
     names = []
     with duckdb.connect(str(warehouse)) as conn:
         snapshot_unattributed(conn)
-        reconciliation = load_reconciliation(conn)
-        for training_run in known_runs(conn):
-            overview = load_overview(conn, training_run)
-            for spec in run_charts(overview, load_details(conn, overview, reconciliation)):
+        overviews = load_overviews(conn, known_runs(conn))
+        details = load_details(conn, list(overviews.values()), load_reconciliation(conn))
+        for training_run, overview in overviews.items():
+            for spec in run_charts(overview, details[training_run]):
                 spec.chart.to_dict(validate=True)  # raises on a specification Vega-Lite refuses
                 names.append(spec.name)
     assert sorted(set(names)) == sorted(

@@ -252,53 +252,74 @@ def snapshot_unattributed(conn: duckdb.DuckDBPyConnection) -> None:
     conn.execute(read_sql("report_unattributed_snapshot"))
 
 
-def load_overview(conn: duckdb.DuckDBPyConnection, training_run: str) -> RunOverview:
-    """Reads a run's header and its numbers table (categories and total)."""
-    params = {"training_run": training_run}
-    (header_row,) = fetch_rows(conn, "report_run_header", params)
-    header_row["billing_periods"] = tuple(header_row["billing_periods"] or ())
-    lines = [CostLine(**row) for row in fetch_rows(conn, "report_run_categories", params)]
-    (total,) = [line for line in lines if line.cost_category == TOTAL]
-    categories = tuple(line for line in lines if line.cost_category != TOTAL)
-    return RunOverview(header=RunHeader(**header_row), categories=categories, total=total)
+def _rows_by_run(
+    conn: duckdb.DuckDBPyConnection, sql_name: str, training_runs: Sequence[str], **params: Any
+) -> dict[str, list[dict[str, Any]]]:
+    """The rows of a `report_run_*` statement for all the runs at once (one pass over the
+    warehouse, not one per run), grouped by run without their `training_run` column; every run
+    asked for has an entry."""
+    grouped: dict[str, list[dict[str, Any]]] = {training_run: [] for training_run in training_runs}
+    for row in fetch_rows(conn, sql_name, {"training_runs": list(training_runs), **params}):
+        grouped[row.pop("training_run")].append(row)
+    return grouped
+
+
+def load_overviews(conn: duckdb.DuckDBPyConnection, training_runs: Sequence[str]) -> dict[str, RunOverview]:
+    """Reads the runs' headers and numbers tables (categories and total)."""
+    headers = _rows_by_run(conn, "report_run_header", training_runs)
+    lines_by_run = _rows_by_run(conn, "report_run_categories", training_runs)
+    overviews = {}
+    for training_run in training_runs:
+        (header_row,) = headers[training_run]
+        header_row["billing_periods"] = tuple(header_row["billing_periods"] or ())
+        lines = [CostLine(**row) for row in lines_by_run[training_run]]
+        (total,) = [line for line in lines if line.cost_category == TOTAL]
+        categories = tuple(line for line in lines if line.cost_category != TOTAL)
+        overviews[training_run] = RunOverview(
+            header=RunHeader(training_run=training_run, **header_row), categories=categories, total=total
+        )
+    return overviews
 
 
 def load_details(
     conn: duckdb.DuckDBPyConnection,
-    overview: RunOverview,
+    overviews: Sequence[RunOverview],
     reconciliation: Sequence[ReconciliationRow],
-) -> RunDetails:
-    """Reads a run's daily spend, top resources, threshold crossings and unattributed
-    neighbours; picks its reconciliation rows.
+) -> dict[str, RunDetails]:
+    """Reads the runs' daily spend, top resources, threshold crossings, waste and unattributed
+    neighbours; picks each run's reconciliation rows.
 
     Args:
         conn: warehouse connection, on which `snapshot_unattributed` ran.
-        overview: the run's overview, for its id and billing periods.
+        overviews: the runs' overviews, for their ids and billing periods.
         reconciliation: every row of the warehouse's reconciliation.
     """
-    params = {"training_run": overview.header.training_run}
-    periods = set(overview.header.billing_periods)
-    return RunDetails(
-        daily_spend=tuple(
-            DailySpend(**row) for row in fetch_rows(conn, "report_run_daily_spend", params)
-        ),
-        unattributed=_load_unattributed(conn, overview.header.training_run),
-        reconciliation=tuple(row for row in reconciliation if row.billing_period in periods),
-        top_resources=_load_top_resources(conn, overview.header.training_run),
-        alerts=tuple(load_alerts(conn, overview.header.training_run)),
-        waste=_load_waste(conn, overview.header.training_run),
-    )
-
-
-def _load_waste(conn: duckdb.DuckDBPyConnection, training_run: str) -> RunWaste:
-    params = {"training_run": training_run}
-    return RunWaste(
-        kinds=tuple(WasteKind(**row) for row in fetch_rows(conn, "report_run_waste_kinds", params)),
-        top=tuple(
-            WasteItem(**row)
-            for row in fetch_rows(conn, "report_run_waste_items", {**params, "row_limit": TOP_WASTE_ROWS})
-        ),
-    )
+    runs = [overview.header.training_run for overview in overviews]
+    daily_spend = _rows_by_run(conn, "report_run_daily_spend", runs)
+    unattributed = _rows_by_run(conn, "report_run_unattributed", runs, row_limit=TOP_UNATTRIBUTED_ROWS)
+    top_resources = _rows_by_run(conn, "report_run_top_resources", runs, row_limit=TOP_RESOURCE_ROWS)
+    waste_kinds = _rows_by_run(conn, "report_run_waste_kinds", runs)
+    waste_items = _rows_by_run(conn, "report_run_waste_items", runs, row_limit=TOP_WASTE_ROWS)
+    alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
+    for alert in load_alerts(conn):
+        if alert.training_run in alerts:
+            alerts[alert.training_run].append(alert)
+    details = {}
+    for overview in overviews:
+        training_run = overview.header.training_run
+        periods = set(overview.header.billing_periods)
+        details[training_run] = RunDetails(
+            daily_spend=tuple(DailySpend(**row) for row in daily_spend[training_run]),
+            unattributed=_unattributed(unattributed[training_run]),
+            reconciliation=tuple(row for row in reconciliation if row.billing_period in periods),
+            top_resources=_top_resources(top_resources[training_run]),
+            alerts=tuple(alerts[training_run]),
+            waste=RunWaste(
+                kinds=tuple(WasteKind(**row) for row in waste_kinds[training_run]),
+                top=tuple(WasteItem(**row) for row in waste_items[training_run]),
+            ),
+        )
+    return details
 
 
 def load_waste_ranking(conn: duckdb.DuckDBPyConnection) -> list[WasteRank]:
@@ -306,12 +327,7 @@ def load_waste_ranking(conn: duckdb.DuckDBPyConnection) -> list[WasteRank]:
     return [WasteRank(**row) for row in fetch_rows(conn, "report_waste_ranking")]
 
 
-def _load_top_resources(conn: duckdb.DuckDBPyConnection, training_run: str) -> TopResources:
-    rows = fetch_rows(
-        conn,
-        "report_run_top_resources",
-        {"training_run": training_run, "row_limit": TOP_RESOURCE_ROWS},
-    )
+def _top_resources(rows: list[dict[str, Any]]) -> TopResources:
     return TopResources(
         top=tuple(
             RunResource(**{key: value for key, value in row.items() if key != "resource_rows"})
@@ -321,28 +337,23 @@ def _load_top_resources(conn: duckdb.DuckDBPyConnection, training_run: str) -> T
     )
 
 
-def _load_unattributed(conn: duckdb.DuckDBPyConnection, training_run: str) -> UnattributedInAccounts:
-    rows = fetch_rows(
-        conn,
-        "report_run_unattributed",
-        {"training_run": training_run, "row_limit": TOP_UNATTRIBUTED_ROWS},
-    )
+def _unattributed(rows: list[dict[str, Any]]) -> UnattributedInAccounts:
     if not rows:
         return UnattributedInAccounts(top=(), resource_rows=0, effective_cost=Decimal(0))
-    resource_rows = rows[0]["candidate_rows"]
-    effective_cost = rows[0]["candidates_effective_cost"]
     top = tuple(
         UnattributedResource(
             **{key: value for key, value in row.items() if not key.startswith("candidate")}
         )
         for row in rows
     )
-    return UnattributedInAccounts(top=top, resource_rows=resource_rows, effective_cost=effective_cost)
+    return UnattributedInAccounts(
+        top=top, resource_rows=rows[0]["candidate_rows"], effective_cost=rows[0]["candidates_effective_cost"]
+    )
 
 
-def load_alerts(conn: duckdb.DuckDBPyConnection, training_run: str | None = None) -> list[BudgetAlert]:
-    """Reads the threshold crossings of one run, or of every run when `training_run` is None."""
-    rows = fetch_rows(conn, "report_run_alerts", {"training_run": training_run})
+def load_alerts(conn: duckdb.DuckDBPyConnection) -> list[BudgetAlert]:
+    """Reads the threshold crossings of every run."""
+    rows = fetch_rows(conn, "report_run_alerts")
     return [BudgetAlert(**row) for row in rows]
 
 

@@ -27,13 +27,12 @@ from pipelines.reports.charts import (
 )
 from pipelines.reports.content import SummaryRun, currency_of, run_document, summary_document
 from pipelines.reports.data import (
-    ReconciliationRow,
     RunDetails,
     RunOverview,
     known_runs,
     load_alerts,
     load_details,
-    load_overview,
+    load_overviews,
     load_period_shares,
     load_reconciliation,
     load_waste_ranking,
@@ -131,16 +130,16 @@ def write_reports(
     if unchanged is not None:
         return unchanged
     (out_dir / REPORT_SET_FILE).unlink(missing_ok=True)
-    overviews = {training_run: load_overview(conn, training_run) for training_run in known}
-    reconciliation = load_reconciliation(conn)
+    overviews = load_overviews(conn, known)
     snapshot_unattributed(conn)
+    details = load_details(conn, [overviews[training_run] for training_run in selected], load_reconciliation(conn))
     written: list[RunReportPaths] = []
     renderer = chart_renderer(len(selected))
     try:
         in_progress: deque[_RunReportInProgress] = deque()
         for training_run in selected:
             in_progress.append(
-                _start_run_report(conn, overviews[training_run], reconciliation, out_dir, code_digest, renderer)
+                _start_run_report(overviews[training_run], details[training_run], out_dir, code_digest, renderer)
             )
             if len(in_progress) > RUNS_IN_PROGRESS:
                 written.append(in_progress.popleft().finish())
@@ -284,16 +283,13 @@ class _RunReportInProgress:
 
 
 def _start_run_report(
-    conn: duckdb.DuckDBPyConnection,
     overview: RunOverview,
-    reconciliation: Sequence[ReconciliationRow],
+    details: RunDetails,
     out_dir: Path,
     code_digest: str,
     renderer: InlineRenderer | WorkerRenderer,
 ) -> _RunReportInProgress:
-    """Reads a run's details and, unless its report on disk shows the same data, hands its
-    charts to the renderer."""
-    details = load_details(conn, overview, reconciliation)
+    """Unless the run's report on disk shows the same data, hands its charts to the renderer."""
     run_dir = out_dir / run_directory_name(overview.header.training_run)
     specs = run_charts(overview, details)
     paths = RunReportPaths(

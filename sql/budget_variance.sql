@@ -12,7 +12,9 @@ with baselines as (
     select * from budget_baselines
 ),
 
-allocations as (
+-- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
+-- materializing every allocation row as a CTE
+allocations as not materialized (
     select * from cost_allocations
 ),
 

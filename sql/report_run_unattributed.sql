@@ -5,7 +5,9 @@ with requested as (
     select distinct unnest($training_runs) as training_run
 ),
 
-allocations as (
+-- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
+-- materializing every allocation row as a CTE
+allocations as not materialized (
     select training_run, SubAccountId, BillingPeriodStart
     from cost_allocations
     where training_run in (select training_run from requested)

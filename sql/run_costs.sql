@@ -3,7 +3,9 @@
 -- dataset version and owner are its registry values, else the value carrying most of its
 -- effective spend (ties: the smaller value), so every row of a run names the same ones.
 create or replace view run_costs as
-with allocations as (
+-- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
+-- materializing every allocation row as a CTE
+with allocations as not materialized (
     select
         *,
         cast(date_trunc('month', BillingPeriodStart) as date) as billing_period

@@ -1,6 +1,8 @@
 -- Spend with no training run, ranked: the tag-hygiene worklist.
 create or replace view unattributed_costs as
-with allocations as (
+-- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
+-- materializing every allocation row as a CTE
+with allocations as not materialized (
     select
         *,
         cast(date_trunc('month', BillingPeriodStart) as date) as billing_period

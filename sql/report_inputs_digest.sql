@@ -1,7 +1,7 @@
--- The digest of everything the reports show: a checksum of every cost_allocations row (the sum
--- of its rows' hashes: exact up to hash collisions, one pass, no sort), the waste items likewise,
--- and the small tables and views the reports read, row by row. Equal digests mean reports
--- already written stay valid.
+-- The digest of everything the reports show but the reconciliation (which the report writer reads
+-- once and adds itself): a checksum of every cost_allocations row (the sum of its rows' hashes:
+-- exact up to hash collisions, one pass, no sort), the waste items likewise, and the small tables
+-- the reports read, row by row. Equal digests mean reports already written stay valid.
 with allocations as (
     select concat_ws(':', coalesce(sum(cast(hash(cost_allocations) as hugeint)), 0), count(*)) as digest
     from cost_allocations
@@ -27,11 +27,6 @@ alerts as (
     from budget_alerts
 ),
 
-reconciled as (
-    select coalesce(md5(string_agg(cast(reconciliation as varchar), '|' order by source_name, billing_period, currency)), '') as digest
-    from reconciliation
-),
-
 waste_items as (
     select concat_ws(':', coalesce(sum(cast(hash(waste) as hugeint)), 0), count(*)) as digest
     from waste
@@ -39,10 +34,10 @@ waste_items as (
 
 final as (
     select md5(concat_ws(
-        '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest, reconciled.digest,
+        '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest,
         waste_items.digest
     )) as inputs_digest
-    from allocations, registry, baselines, variance, alerts, reconciled, waste_items
+    from allocations, registry, baselines, variance, alerts, waste_items
 )
 
 select * from final

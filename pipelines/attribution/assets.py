@@ -16,6 +16,10 @@ CONSERVATION_CHECK = "conservation"
 RECONCILIATION_CHECK = "zero_differences"
 UNTAGGED_SHARE_CHECK = "untagged_share"
 TOP_OFFENDERS = 10
+RECONCILIATION_PREVIEW_COLUMNS = (
+    "source_name", "billing_period", "currency", "raw_rows", "focus_rows", "allocated_rows",
+    "raw_billed_cost", "focus_billed_cost", "allocated_billed_cost", "allocated_effective_cost",
+)
 
 
 @dg.asset(group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
@@ -191,14 +195,14 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         conn.execute(read_sql("reconciliation"))
-        cursor = conn.execute(read_sql("reconciliation_failures"))
+        cursor = conn.execute(read_sql("reconciliation_rows"))
         columns = [d[0] for d in cursor.description]
-        failures = [dict(zip(columns, row)) for row in cursor.fetchall()]
-        (rows,) = conn.execute(read_sql("reconciliation_count")).fetchone()
-        totals = conn.execute(read_sql("reconciliation_preview")).fetchall()
+        rows = [dict(zip(columns, row)) for row in cursor.fetchall()]
+    failures = [row for row in rows if any(value != 0 for key, value in row.items() if key.endswith("_diff"))]
+    totals = [tuple(row[column] for column in RECONCILIATION_PREVIEW_COLUMNS) for row in rows]
     return dg.MaterializeResult(
         metadata={
-            "rows": dg.MetadataValue.int(rows),
+            "rows": dg.MetadataValue.int(len(rows)),
             "control_totals": dg.MetadataValue.md(
                 "| source | period | currency | raw rows | focus rows | allocated rows | raw billed | focus billed "
                 "| allocated billed | allocated effective |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"

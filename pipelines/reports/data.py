@@ -359,7 +359,7 @@ def load_alerts(conn: duckdb.DuckDBPyConnection) -> list[BudgetAlert]:
 
 def load_reconciliation(conn: duckdb.DuckDBPyConnection) -> list[ReconciliationRow]:
     """Reads every row of the `reconciliation` view with its `*_diff` columns."""
-    rows = fetch_rows(conn, "report_reconciliation")
+    rows = fetch_rows(conn, "reconciliation_rows")
     return [
         ReconciliationRow(
             source_name=row["source_name"],

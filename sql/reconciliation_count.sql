@@ -1,2 +1,0 @@
--- Rows of the reconciliation view.
-select count(*) from reconciliation

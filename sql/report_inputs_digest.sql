@@ -1,7 +1,9 @@
--- The digest of everything the reports show but the reconciliation (which the report writer reads
--- once and adds itself): a checksum of every cost_allocations row (the sum of its rows' hashes:
--- exact up to hash collisions, one pass, no sort), the waste items likewise, and the small tables
--- the reports read, row by row. Equal digests mean reports already written stay valid.
+-- The digest of everything the reports show: a checksum of every cost_allocations row (the sum of
+-- its rows' hashes: exact up to hash collisions, one pass, no sort), the waste items likewise, and
+-- the small tables the reports read, row by row. The reconciliation the reports show is a function
+-- of the good loads (raw control totals; every change of focus_line_items is one) and
+-- cost_allocations, so those `loads` rows stand for it: the view itself reads every line item. Equal digests mean reports
+-- already written stay valid.
 with allocations as (
     select concat_ws(':', coalesce(sum(cast(hash(cost_allocations) as hugeint)), 0), count(*)) as digest
     from cost_allocations
@@ -27,6 +29,12 @@ alerts as (
     from budget_alerts
 ),
 
+loads_recorded as (
+    select coalesce(md5(string_agg(cast(loads as varchar), '|' order by load_id)), '') as digest
+    from loads
+    where status = 'loaded'
+),
+
 waste_items as (
     select concat_ws(':', coalesce(sum(cast(hash(waste) as hugeint)), 0), count(*)) as digest
     from waste
@@ -34,10 +42,10 @@ waste_items as (
 
 final as (
     select md5(concat_ws(
-        '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest,
+        '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest, loads_recorded.digest,
         waste_items.digest
     )) as inputs_digest
-    from allocations, registry, baselines, variance, alerts, waste_items
+    from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items
 )
 
 select * from final

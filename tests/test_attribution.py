@@ -10,6 +10,7 @@ import pytest
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
 from pipelines.config import DEFAULT_DIMENSIONS
+from pipelines.ingest.load import ConservationError
 from pipelines.warehouse import connect, transaction
 
 PERIOD = date(2026, 10, 1)
@@ -132,6 +133,22 @@ def test_conservation_check_counts_unbalanced_lines(warehouse: duckdb.DuckDBPyCo
     warehouse.execute("update cost_allocations set effective_cost = effective_cost + 0.0000000001 where x_LineItemKey = 'b'")
     (check,) = check_period(warehouse, PERIOD)
     assert check["unbalanced_line_items"] == 1
+
+
+def test_allocations_that_do_not_balance_are_rolled_back(warehouse: duckdb.DuckDBPyConnection) -> None:
+    # Keys are unique by construction; a second line with key "b" (written by something else)
+    # makes each "b" line's allocations sum to both lines: the replacement must not land.
+    add_line(warehouse, "a", {"training_run": "llm-7b-pt-r1"}, "10", "8")
+    add_line(warehouse, "b", {}, "2.5", "2.5")
+    checks = allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    assert [(c["line_items"], c["unbalanced_line_items"], c["allocated_billed_cost"]) for c in checks] == [(2, 0, Decimal("12.5"))]
+    before = allocations(warehouse)
+
+    add_line(warehouse, "b", {"training_run": "llm-13b-ft-r2"}, "4", "4")
+    with pytest.raises(ConservationError, match=r"billing period 2026-10: source aws-main \(USD\): 2 of 3 line items"):
+        allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    assert allocations(warehouse) == before
+    assert warehouse.execute("select count(*), sum(billed_cost) from cost_allocations").fetchone() == (2, Decimal("12.5"))
 
 
 def test_reallocating_a_period_replaces_it(warehouse: duckdb.DuckDBPyConnection) -> None:

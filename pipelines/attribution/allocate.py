@@ -15,6 +15,7 @@ from datetime import date, datetime, timezone
 import duckdb
 
 from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
+from pipelines.ingest.load import ConservationError
 from pipelines.sqlfiles import read_sql
 from pipelines.warehouse import transaction, unordered_inserts
 
@@ -64,18 +65,21 @@ def allocate_period_if_changed(
     billing_period: date,
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
-) -> bool:
+) -> list[dict] | None:
     """Recomputes the period's allocations unless they were computed from the same inputs.
 
     Returns:
-        True when the allocations were recomputed.
+        The per-line conservation check of the new allocations (`check_period`), or None when the
+        allocations were kept (they passed that check when they were written).
+
+    Raises:
+        ConservationError: the recomputed allocations do not balance; nothing was replaced.
     """
     digest = inputs_digest(conn, billing_period, dimensions, shared_rules)
     recorded = conn.execute(read_sql("allocation_inputs_recorded"), {"billing_period": billing_period}).fetchone()
     if recorded and recorded[0] == digest:
-        return False
-    allocate_period(conn, billing_period, dimensions, shared_rules, inputs_digest=digest)
-    return True
+        return None
+    return allocate_period(conn, billing_period, dimensions, shared_rules, inputs_digest=digest)
 
 
 def allocate_period(
@@ -84,8 +88,9 @@ def allocate_period(
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
     inputs_digest: str | None = None,
-) -> None:
-    """Replaces the period's allocations atomically.
+) -> list[dict]:
+    """Replaces the period's allocations atomically, once they pass the per-line conservation
+    check: an unbalanced line rolls the whole replacement back.
 
     Args:
         conn: a writable warehouse connection.
@@ -93,17 +98,26 @@ def allocate_period(
         dimensions: tag keys per dimension, in priority order (`attribution.dimensions`).
         shared_rules: shared-cost rules in the order they apply (`attribution.shared`).
         inputs_digest: recorded with the allocations, in the same transaction, when given.
+
+    Returns:
+        The per-line conservation check of the new allocations (`check_period`).
+
+    Raises:
+        ConservationError: a line item's allocations do not sum to it; the message names the
+            period, the sources and how many lines.
     """
     _load_dimension_keys(conn, dimensions)
     _load_shared_rules(conn, shared_rules)
     params = {"billing_period": billing_period}
     with unordered_inserts(conn):
-        _replace_allocations(conn, params, inputs_digest)
+        checks = _replace_allocations(conn, params, inputs_digest)
     conn.execute(read_sql("attribution_drop_temp_tables"))
+    return checks
 
 
-def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_digest: str | None) -> None:
-    """The SQL steps of SPEC §6 in one transaction, with the inputs digest when given."""
+def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_digest: str | None) -> list[dict]:
+    """The SQL steps of SPEC §6 and their conservation check in one transaction, with the inputs
+    digest when given."""
     with transaction(conn):
         conn.execute(read_sql("cost_allocations_delete_billing_period"), params)
         conn.execute(read_sql("attribution_line_dimensions"), params | _dimension_tag_keys(conn, params))
@@ -114,11 +128,24 @@ def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_d
         conn.execute(read_sql("cost_allocations"), params)
         conn.execute(read_sql("attribution_shared_shares"), params)
         conn.execute(read_sql("cost_allocations"), params)
+        checks = check_period(conn, params["billing_period"])
+        unbalanced = [check for check in checks if check["unbalanced_line_items"]]
+        if unbalanced:
+            raise ConservationError(
+                f"billing period {params['billing_period']:%Y-%m}: "
+                + "; ".join(
+                    f"source {check['source_name']} ({check['currency']}): {check['unbalanced_line_items']:,} of "
+                    f"{check['line_items']:,} line items have allocations that do not sum to them"
+                    for check in unbalanced
+                )
+                + "; the previous allocations are kept"
+            )
         if inputs_digest is not None:
             conn.execute(
                 read_sql("allocation_inputs_replace"),
                 params | {"inputs_digest": inputs_digest, "allocated_at": datetime.now(timezone.utc).replace(tzinfo=None)},
             )
+    return checks
 
 
 def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[str, list[str]]:
@@ -130,6 +157,16 @@ def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[s
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:
     """Per source and currency: line items, allocation rows, unbalanced lines, and both totals."""
-    cursor = conn.execute(read_sql("cost_allocations_period_check"), {"billing_period": billing_period})
+    return _rows(conn, "cost_allocations_period_check", billing_period)
+
+
+def period_totals(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:
+    """Per source and currency: line items, allocation rows and both totals, without the
+    per-line join of `check_period` (for allocations kept from an earlier run)."""
+    return _rows(conn, "cost_allocations_period_totals", billing_period)
+
+
+def _rows(conn: duckdb.DuckDBPyConnection, sql_name: str, billing_period: date) -> list[dict]:
+    cursor = conn.execute(read_sql(sql_name), {"billing_period": billing_period})
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, row)) for row in cursor.fetchall()]

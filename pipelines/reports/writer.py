@@ -125,17 +125,14 @@ def write_reports(
     selected = _select_runs(known, runs)
     code_digest = _code_digest()
     (warehouse_digest,) = conn.execute(read_sql("report_inputs_digest")).fetchone()
-    reconciliation = load_reconciliation(conn)
-    set_digest = hashlib.sha256(
-        f"{code_digest}|{warehouse_digest}|{reconciliation!r}|{selected!r}".encode()
-    ).hexdigest()
+    set_digest = hashlib.sha256(f"{code_digest}|{warehouse_digest}|{selected!r}".encode()).hexdigest()
     unchanged = _unchanged_report_set(out_dir, set_digest)
     if unchanged is not None:
         return unchanged
     (out_dir / REPORT_SET_FILE).unlink(missing_ok=True)
     overviews = load_overviews(conn, known)
     snapshot_unattributed(conn)
-    details = load_details(conn, [overviews[training_run] for training_run in selected], reconciliation)
+    details = load_details(conn, [overviews[training_run] for training_run in selected], load_reconciliation(conn))
     written: list[RunReportPaths] = []
     renderer = chart_renderer(len(selected))
     try:

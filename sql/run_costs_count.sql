@@ -1,2 +1,0 @@
--- Rows of the run_costs view.
-select count(*) from run_costs

@@ -1,45 +1,20 @@
 -- The report header of each run in $training_runs: what it trained, who owns it, its budget
 -- window, thresholds and as-of. One row per run; columns are null where the warehouse does not know.
--- Experiment, dataset version and owner are chosen as run_costs chooses them: the registry's, else
--- the value carrying most of the run's effective spend (ties: the smaller value).
+-- Experiment, dataset version and owner are run_costs' (the registry's, else the value carrying
+-- most of the run's effective spend), else the registry's for a run without attributed spend.
 with requested as (
     select distinct unnest($training_runs) as training_run
 ),
 
--- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
--- materializing every allocation row as a CTE
-allocations as not materialized (
+allocations as (
     select * from cost_allocations
     where training_run in (select training_run from requested)
 ),
 
-dimension_values as (
-    select training_run, 'experiment' as dimension, experiment as value, effective_cost from allocations
-    union all
-    select training_run, 'dataset_version', dataset_version, effective_cost from allocations
-    union all
-    select training_run, 'owner', owner, effective_cost from allocations
-),
-
-main_values as (
-    select training_run, dimension, value
-    from (
-        select training_run, dimension, value, sum(abs(effective_cost)) as spend
-        from dimension_values
-        where value is not null
-        group by training_run, dimension, value
-    )
-    qualify row_number() over (partition by training_run, dimension order by spend desc, value) = 1
-),
-
 run_dimensions as (
-    select
-        training_run,
-        max(value) filter (where dimension = 'experiment') as experiment,
-        max(value) filter (where dimension = 'dataset_version') as dataset_version,
-        max(value) filter (where dimension = 'owner') as owner
-    from main_values
-    group by training_run
+    select distinct training_run, experiment, dataset_version, owner
+    from run_costs
+    where training_run in (select training_run from requested)
 ),
 
 allocated as (

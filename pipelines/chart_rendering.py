@@ -3,7 +3,7 @@
 vl_convert takes 0.1–0.3 s per chart, most of it a fixed cost per call, and serializes the calls
 of one process; a report set of 200 runs has about 1,200 charts. Worker processes
 (`python -m pipelines.chart_rendering`, one per core) render them side by side while the parent
-reads the warehouse. They are plain subprocesses speaking JSON lines on their standard streams,
+prepares the next charts and writes finished reports. They are plain subprocesses speaking JSON lines on their standard streams,
 so they never re-import the caller's `__main__` (as multiprocessing's spawn would) and never
 inherit the parent's DuckDB or Dagster threads (as a fork would). This module imports only the
 standard library and, in a worker, vl_convert, so a worker starts quickly.

@@ -58,7 +58,8 @@ UNSAFE_PATH_CHARACTERS = re.compile(r"[^A-Za-z0-9._-]+")
 SVG_ID = re.compile(r'\bid="([^"]+)"')
 SVG_ID_REFERENCE = re.compile(r'(\bid="|url\(#|href="#)([^")]+)')
 # Runs whose charts may be rendering at once: enough to keep every worker busy while the parent
-# reads the next run, few enough that rendered charts do not pile up in memory.
+# prepares the next runs' charts and writes finished reports, few enough that rendered charts do
+# not pile up in memory.
 RUNS_IN_PROGRESS = 8
 
 

@@ -307,7 +307,7 @@ def _start_run_report(
     )
     if unchanged:
         return _RunReportInProgress(paths, overview, details, specs, renders=[], digest=None)
-    renders = [renderer.submit(spec.vega_lite()) for spec in specs]
+    renders = [renderer.submit(spec.vega_lite) for spec in specs]
     return _RunReportInProgress(paths, overview, details, specs, renders, digest)
 
 

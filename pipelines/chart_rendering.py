@@ -1,12 +1,13 @@
 """Renders Vega-Lite charts to SVG and PNG, in worker processes when a report set has many.
 
-vl_convert takes 0.1–0.3 s per chart, most of it a fixed cost per call, and serializes the calls
-of one process; a report set of 200 runs has about 1,200 charts. Worker processes
-(`python -m pipelines.chart_rendering`, one per core) render them side by side while the parent
-prepares the next charts and writes finished reports. They are plain subprocesses speaking JSON lines on their standard streams,
-so they never re-import the caller's `__main__` (as multiprocessing's spawn would) and never
-inherit the parent's DuckDB or Dagster threads (as a fork would). This module imports only the
-standard library and, in a worker, vl_convert, so a worker starts quickly.
+vl_convert takes about 0.2 s of CPU per chart (about half measuring text for the SVG, the rest
+rasterizing the PNG) and serializes the calls of one process; a report set of 200 runs has about
+1,100 charts. Worker processes (`python -m pipelines.chart_rendering`, one per core) render them
+side by side while the parent prepares the next charts and writes finished reports. They are
+plain subprocesses speaking JSON lines on their standard streams, so they never re-import the
+caller's `__main__` (as multiprocessing's spawn would) and never inherit the parent's DuckDB or
+Dagster threads (as a fork would). This module imports only the standard library and, in a
+worker, vl_convert, so a worker starts quickly.
 """
 
 from __future__ import annotations

@@ -7,11 +7,12 @@ Each line's expected FOCUS values are worked out by hand from the CUR semantics 
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
 import polars as pl
 import pytest
 
-from pipelines.ingest.aws_cur2 import normalize_cur2
+from pipelines.ingest import aws_cur2
 from pipelines.ingest.mappings import read_category_rules
 
 PERIOD_START = datetime(2026, 10, 1)
@@ -72,6 +73,7 @@ def p4d_hour(line_type: str, unblended: float, **values: object) -> dict:
 
 
 def normalize(lines: list[dict]) -> list[dict]:
+    """The lines written as a one-file CUR 2.0 delivery, mapped by DuckDB, in delivery order."""
     rows = [{name: entry.get(name) for name in COLUMNS} for entry in lines]
     frame = pl.DataFrame(rows, schema=COLUMNS).with_columns(
         pl.lit("111122223333").alias("bill_payer_account_id"),
@@ -79,13 +81,18 @@ def normalize(lines: list[dict]) -> list[dict]:
         pl.lit("USD").alias("line_item_currency_code"),
         pl.lit(PERIOD_START).alias("bill_billing_period_start_date"),
         pl.lit(PERIOD_END).alias("bill_billing_period_end_date"),
-        pl.lit("hand-made.parquet").alias("_source_file"),
     )
-    normalized = normalize_cur2(
-        frame.lazy(), source_name="aws", billing_period=PERIOD_START.date(), execution_id="e1",
-        category_rules=read_category_rules(), ingested_at=datetime(2026, 11, 1),
-    )
-    return normalized.collect().to_dicts()
+    with TemporaryDirectory() as folder:
+        export, staged = Path(folder) / "hand-made.parquet", Path(folder) / "staged.parquet"
+        frame.write_parquet(export)
+        delivery, _, _ = aws_cur2.read_delivery(
+            [export], ["hand-made.parquet"], source_name="aws", source_format="aws_cur2",
+            billing_period=PERIOD_START.date(), execution_id="e1", category_rules=read_category_rules(),
+            ingested_at=datetime(2026, 11, 1),
+        )
+        aws_cur2.stage_focus_rows(delivery, staged)
+        mapped = pl.read_parquet(staged).to_dicts()
+    return sorted(mapped, key=lambda row: int(row["x_LineItemKey"].rsplit("|", 1)[1]))
 
 
 FIELDS = ("ChargeCategory", "ChargeClass", "ChargeFrequency", "PricingCategory", "BilledCost", "EffectiveCost",
@@ -213,3 +220,34 @@ def test_service_category_comes_from_the_service_code_lookup() -> None:
         line("Usage", 1.0, line_item_product_code="AmazonNotInTheTable"),
     ])
     assert [r["ServiceCategory"] for r in rows] == ["AI and Machine Learning", "Storage", "Other"]
+
+
+def test_cur2_money_rounds_every_number_as_money_does() -> None:
+    # CUR 2.0 is converted in SQL (cur2_money), the other formats by polars (money()): one rule
+    import random
+
+    import duckdb
+
+    from pipelines.ingest.focus_schema import money
+    from pipelines.sqlfiles import read_sql
+
+    generator = random.Random(9)
+    doubles = [
+        round(generator.uniform(-1, 1) * magnitude, generator.randint(0, 17))
+        for magnitude in (1e-6, 1, 1e3, 1e5, 1e6, 1e9, 1e15)
+        for _ in range(3000)
+    ]
+    # ties at the 11th decimal round to the even 10th; 0.1 stays 0.1
+    doubles += [0.00000000005, 0.00000000015, -0.00000000025, 123456.12345678905, 0.1, 1e-5]
+    texts = [repr(value) for value in doubles[::7]] + ["", " 1.5 ", "0.00000000005", "-0.00000000035"]
+    with duckdb.connect() as conn:
+        conn.execute(read_sql("create_cur2_normalize"))
+        for values, dtype in ((doubles, pl.Float64), (texts, pl.String)):
+            expected = pl.DataFrame({"value": values}, schema={"value": dtype}).select(money("value")).to_series().to_list()
+            sql_type = "double" if dtype == pl.Float64 else "varchar"
+            converted = conn.execute(
+                f"select cur2_money(cast(value as {sql_type})) from unnest($values) with ordinality as t(value, position) "
+                "order by position",
+                {"values": values},
+            ).fetchall()
+            assert [value for (value,) in converted] == expected

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 
-from pipelines.ingest.mappings import cost_category_expr, glob_condition, glob_regex, read_category_rules
+from pipelines.ingest.mappings import cost_category_expr, glob_condition, glob_like, glob_regex, read_category_rules
 
 VALUES = [
     None, "", "BoxUsage", "USE1-BoxUsage:p4d.24xlarge", "use1-boxusage:p5.48xlarge", "EUC1-DataTransfer-Out-Bytes",
@@ -27,6 +28,19 @@ def test_a_glob_matches_what_its_regex_matches(pattern: str) -> None:
     fast = frame.select(glob_condition("value", pattern)).to_series().to_list()
     regex = frame.select(pl.col("value").fill_null("").str.contains(glob_regex(pattern))).to_series().to_list()
     assert fast == regex
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_a_glob_as_like_pattern_matches_what_the_polars_glob_matches(pattern: str) -> None:
+    # the CUR 2.0 mapping runs the rules in DuckDB (ilike_escape); the other formats in polars
+    frame = pl.DataFrame({"value": VALUES}, schema={"value": pl.String})
+    polars_matches = frame.select(glob_condition("value", pattern)).to_series().to_list()
+    with duckdb.connect() as conn:
+        sql_matches = conn.execute(
+            "select ilike_escape(coalesce(value, ''), $pattern, '\\') from unnest($values) as t(value)",
+            {"pattern": glob_like(pattern), "values": VALUES},
+        ).fetchall()
+    assert [matched for (matched,) in sql_matches] == polars_matches
 
 
 def lines(*rows: tuple[str | None, str | None, str | None]) -> pl.DataFrame:

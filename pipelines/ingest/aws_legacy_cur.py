@@ -1,5 +1,5 @@
 """Legacy AWS CUR (CSV `lineItem/UnblendedCost` headers, or their Parquet snake-case names) as the
-CUR 2.0 columns, so one mapping (`aws_cur2.normalize_cur2`) serves every AWS format.
+CUR 2.0 columns, written to a Parquet file so one mapping (`aws_cur2`) serves every AWS format.
 
 Column names become their Parquet spelling, which is the CUR 2.0 spelling: each part
 snake-cased, every capital preceded by `_`, any other symbol `_` (`reservation/ReservationARN` →
@@ -20,8 +20,8 @@ from pathlib import Path
 import polars as pl
 
 from connectors.errors import SourceError, missing_columns_error
-from pipelines.ingest.aws_cur2 import REQUIRED_COLUMNS
-from pipelines.ingest.focus_schema import TAGS
+from pipelines.ingest.aws_cur2 import MONEY_COLUMNS, REQUIRED_COLUMNS
+from pipelines.ingest.focus_schema import TAGS, money
 
 CSV_TAG_CATEGORY = "resourceTags/"
 PARQUET_TAG_PREFIX = "resource_tags_"
@@ -156,3 +156,17 @@ def scan_legacy(files: Sequence[Path], export_format: str) -> LegacyScan:
     if not frames:
         raise SourceError("the delivery lists no report files")
     return LegacyScan(pl.concat(frames, how="diagonal_relaxed"), tuple(dict.fromkeys(warnings)), tuple(columns))
+
+
+def write_as_cur2(frame: pl.LazyFrame, target: Path) -> None:
+    """Writes a legacy delivery converted by `scan_legacy` as one CUR 2.0 Parquet file, rows in
+    delivery order, its money columns as DECIMAL(38,10) (converted from the text AWS wrote) and its
+    tags in `resource_tag_entries` (a map in CUR 2.0, key/value entries here).
+
+    Raises:
+        polars.exceptions.PolarsError: naming the column and value that cannot be converted.
+    """
+    names = frame.collect_schema().names()
+    frame.with_columns(money(name).alias(name) for name in MONEY_COLUMNS if name in names).rename(
+        {"resource_tags": "resource_tag_entries"}
+    ).sink_parquet(target)

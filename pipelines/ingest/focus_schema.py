@@ -1,9 +1,10 @@
-"""The `focus_line_items` columns as polars types, and the one conversion of money to DECIMAL.
+"""The `focus_line_items` columns as polars types, and the conversion of money to DECIMAL.
 
-`money()` is the only place a provider's number becomes DECIMAL(38,10): normalization and the
-raw control totals both use it, so conservation is checked on identical conversions. A number
-is taken as the provider wrote it (a float by its shortest text form, so 0.1 stays 0.1) and
-rounded half-to-even at the 10th decimal; FOCUS files carry up to 11 decimals on some lines.
+`money()` is where a number of a polars-mapped format (GCP, FOCUS, legacy CUR) becomes
+DECIMAL(38,10): normalization and the raw control totals both use it, so conservation is checked
+on identical conversions. A number is taken as the provider wrote it (a float by its shortest
+text form, so 0.1 stays 0.1) and rounded half-to-even at the 10th decimal; FOCUS files carry up
+to 11 decimals on some lines. CUR 2.0 is mapped in SQL (`cur2_money`, README "Money conversion").
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Atomic replacement of one (source, billing period) in `focus_line_items`, recorded in `loads`.
 
 The normalized rows are streamed to staging Parquet files, checked, then deleted-and-inserted
-in one DuckDB transaction together with the `loads` row. If anything fails — unreadable input,
+in one DuckDB transaction together with the `loads` row; an AWS CUR delivery is mapped by DuckDB
+straight from its files inside that transaction and its loaded totals checked there. If anything fails — unreadable input,
 rows of another period, loaded totals that differ from the raw control totals — the transaction
 rolls back, the previous data of the period stays, and a `failed` load is recorded.
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.ingest import aws_cur2
 from pipelines.ingest.sources import PeriodBatch
 from pipelines.sqlfiles import read_sql
 from pipelines.warehouse import transaction, unordered_inserts
@@ -119,31 +121,67 @@ def record_skipped_load(
     )
 
 
-def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: Path) -> dict:
-    row = conn.execute(
-        read_sql("staged_period_check"),
-        {"staging_file": _staged_files(staged), "billing_period": batch.billing_period},
-    ).fetchone()
-    checked = dict(zip([d[0] for d in conn.description], row))
-    where = f"source {batch.source_name}, billing period {batch.billing_period:%Y-%m}"
-    if checked["rows"] == 0 and not batch.raw_rows:
+def _where(batch: PeriodBatch) -> str:
+    return f"source {batch.source_name}, billing period {batch.billing_period:%Y-%m}"
+
+
+def _check_contents(
+    batch: PeriodBatch, *, rows: int, rows_outside_period: int, file_outside_period: str | None, currencies: list[str]
+) -> None:
+    """Raises LoadError for an empty delivery, rows of another period, or several currencies."""
+    if rows == 0 and not batch.raw_rows:
         raise LoadError(
-            f"{where}: the delivery holds no line items ({', '.join(batch.files)}); the rows loaded before are "
+            f"{_where(batch)}: the delivery holds no line items ({', '.join(batch.files)}); the rows loaded before are "
             "kept. An export being written or a truncated copy looks like this: check the files, then run again"
         )
-    if checked["rows_outside_period"]:
+    if rows_outside_period:
         raise LoadError(
-            f"{where}: {checked['rows_outside_period']} rows belong to another billing period "
-            f"(first in {checked['file_outside_period']}); a delivery must hold only its own period"
+            f"{_where(batch)}: {rows_outside_period} rows belong to another billing period "
+            f"(first in {file_outside_period}); a delivery must hold only its own period"
         )
-    if checked["currencies"] > 1:
-        raise LoadError(f"{where}: rows in several currencies ({checked['currency_list']}); one currency per period is supported")
+    if len(currencies) > 1:
+        raise LoadError(f"{_where(batch)}: rows in several currencies ({','.join(currencies)}); one currency per period is supported")
+
+
+def _check_conservation(batch: PeriodBatch, checked: dict) -> None:
+    """Raises ConservationError unless the normalized rows and BilledCost equal the raw export's."""
     raw_billed = batch.raw_billed_cost or Decimal(0)
     if checked["rows"] != batch.raw_rows or checked["billed_cost"] != raw_billed:
         raise ConservationError(
-            f"{where}: normalized rows {checked['rows']} / BilledCost {checked['billed_cost']} differ from the raw "
+            f"{_where(batch)}: normalized rows {checked['rows']} / BilledCost {checked['billed_cost']} differ from the raw "
             f"export's {batch.raw_rows} rows / {raw_billed}; nothing was replaced"
         )
+
+
+def _fetch_dict(conn: duckdb.DuckDBPyConnection, sql: str, params: dict) -> dict:
+    row = conn.execute(sql, params).fetchone()
+    return dict(zip([d[0] for d in conn.description], row))
+
+
+def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: Path) -> dict:
+    checked = _fetch_dict(
+        conn, read_sql("staged_period_check"), {"staging_file": _staged_files(staged), "billing_period": batch.billing_period}
+    )
+    _check_contents(
+        batch,
+        rows=checked["rows"],
+        rows_outside_period=checked["rows_outside_period"],
+        file_outside_period=checked["file_outside_period"],
+        currencies=(checked["currency_list"] or "").split(",") if checked["currencies"] else [],
+    )
+    _check_conservation(batch, checked)
+    return checked
+
+
+def _check_loaded(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch) -> dict:
+    """The totals of the rows just inserted for the batch's source and period, checked against
+    the raw control totals (inside the load's transaction, which a failure rolls back)."""
+    checked = _fetch_dict(
+        conn,
+        read_sql("focus_line_items_source_period_totals"),
+        {"source_name": batch.source_name, "billing_period": batch.billing_period},
+    )
+    _check_conservation(batch, checked)
     return checked
 
 
@@ -157,6 +195,8 @@ def stage_batch(batch: PeriodBatch, staging_dir: Path) -> Path:
     staged = staging_dir / f"{batch.source_name}-{batch.billing_period:%Y-%m}-{uuid.uuid4().hex}"
     staged.mkdir(parents=True)
     try:
+        if batch.cur2 is not None:
+            aws_cur2.stage_focus_rows(batch.cur2, staged / "part-00000.parquet")
         for number, frame in enumerate(batch.frames):
             frame.sink_parquet(staged / f"part-{number:05d}.parquet")
     except BaseException:
@@ -187,14 +227,29 @@ def replace_period(
     """
     started_at = _utc_now()
     try:
-        if staged is None:
+        if staged is None and batch.cur2 is None:
             staged = stage_batch(batch, staging_dir)
-        checked = _check_staged(conn, batch, staged)
+        if staged is not None:
+            checked = _check_staged(conn, batch, staged)
+        else:
+            delivery = batch.cur2
+            _check_contents(
+                batch,
+                rows=batch.raw_rows,
+                rows_outside_period=delivery.rows_outside_period,
+                file_outside_period=delivery.file_outside_period,
+                currencies=list(delivery.currencies),
+            )
+            aws_cur2.prepare(conn, delivery)
         params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
         with unordered_inserts(conn), transaction(conn):
             conn.execute(read_sql("cost_allocations_delete_period"), params)
             conn.execute(read_sql("focus_line_items_delete_period"), params)
-            conn.execute(read_sql("focus_line_items_insert"), {"staging_file": _staged_files(staged)})
+            if staged is not None:
+                conn.execute(read_sql("focus_line_items_insert"), {"staging_file": _staged_files(staged)})
+            else:
+                aws_cur2.insert_focus_rows(conn, batch.cur2)
+                checked = _check_loaded(conn, batch)
             _record_load(
                 conn,
                 **_batch_facts(batch),

@@ -65,6 +65,15 @@ def read_category_rules(override: Path | None = None) -> list[CategoryRule]:
     return rules
 
 
+def glob_like(pattern: str) -> str | None:
+    """A glob with `*` and `?` as a SQL LIKE pattern with `\\` as escape character (DuckDB's
+    `ilike_escape` matches it case-insensitively); None for `*`, which matches anything."""
+    if pattern == "*":
+        return None
+    escaped = (c if c not in "\\%_" else "\\" + c for c in pattern)
+    return "".join("%" if c == "*" else "_" if c == "?" else c for c in escaped)
+
+
 def glob_condition(column: str, pattern: str) -> pl.Expr:
     """Whether a column (NULL as '') matches a glob, case-insensitively.
 
@@ -120,9 +129,3 @@ def with_gpu_count(frame: pl.LazyFrame) -> pl.LazyFrame:
         pl.col("x_InstanceType").str.to_lowercase().alias("_gpu_instance_type"),
         pl.col("ProviderName").alias("_gpu_provider"),
     ).join(gpu_instance_types(), on=["_gpu_provider", "_gpu_instance_type"], how="left", maintain_order="left")
-
-
-def aws_service_categories() -> dict[str, str]:
-    """FOCUS ServiceCategory per AWS service code (`line_item_product_code`)."""
-    with (DATA_DIR / "aws_service_categories.csv").open(newline="") as handle:
-        return {row["service_code"]: row["service_category"] for row in csv.DictReader(handle)}

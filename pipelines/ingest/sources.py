@@ -4,7 +4,6 @@ control totals and the normalized (still lazy) FOCUS rows."""
 from __future__ import annotations
 
 import hashlib
-import itertools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,8 +38,8 @@ AWS_SOURCE_FORMATS = {
 class PeriodBatch:
     """What one load of one (source, billing period) writes, and the raw totals it must match.
 
-    `frames` are the normalized rows in parts (one per CUR 2.0 data file), staged one after the
-    other so memory holds one part at a time, never the whole period.
+    `frames` are the normalized rows (polars, lazy), staged to Parquet before they are loaded;
+    an AWS CUR delivery comes as `cur2` instead, mapped by DuckDB as it is inserted.
     """
 
     source_name: str
@@ -51,6 +50,7 @@ class PeriodBatch:
     raw_rows: int
     raw_billed_cost: object
     frames: tuple[pl.LazyFrame, ...]
+    cur2: aws_cur2.Cur2Delivery | None = None
     snapshot_export_time: datetime | None = None
     watermark: datetime | None = None
     temporary_files: tuple[Path, ...] = ()
@@ -86,9 +86,10 @@ class AwsExportReader:
     """Every AWS export layout (legacy CUR CSV or Parquet, CUR 2.0, AWS FOCUS), in S3 or a local
     folder: only the files the period's latest manifest lists."""
 
-    def __init__(self, source: AwsCurSource, client: CurExportClient) -> None:
+    def __init__(self, source: AwsCurSource, client: CurExportClient, staging_dir: Path) -> None:
         self.name = source.name
         self.client = client
+        self.staging_dir = staging_dir
 
     def billing_periods(self) -> list[date]:
         return self.client.billing_periods()
@@ -103,6 +104,9 @@ class AwsExportReader:
         source_format = AWS_SOURCE_FORMATS[delivery.export_format]
         warnings: tuple[str, ...] = ()
         columns: tuple[str, ...] = ()
+        frames: tuple[pl.LazyFrame, ...] = ()
+        cur2 = None
+        temporary_files: tuple[Path, ...] = ()
         # Rows name the file they came from as the user knows it (an s3:// URI), not the cache.
         location_of = pl.col("_source_file").replace(dict(zip(map(str, delivery.files), delivery.locations)))
         try:
@@ -115,38 +119,39 @@ class AwsExportReader:
                 ),)
             else:
                 if delivery.export_format == "cur2":
-                    parts = [part.with_columns(location_of) for part in aws_cur2.scan_cur2_files(delivery.files)]
-                    raw = pl.concat(parts, how="diagonal_relaxed")
-                    columns = tuple(c for c in raw.collect_schema().names() if c != "_source_file")
+                    columns = aws_cur2.delivered_columns(delivery.files)
+                    files, locations = tuple(delivery.files), tuple(delivery.locations)
                 else:
                     legacy = aws_legacy_cur.scan_legacy(delivery.files, delivery.export_format)
-                    raw, warnings, columns = legacy.frame.with_columns(location_of), legacy.warnings, legacy.columns
-                    parts = [raw]
-                try:
-                    rows, billed = aws_cur2.control_totals(raw)
-                except pl.exceptions.PolarsError as error:
-                    first_line = str(error).strip().splitlines()[0]
-                    raise SourceError(f"{delivery.manifest}: files {', '.join(delivery.locations)}: {first_line}") from None
-                first_rows = itertools.accumulate((_row_count(part) for part in parts[:-1]), initial=0)
-                frames = tuple(
-                    aws_cur2.normalize_cur2(
-                        part,
-                        source_name=self.name,
-                        billing_period=billing_period,
-                        execution_id=delivery.execution_id,
-                        category_rules=rules,
-                        ingested_at=ingested_at,
-                        source_format=source_format,
-                        first_row=first_row,
-                    )
-                    for part, first_row in zip(parts, first_rows)
+                    warnings, columns = legacy.warnings, legacy.columns
+                    converted = self.staging_dir / f"{self.name}-{billing_period:%Y-%m}-{uuid.uuid4().hex}.cur2.parquet"
+                    temporary_files = (converted,)
+                    files, locations = (converted,), (None,)
+                    self.staging_dir.mkdir(parents=True, exist_ok=True)
+                    aws_legacy_cur.write_as_cur2(legacy.frame.with_columns(location_of), converted)
+                cur2, rows, billed = aws_cur2.read_delivery(
+                    files,
+                    locations,
+                    source_name=self.name,
+                    source_format=source_format,
+                    billing_period=billing_period,
+                    execution_id=delivery.execution_id,
+                    category_rules=rules,
+                    ingested_at=ingested_at,
                 )
-        except SourceError as error:
-            # name the files as the user knows them (s3:// or the export folder), not the cache
-            message = str(error)
-            for file, location in zip(delivery.files, delivery.locations):
-                message = message.replace(str(file), location)
-            raise SourceError(message) from None
+        except BaseException as error:
+            for file in temporary_files:
+                file.unlink(missing_ok=True)
+            if isinstance(error, (pl.exceptions.PolarsError, duckdb.Error)):
+                first_line = str(error).strip().splitlines()[0]
+                raise SourceError(f"{delivery.manifest}: files {', '.join(delivery.locations)}: {first_line}") from None
+            if isinstance(error, SourceError):
+                # name the files as the user knows them (s3:// or the export folder), not the cache
+                message = str(error)
+                for file, location in zip(delivery.files, delivery.locations):
+                    message = message.replace(str(file), location)
+                raise SourceError(message) from None
+            raise
         return PeriodBatch(
             source_name=self.name,
             source_format=source_format,
@@ -156,6 +161,8 @@ class AwsExportReader:
             raw_rows=rows,
             raw_billed_cost=billed,
             frames=frames,
+            cur2=cur2,
+            temporary_files=temporary_files,
             warnings=warnings,
             columns=columns,
         )
@@ -175,11 +182,6 @@ class AwsExportReader:
         """The columns the period's manifest declares (AWS writes the export's schema there)."""
         plan = self.client.plan(billing_period)
         return AWS_SOURCE_FORMATS[plan.export_format], plan.manifest, list(plan.columns)
-
-
-def _row_count(frame: pl.LazyFrame) -> int:
-    """Rows of a scan (a Parquet file's footer says it; nothing else is read)."""
-    return frame.select(pl.len()).collect().item()
 
 
 def _with_mapping(identity: str, rules: list[CategoryRule]) -> str:
@@ -439,9 +441,10 @@ def reader_for(
     index = config.sources.index(source)
     if isinstance(source, AwsCurSource):
         cache_dir = config.warehouse_path.parent / "cache" / source.name
+        staging = config.warehouse_path.parent / "staging"
         if source.is_local:
-            return AwsExportReader(source, local_export_client(config.resolve(source.uri), cache_dir))
-        return AwsExportReader(source, s3_export_client(source.uri, cache_dir, source.endpoint_url))
+            return AwsExportReader(source, local_export_client(config.resolve(source.uri), cache_dir), staging)
+        return AwsExportReader(source, s3_export_client(source.uri, cache_dir, source.endpoint_url), staging)
     if isinstance(source, GcpBillingSource):
         if source.table is not None:
             export = BigQueryBillingExport.connect(source.table, project=source.project, endpoint_url=source.endpoint_url)

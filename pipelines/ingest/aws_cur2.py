@@ -22,6 +22,7 @@ from connectors.errors import SourceError, missing_columns_error
 from pipelines.ingest.focus_schema import SERVICE_CATEGORY_OF_COST_CATEGORY
 from pipelines.ingest.mappings import DATA_DIR, RULE_COLUMNS, CategoryRule, glob_like
 from pipelines.sqlfiles import read_sql
+from pipelines.warehouse import MEMORY_LIMIT
 
 REQUIRED_COLUMNS = (
     "bill_billing_period_start_date",
@@ -104,7 +105,11 @@ def delivered_columns(files: Sequence[Path]) -> tuple[str, ...]:
 
 
 def _memory_connection() -> duckdb.DuckDBPyConnection:
-    return duckdb.connect(config={"python_enable_replacements": False})
+    """An in-memory DuckDB within the warehouse's memory limit; rows need no order (their
+    x_LineItemKey numbers them), so a staging file is written as it is computed."""
+    return duckdb.connect(
+        config={"python_enable_replacements": False, "memory_limit": MEMORY_LIMIT, "preserve_insertion_order": False}
+    )
 
 
 def read_delivery(
@@ -201,4 +206,4 @@ def stage_focus_rows(delivery: Cur2Delivery, target: Path) -> None:
     """Writes the delivery's FOCUS rows into a staging Parquet file, outside the warehouse."""
     with _memory_connection() as conn:
         prepare(conn, delivery)
-        conn.sql(read_sql("cur2_staged_rows"), params=delivery.row_params()).write_parquet(str(target))
+        conn.execute(read_sql("cur2_staged_rows"), {**delivery.row_params(), "target": str(target)})

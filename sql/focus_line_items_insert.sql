@@ -1,4 +1,4 @@
--- Inserts a staged, normalized period (Parquet written by polars); key-value lists become MAPs.
+-- Inserts a staged, normalized period (Parquet written by `stage_batch`); key-value lists become MAPs.
 insert into focus_line_items by name
 select * replace (
     map_from_entries(Tags) as Tags,

@@ -58,7 +58,7 @@ class Cur2Delivery:
     of them found (rows per file, currencies, rows of another period)."""
 
     files: tuple[Path, ...]
-    locations: tuple[str, ...]
+    locations: tuple[str | None, ...]
     first_rows: tuple[int, ...]
     source_name: str
     source_format: str

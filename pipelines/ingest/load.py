@@ -2,9 +2,10 @@
 
 The normalized rows are streamed to staging Parquet files, checked, then deleted-and-inserted
 in one DuckDB transaction together with the `loads` row; an AWS CUR delivery is mapped by DuckDB
-straight from its files inside that transaction and its loaded totals checked there. If anything fails — unreadable input,
-rows of another period, loaded totals that differ from the raw control totals — the transaction
-rolls back, the previous data of the period stays, and a `failed` load is recorded.
+straight from its files inside that transaction and its loaded totals checked there. If anything
+fails — unreadable input, rows of another period, loaded totals that differ from the raw control
+totals — the transaction rolls back, the previous data of the period stays, and a `failed` load
+is recorded.
 """
 
 from __future__ import annotations

@@ -92,10 +92,10 @@ def _print_table(columns: list[str], rows: list[tuple]) -> None:
 def _print_summary(config_path: Path | None, reports: list[str]) -> None:
     from pipelines.config import load_config
     from pipelines.sqlfiles import read_sql
-    from pipelines.warehouse import connect
+    from pipelines.warehouse import connect_read_only
 
     config = load_config(config_path)
-    conn = connect(config.warehouse_path, read_only=True)
+    conn = connect_read_only(config.warehouse_path)
     try:
         cursor = conn.execute(read_sql("run_summary"))
         columns = [d[0] for d in cursor.description]
@@ -174,16 +174,13 @@ def query(config_path: Path | None, output_format: str, sql: str) -> None:
     import duckdb
 
     from pipelines.config import load_config
-    from pipelines.warehouse import connect
+    from pipelines.warehouse import connect_read_only
 
     config = load_config(config_path)
-    conn = connect(config.warehouse_path, read_only=True)
+    conn = connect_read_only(config.warehouse_path)
     try:
-        statements = conn.extract_statements(sql)
-        writes = [s.type.name for s in statements if s.type.name not in READ_ONLY_STATEMENTS]
-        if writes or not statements:
-            raise UsageProblem(f"runledger query runs read-only SELECT statements; got {', '.join(writes) or 'nothing'}")
         try:
+            _require_one_read_statement(conn.extract_statements(sql))
             cursor = conn.execute(sql)
         except duckdb.Error as error:
             raise UsageProblem(f"query failed: {error}") from None
@@ -201,6 +198,19 @@ def query(config_path: Path | None, output_format: str, sql: str) -> None:
         _print_table(columns, rows)
 
 
+def _require_one_read_statement(statements: list) -> None:
+    """Refuses, with a message saying why, what the read-only connection would refuse anyway
+    (writes, file access, settings) and what it would run but not show (all but the last of
+    several statements)."""
+    if len(statements) != 1:
+        raise UsageProblem(
+            f"runledger query runs exactly one statement; got {len(statements)} (run them one at a time)"
+        )
+    kind = statements[0].type.name
+    if kind not in READ_ONLY_STATEMENTS:
+        raise UsageProblem(f"runledger query runs one read-only SELECT (or EXPLAIN) statement; got {kind}")
+
+
 @main.command(help="Post-mortem reports for one run (--run) or all runs (--all) from the warehouse.")
 @_config_option
 @click.option("--run", "run_id", help="Training run id.")
@@ -210,12 +220,12 @@ def query(config_path: Path | None, output_format: str, sql: str) -> None:
 def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None) -> None:
     from pipelines.config import load_config
     from pipelines.reports import write_reports
-    from pipelines.warehouse import connect
+    from pipelines.warehouse import connect_read_only
 
     if bool(run_id) == all_runs:
         raise UsageProblem("give exactly one of --run RUN_ID or --all")
     config = load_config(config_path)
-    conn = connect(config.warehouse_path, read_only=True)
+    conn = connect_read_only(config.warehouse_path)
     try:
         try:
             written = write_reports(conn, out or config.reports_path, [run_id] if run_id else None)
@@ -251,7 +261,7 @@ def check(config_path: Path | None) -> None:
     from pipelines.config import load_config
     from pipelines.ingest.mappings import read_category_rules
     from pipelines.ingest.sources import reader_for
-    from pipelines.warehouse import connect
+    from pipelines.warehouse import connect_read_only
 
     config = load_config(config_path)
     runs = load_registry(config.runs_path) if config.runs_path else []
@@ -262,7 +272,7 @@ def check(config_path: Path | None) -> None:
     run_events = sum(len(read_event_files(config.resolve(s.path))) for s in config.run_events_sources if s.path)
     attributed = None
     if budgets and config.warehouse_path.exists():
-        conn = connect(config.warehouse_path, read_only=True)
+        conn = connect_read_only(config.warehouse_path)
         try:
             attributed = attributed_runs(conn)
         finally:

@@ -42,28 +42,50 @@ def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
         conn.execute(read_sql(name))
 
 
-def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Opens the warehouse file; a writable connection also makes sure the schema exists.
+# A reader's connection can change nothing and reach nothing but the warehouse, whatever SQL it
+# is given: the engine refuses file and network access (COPY TO, read_csv, ATTACH, EXPORT,
+# INSTALL/LOAD), loads no extension by itself, stores no secret, and its settings cannot be
+# changed after it opened (so none of the above can be switched back on).
+READER_LOCKS = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "allow_community_extensions": False,
+    "allow_persistent_secrets": False,
+    "lock_configuration": True,
+}
+
+
+def _settings(path: Path) -> dict[str, object]:
+    return {
+        "python_enable_replacements": False,
+        "memory_limit": MEMORY_LIMIT,
+        "temp_directory": str(path.with_name(path.name + SPILL_DIR_SUFFIX)),
+    }
+
+
+def connect(path: Path) -> duckdb.DuckDBPyConnection:
+    """Opens the warehouse file for writing and makes sure the schema exists.
 
     Python variables are never visible to SQL (DuckDB's replacement scans are off): a name in a
     query means a warehouse table or view, nothing else. DuckDB works within MEMORY_LIMIT and
     spills to `<warehouse>.spill/`.
     """
-    if read_only and not path.exists():
-        raise FileNotFoundError(f"warehouse {path} does not exist yet: run `runledger run` first")
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = duckdb.connect(
-        str(path),
-        read_only=read_only,
-        config={
-            "python_enable_replacements": False,
-            "memory_limit": MEMORY_LIMIT,
-            "temp_directory": str(path.with_name(path.name + SPILL_DIR_SUFFIX)),
-        },
-    )
-    if not read_only:
-        create_schema(conn)
+    conn = duckdb.connect(str(path), config=_settings(path))
+    create_schema(conn)
     return conn
+
+
+def connect_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+    """Opens the warehouse file for reading, read-only by construction (READER_LOCKS).
+
+    Raises:
+        FileNotFoundError: there is no warehouse at `path` yet.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(f"warehouse {path} does not exist yet: run `runledger run` first")
+    return duckdb.connect(str(path), read_only=True, config={**_settings(path), **READER_LOCKS})
 
 
 @contextmanager

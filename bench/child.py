@@ -35,7 +35,7 @@ def run_nightly_job(config_path: Path, stats_path: Path, multiprocess: bool = Fa
     `$DAGSTER_HOME` must name a fresh instance folder (the parent sets it), so that the steps
     can be read back from its event log.
     """
-    from pipelines.nightly import RunFailed, run_nightly
+    from pipelines.orchestration.nightly import RunFailed, run_nightly
 
     started = time.time()
     if multiprocess:

@@ -1,7 +1,7 @@
 """Synthetic CUR 2.0 Data Exports for the bench, written by DuckDB in batches (no Python per row).
 
 A data set of N line items is two billing periods (2026-10 and 2026-11) of N/2 rows each, in the
-layout of `connectors.aws_cur`: `<export>/data/BILLING_PERIOD=YYYY-MM/<execution>/*.parquet` and
+layout of `connectors.aws.exports`: `<export>/data/BILLING_PERIOD=YYYY-MM/<execution>/*.parquet` and
 `<export>/metadata/BILLING_PERIOD=YYYY-MM/<name>-Manifest.json`, plus a run registry (globs that
 claim 20 % of the resources), a shared-cost rule for tax, budgets and `runledger.yaml`. Data sets
 are cached under `.bench-data/<size>-g<GENERATOR_VERSION>/` and reused while the generator

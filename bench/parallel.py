@@ -17,8 +17,9 @@ from pipelines.config import load_config
 from pipelines.ingest.load import replace_period, stage_batch
 from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.sources import reader_for
-from pipelines.nightly import run_nightly
-from pipelines.warehouse import connect, run_lock
+from pipelines.orchestration.nightly import run_nightly
+from pipelines.warehouse.connection import connect
+from pipelines.warehouse.locks import run_lock
 
 STAGING_FOLDER = "staging"
 

@@ -91,19 +91,19 @@ def _print_table(columns: list[str], rows: list[tuple]) -> None:
 
 def _print_summary(config_path: Path | None, reports: list[str]) -> None:
     from pipelines.config import load_config
-    from pipelines.sqlfiles import read_sql
-    from pipelines.warehouse import connect_read_only
+    from pipelines.warehouse.sql import read_sql
+    from pipelines.warehouse.connection import connect_read_only
 
     config = load_config(config_path)
     conn = connect_read_only(config.warehouse_path)
     try:
-        cursor = conn.execute(read_sql("run_summary"))
+        cursor = conn.execute(read_sql("reports/run_summary"))
         columns = [d[0] for d in cursor.description]
         rows = cursor.fetchall()
-        alerts = conn.execute(read_sql("budget_alerts_summary"))
+        alerts = conn.execute(read_sql("marts/budget_alerts", "summary"))
         alert_columns = [d[0] for d in alerts.description]
         alert_rows = alerts.fetchall()
-        waste = conn.execute(read_sql("waste_run_summary"))
+        waste = conn.execute(read_sql("marts/waste", "run_summary"))
         waste_columns = [d[0] for d in waste.description]
         waste_rows = waste.fetchall()
     finally:
@@ -140,8 +140,8 @@ def main() -> None:
 @click.option("--dir", "target", type=click.Path(path_type=Path, file_okay=False), default=Path("."), show_default=True)
 @_handle_errors
 def demo(target: Path) -> None:
-    from pipelines.demo_data import write_demo
-    from pipelines.nightly import run_nightly
+    from pipelines.demo import write_demo
+    from pipelines.orchestration.nightly import run_nightly
 
     config_path = write_demo(target)
     click.echo(f"demo data and config written: {config_path}")
@@ -159,7 +159,7 @@ def demo(target: Path) -> None:
 )
 @_handle_errors
 def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) -> None:
-    from pipelines.nightly import run_nightly
+    from pipelines.orchestration.nightly import run_nightly
 
     result = run_nightly(config_path, [_parse_period(p) for p in periods], echo=_echo_err, full_refresh=full_refresh)
     _print_summary(config_path, result.reports)
@@ -174,7 +174,7 @@ def query(config_path: Path | None, output_format: str, sql: str) -> None:
     import duckdb
 
     from pipelines.config import load_config
-    from pipelines.warehouse import connect_read_only
+    from pipelines.warehouse.connection import connect_read_only
 
     config = load_config(config_path)
     conn = connect_read_only(config.warehouse_path)
@@ -220,7 +220,7 @@ def _require_one_read_statement(statements: list) -> None:
 def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None) -> None:
     from pipelines.config import load_config
     from pipelines.reports import write_reports
-    from pipelines.warehouse import connect_read_only
+    from pipelines.warehouse.connection import connect_read_only
 
     if bool(run_id) == all_runs:
         raise UsageProblem("give exactly one of --run RUN_ID or --all")
@@ -253,7 +253,7 @@ def estimate(budget_file: Path) -> None:
 @_config_option
 @_handle_errors
 def check(config_path: Path | None) -> None:
-    from connectors.run_events import read_event_files
+    from connectors.training.event_files import read_event_files
     from pipelines.attribution.overlaps import contradictions, registry_overlaps
     from pipelines.attribution.registry import load_registry
     from pipelines.budgets.model import load_budgets_with_files, require_existing_runs
@@ -261,7 +261,7 @@ def check(config_path: Path | None) -> None:
     from pipelines.config import load_config
     from pipelines.ingest.mappings import read_category_rules
     from pipelines.ingest.sources import reader_for
-    from pipelines.warehouse import connect_read_only
+    from pipelines.warehouse.connection import connect_read_only
 
     config = load_config(config_path)
     runs = load_registry(config.runs_path) if config.runs_path else []

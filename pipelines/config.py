@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from connectors.settings import BIGQUERY_TABLE_ID
+from connectors.gcp.settings import BIGQUERY_TABLE_ID
 
 CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
 DEFAULT_CONFIG_FILE = "runledger.yaml"
@@ -33,7 +33,7 @@ DEFAULT_CHECKPOINT_RESOURCES = ("*ckpt*", "*checkpoint*")
 DEFAULT_INTER_REGION_TRANSFER = ("*inter region*", "*inter-region*", "*interregion*", "*data transfer to *")
 
 
-# Text columns of `focus_line_items` a shared-cost rule may match (sql/attribution_shared_matches.sql).
+# Text columns of `focus_line_items` a shared-cost rule may match (sql/attribution/shared_matches.sql).
 SHARED_MATCH_COLUMNS = (
     "BillingAccountId", "BillingAccountName", "BillingCurrency", "ChargeCategory", "ChargeClass",
     "ChargeDescription", "ChargeFrequency", "ProviderName", "PublisherName", "InvoiceIssuerName",

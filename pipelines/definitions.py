@@ -19,9 +19,9 @@ from pipelines.budgets.assets import budget_alerts, budget_baselines, budget_var
 from pipelines.config import ConfigError, Orchestration, RunLedgerConfig, default_config_path, load_config
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
 from pipelines.reports.assets import post_mortem_reports
-from pipelines.resources import RunLedgerResource
-from pipelines.schedules import build_nightly_schedule
-from pipelines.sensors import build_delivery_sensor
+from pipelines.orchestration.resources import RunLedgerResource
+from pipelines.orchestration.schedules import build_nightly_schedule
+from pipelines.orchestration.sensors import build_delivery_sensor
 from pipelines.tags.assets import resource_tag_snapshots
 from pipelines.waste.assets import run_events, waste
 

@@ -1,4 +1,4 @@
-"""Shared fixtures: the real FOCUS sample and small warehouse helpers."""
+"""Shared fixtures, the hypothesis profile, and the tier markers taken from each test's folder."""
 
 from __future__ import annotations
 
@@ -8,14 +8,25 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.support import FIXTURES
+
 # CI replays the same examples every run (a failure there is reproducible, never a flake);
 # locally every run draws new ones.
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-FIXTURES = Path(__file__).parent / "fixtures"
-pytest_plugins = ["tests.bigquery_emulator"]  # the session-wide `bigquery_emulator` fixture
+pytest_plugins = ["tests.support.bigquery_emulator"]  # the session-wide `bigquery_emulator` fixture
+TIERS = ("unit", "integration", "e2e")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks each test with its tier, the folder it lives in (tests/unit, tests/integration, tests/e2e)."""
+    for item in items:
+        tier = Path(item.path).parent.name
+        if tier not in TIERS:
+            raise pytest.UsageError(f"{item.path}: a test lives in one of tests/{{{','.join(TIERS)}}}/")
+        item.add_marker(getattr(pytest.mark, tier))
 
 
 @pytest.fixture(autouse=True)
@@ -27,10 +38,3 @@ def _no_ambient_config(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def focus_sample() -> Path:
     return FIXTURES / "focus_1.0_sample_1000.csv"
-
-
-def write_config(folder: Path, text: str) -> Path:
-    """Writes `runledger.yaml` into `folder` and returns its path."""
-    path = folder / "runledger.yaml"
-    path.write_text(text)
-    return path

@@ -16,31 +16,31 @@ import duckdb
 
 from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
 from pipelines.ingest.load import ConservationError
-from pipelines.sqlfiles import read_sql
-from pipelines.warehouse import transaction, unordered_inserts
+from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.connection import transaction, unordered_inserts
 
 def _load_dimension_keys(conn: duckdb.DuckDBPyConnection, dimensions: dict[str, list[str]]) -> None:
-    conn.execute(read_sql("attribution_keys_create"))
+    conn.execute(read_sql("attribution/working_tables", "create_dimension_keys"))
     for dimension, keys in dimensions.items():
         for priority, key in enumerate(keys):
-            conn.execute(read_sql("attribution_keys_insert"), {"dimension": dimension, "tag_key": key, "priority": priority})
+            conn.execute(read_sql("attribution/working_tables", "insert_dimension_key"), {"dimension": dimension, "tag_key": key, "priority": priority})
 
 
 def _load_shared_rules(conn: duckdb.DuckDBPyConnection, rules: Sequence[SharedRule]) -> None:
-    conn.execute(read_sql("attribution_shared_rules_create"))
+    conn.execute(read_sql("attribution/working_tables", "create_shared_rules"))
     for priority, rule in enumerate(rules):
         conn.execute(
-            read_sql("attribution_shared_rules_insert"),
+            read_sql("attribution/working_tables", "insert_shared_rule"),
             {"rule_name": rule.name, "priority": priority, "split": rule.split, "condition_count": len(rule.match)},
         )
         for column, pattern in rule.match.items():
             conn.execute(
-                read_sql("attribution_shared_rule_conditions_insert"),
+                read_sql("attribution/working_tables", "insert_shared_rule_condition"),
                 {"rule_name": rule.name, "column_name": column, "pattern": pattern},
             )
         for training_run, weight in (rule.weights or {}).items():
             conn.execute(
-                read_sql("attribution_shared_rule_weights_insert"),
+                read_sql("attribution/working_tables", "insert_shared_rule_weight"),
                 {"rule_name": rule.name, "training_run": training_run, "weight": weight},
             )
 
@@ -55,7 +55,7 @@ def inputs_digest(
     registry, the resource tag snapshots and the attribution settings."""
     settings = repr((sorted(dimensions.items()), [rule.model_dump(mode="json") for rule in shared_rules]))
     (digest,) = conn.execute(
-        read_sql("allocation_inputs_digest"), {"billing_period": billing_period, "settings": settings}
+        read_sql("ops/allocation_inputs", "digest"), {"billing_period": billing_period, "settings": settings}
     ).fetchone()
     return digest
 
@@ -76,7 +76,7 @@ def allocate_period_if_changed(
         ConservationError: the recomputed allocations do not balance; nothing was replaced.
     """
     digest = inputs_digest(conn, billing_period, dimensions, shared_rules)
-    recorded = conn.execute(read_sql("allocation_inputs_recorded"), {"billing_period": billing_period}).fetchone()
+    recorded = conn.execute(read_sql("ops/allocation_inputs", "recorded"), {"billing_period": billing_period}).fetchone()
     if recorded and recorded[0] == digest:
         return None
     return allocate_period(conn, billing_period, dimensions, shared_rules, inputs_digest=digest)
@@ -111,7 +111,7 @@ def allocate_period(
     params = {"billing_period": billing_period}
     with unordered_inserts(conn):
         checks = _replace_allocations(conn, params, inputs_digest)
-    conn.execute(read_sql("attribution_drop_temp_tables"))
+    conn.execute(read_sql("attribution/working_tables", "drop"))
     return checks
 
 
@@ -119,15 +119,15 @@ def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_d
     """The SQL steps of SPEC §6 and their conservation check in one transaction, with the inputs
     digest when given."""
     with transaction(conn):
-        conn.execute(read_sql("cost_allocations_delete_billing_period"), params)
-        conn.execute(read_sql("attribution_line_dimensions"), params | _dimension_tag_keys(conn, params))
-        conn.execute(read_sql("attribution_shares"), params)
-        conn.execute(read_sql("attribution_shared_matches"), params)
-        conn.execute(read_sql("attribution_shares_drop_shared"))
+        conn.execute(read_sql("attribution/cost_allocations", "delete_period"), params)
+        conn.execute(read_sql("attribution/line_dimensions"), params | _dimension_tag_keys(conn, params))
+        conn.execute(read_sql("attribution/shares"), params)
+        conn.execute(read_sql("attribution/shared_matches", "match"), params)
+        conn.execute(read_sql("attribution/shared_matches", "drop_from_shares"))
         # steps 1-3 and 5 are written first: step 4's proportional split reads the runs' cost from them
-        conn.execute(read_sql("cost_allocations"), params)
-        conn.execute(read_sql("attribution_shared_shares"), params)
-        conn.execute(read_sql("cost_allocations"), params)
+        conn.execute(read_sql("attribution/cost_allocations_insert"), params)
+        conn.execute(read_sql("attribution/shared_shares"), params)
+        conn.execute(read_sql("attribution/cost_allocations_insert"), params)
         checks = check_period(conn, params["billing_period"])
         unbalanced = [check for check in checks if check["unbalanced_line_items"]]
         if unbalanced:
@@ -142,31 +142,31 @@ def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_d
             )
         if inputs_digest is not None:
             conn.execute(
-                read_sql("allocation_inputs_replace"),
+                read_sql("ops/allocation_inputs", "replace"),
                 params | {"inputs_digest": inputs_digest, "allocated_at": datetime.now(timezone.utc).replace(tzinfo=None)},
             )
     return checks
 
 
 def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[str, list[str]]:
-    """`$<dimension>_keys` of sql/attribution_line_dimensions.sql: the period's tag keys naming
+    """`$<dimension>_keys` of sql/attribution/line_dimensions.sql: the period's tag keys naming
     each dimension, in priority order (an empty list where the bill has none)."""
-    found = dict(conn.execute(read_sql("attribution_tag_keys"), params).fetchall())
+    found = dict(conn.execute(read_sql("attribution/tag_keys"), params).fetchall())
     return {f"{dimension}_keys": found.get(dimension, []) for dimension in DEFAULT_DIMENSIONS}
 
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:
     """Per source and currency: line items, allocation rows, unbalanced lines, and both totals."""
-    return _rows(conn, "cost_allocations_period_check", billing_period)
+    return _rows(conn, "period_check", billing_period)
 
 
 def period_totals(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:
     """Per source and currency: line items, allocation rows and both totals, without the
     per-line join of `check_period` (for allocations kept from an earlier run)."""
-    return _rows(conn, "cost_allocations_period_totals", billing_period)
+    return _rows(conn, "period_totals", billing_period)
 
 
-def _rows(conn: duckdb.DuckDBPyConnection, sql_name: str, billing_period: date) -> list[dict]:
-    cursor = conn.execute(read_sql(sql_name), {"billing_period": billing_period})
+def _rows(conn: duckdb.DuckDBPyConnection, statement: str, billing_period: date) -> list[dict]:
+    cursor = conn.execute(read_sql("attribution/cost_allocations", statement), {"billing_period": billing_period})
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, row)) for row in cursor.fetchall()]

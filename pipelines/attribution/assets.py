@@ -7,10 +7,10 @@ import duckdb
 
 from pipelines.attribution.allocate import allocate_period_if_changed, period_totals
 from pipelines.attribution.registry import load_registry, replace_run_registry
-from pipelines.partitions import billing_period_of, billing_periods
-from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
-from pipelines.sqlfiles import read_sql
-from pipelines.warehouse import transaction
+from pipelines.orchestration.partitions import billing_period_of, billing_periods
+from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.connection import transaction
 
 CONSERVATION_CHECK = "conservation"
 RECONCILIATION_CHECK = "zero_differences"
@@ -67,7 +67,7 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
                 "(their per-line balance was proven when they were written; totals checked again)"
             )
             checks = period_totals(conn, billing_period)
-        method_rows = conn.execute(read_sql("cost_allocations_period_methods"), {"billing_period": billing_period}).fetchall()
+        method_rows = conn.execute(read_sql("attribution/cost_allocations", "period_methods"), {"billing_period": billing_period}).fetchall()
     totals_differ = [
         c for c in checks
         if c["focus_billed_cost"] != c["allocated_billed_cost"] or c["focus_effective_cost"] != c["allocated_effective_cost"]
@@ -98,10 +98,10 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     )
 
 
-def _refresh_view(conn: duckdb.DuckDBPyConnection, name: str) -> int:
-    """(Re)creates a view and returns its row count."""
-    conn.execute(read_sql(name))
-    (rows,) = conn.execute(read_sql(f"{name}_count")).fetchone()
+def _refresh_view(conn: duckdb.DuckDBPyConnection, path: str) -> int:
+    """(Re)creates a view (`sql/<path>.sql`, statement `create`) and returns its row count."""
+    conn.execute(read_sql(path, "create"))
+    (rows,) = conn.execute(read_sql(path, "count")).fetchone()
     return rows
 
 
@@ -110,8 +110,8 @@ def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Attributed spend per training run, cost category and billing period (a view)."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        conn.execute(read_sql("run_costs"))
-        runs = conn.execute(read_sql("run_costs_preview")).fetchall()
+        conn.execute(read_sql("marts/run_costs", "create"))
+        runs = conn.execute(read_sql("marts/run_costs", "preview")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(sum(view_rows for *_, view_rows in runs)),
@@ -144,11 +144,11 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     config = runledger.load_config()
     threshold = Decimal(str(config.orchestration.untagged_share_threshold))
     with runledger.warehouse(config) as conn:
-        rows = _refresh_view(conn, "unattributed_costs")
-        shares = conn.execute(read_sql("unattributed_share")).fetchall()
+        rows = _refresh_view(conn, "marts/unattributed_costs")
+        shares = conn.execute(read_sql("marts/unattributed_costs", "share")).fetchall()
         over = [(period, currency, share) for period, currency, _, _, share in shares if share is not None and share > threshold]
         offenders = conn.execute(
-            read_sql("untagged_top_offenders"),
+            read_sql("marts/unattributed_costs", "top_offenders"),
             {"billing_periods": [period for period, _, _ in over] or [period for period, *_ in shares], "limit": TOP_OFFENDERS},
         ).fetchall()
     return dg.MaterializeResult(
@@ -203,8 +203,8 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
     focus_line_items and cost_allocations, and their differences (all exactly 0)."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        conn.execute(read_sql("reconciliation"))
-        cursor = conn.execute(read_sql("reconciliation_rows"))
+        conn.execute(read_sql("marts/reconciliation", "create"))
+        cursor = conn.execute(read_sql("marts/reconciliation", "rows"))
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, row)) for row in cursor.fetchall()]
     failures = [row for row in rows if any(value != 0 for key, value in row.items() if key.endswith("_diff"))]

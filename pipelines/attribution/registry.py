@@ -9,7 +9,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from pipelines.config import ConfigError, format_validation_error, read_yaml, repeated
-from pipelines.sqlfiles import read_sql
+from pipelines.warehouse.sql import read_sql
 
 
 class RegisteredRun(BaseModel):
@@ -64,10 +64,10 @@ def load_registry(path: Path) -> list[RegisteredRun]:
 
 def replace_run_registry(conn: duckdb.DuckDBPyConnection, runs: list[RegisteredRun]) -> int:
     """Replaces the `run_registry` table; the caller owns the transaction."""
-    conn.execute(read_sql("run_registry_delete"))
+    conn.execute(read_sql("inputs/run_registry", "delete"))
     for run in runs:
         conn.execute(
-            read_sql("run_registry_insert"),
+            read_sql("inputs/run_registry", "insert"),
             {
                 "training_run": run.id,
                 "experiment": run.experiment,

@@ -9,9 +9,9 @@ from pipelines.budgets.tables import (
     build_budget_variance,
     replace_budget_baselines,
 )
-from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
-from pipelines.sqlfiles import read_sql
-from pipelines.warehouse import transaction
+from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.connection import transaction
 
 
 @dg.asset(group_name="budgets", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
@@ -40,7 +40,7 @@ def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
     with runledger.warehouse(config) as conn:
         with transaction(conn):
             rows = build_budget_variance(conn)
-        totals = conn.execute(read_sql("budget_variance_totals")).fetchall()
+        totals = conn.execute(read_sql("marts/budget_variance", "totals")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(rows),
@@ -66,7 +66,7 @@ def budget_alerts(runledger: RunLedgerResource) -> dg.MaterializeResult:
     with runledger.warehouse(config) as conn:
         with transaction(conn):
             rows = build_budget_alerts(conn)
-        alerts = conn.execute(read_sql("budget_alerts_summary")).fetchall()
+        alerts = conn.execute(read_sql("marts/budget_alerts", "summary")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(rows),

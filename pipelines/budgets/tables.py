@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.budgets.model import Budget, BudgetError, baseline_rows
-from pipelines.sqlfiles import read_sql
+from pipelines.warehouse.sql import read_sql
 
 
 def replace_budget_baselines(
@@ -26,9 +26,9 @@ def replace_budget_baselines(
         The number of rows written.
     """
     rows = [row for budget, path in budgets_with_files for row in baseline_rows(budget, path)]
-    conn.execute(read_sql("budget_baselines_delete"))
+    conn.execute(read_sql("inputs/budget_baselines", "delete"))
     if rows:
-        conn.executemany(read_sql("budget_baselines_insert"), rows)
+        conn.executemany(read_sql("inputs/budget_baselines", "insert"), rows)
     return len(rows)
 
 
@@ -45,13 +45,13 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
         BudgetError: a budgeted run has allocations billed in another currency than its budget.
     """
     _require_budget_currencies(conn)
-    (written,) = conn.execute(read_sql("budget_variance")).fetchone()
+    (written,) = conn.execute(read_sql("marts/budget_variance", "insert")).fetchone()
     return written
 
 
 def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
     """Every training run with spend attributed in `cost_allocations`."""
-    return {training_run for (training_run,) in conn.execute(read_sql("attributed_runs")).fetchall()}
+    return {training_run for (training_run,) in conn.execute(read_sql("attribution/cost_allocations", "attributed_runs")).fetchall()}
 
 
 def build_budget_alerts(conn: duckdb.DuckDBPyConnection) -> int:
@@ -66,12 +66,12 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection) -> int:
     Returns:
         The number of rows written.
     """
-    (written,) = conn.execute(read_sql("budget_alerts")).fetchone()
+    (written,) = conn.execute(read_sql("marts/budget_alerts", "insert")).fetchone()
     return written
 
 
 def _require_budget_currencies(conn: duckdb.DuckDBPyConnection) -> None:
-    mismatches = conn.execute(read_sql("budget_currency_mismatches")).fetchall()
+    mismatches = conn.execute(read_sql("marts/budget_variance", "currency_mismatches")).fetchall()
     if mismatches:
         raise BudgetError(
             "\n".join(

@@ -12,7 +12,7 @@ from decimal import Decimal
 import dagster as dg
 import duckdb
 
-from connectors.aws_cur import DeliveryNotReady
+from connectors.aws.exports import DeliveryNotReady
 from pipelines.config import BillingSource, ConfigError, RunLedgerConfig
 from pipelines.ingest.drift import column_drift
 from pipelines.ingest.load import (
@@ -24,10 +24,10 @@ from pipelines.ingest.load import (
 )
 from pipelines.ingest.mappings import CategoryRule, read_category_rules
 from pipelines.ingest.sources import BillingSourceReader, DeliveryIdentifying, PeriodBatch, reader_for
-from pipelines.partitions import billing_period_of, billing_periods
-from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
-from pipelines.retries import retry_request
-from pipelines.sqlfiles import read_sql
+from pipelines.orchestration.partitions import billing_period_of, billing_periods
+from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.orchestration.retries import retry_request
+from pipelines.warehouse.sql import read_sql
 
 RAW_KEY_PREFIX = "raw"
 SCHEMA_DRIFT_CHECK = "schema_drift"
@@ -135,7 +135,7 @@ def _load(
                 check_name=SCHEMA_DRIFT_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
                 metadata={"delivery": f"none for {billing_period:%Y-%m}"},
             )
-        (newest_charge,) = conn.execute(read_sql("source_newest_charge"), {"source_name": source.name}).fetchone()
+        (newest_charge,) = conn.execute(read_sql("staging/focus_line_items", "source_newest_charge"), {"source_name": source.name}).fetchone()
     newest_period = max(delivered_periods, default=None)
     if newest_period is not None and billing_period < newest_period:
         freshness = dg.AssetCheckResult(
@@ -266,8 +266,8 @@ def build_focus_line_items(source_keys: list[dg.AssetKey]) -> dg.AssetsDefinitio
         config = runledger.load_config()
         with runledger.warehouse(config) as conn:
             params = {"billing_period": billing_period}
-            summary = conn.execute(read_sql("focus_line_items_period_summary"), params).fetchall()
-            top = conn.execute(read_sql("focus_line_items_period_top_services"), params | {"limit": PREVIEW_ROWS}).fetchall()
+            summary = conn.execute(read_sql("staging/focus_line_items", "period_summary"), params).fetchall()
+            top = conn.execute(read_sql("staging/focus_line_items", "period_top_services"), params | {"limit": PREVIEW_ROWS}).fetchall()
         billed = sum((row[4] for row in summary), Decimal(0))
         effective = sum((row[6] for row in summary), Decimal(0))
         return dg.MaterializeResult(

@@ -1,6 +1,6 @@
 """AWS CUR 2.0 (Data Exports, Parquet) normalized onto FOCUS 1.2 by DuckDB, straight from the files.
 
-The mapping is SQL (`sql/create_cur2_normalize.sql`): DuckDB reads the delivery's Parquet files,
+The mapping is SQL (`sql/staging/cur2_normalize.sql`): DuckDB reads the delivery's Parquet files,
 computes the FOCUS columns and writes `focus_line_items` in one pass, without a copy of the rows
 in Python or in a staging file. A legacy CUR delivery is first converted to CUR 2.0 columns
 (`aws_legacy_cur`) and mapped the same way.
@@ -21,8 +21,8 @@ import polars as pl
 from connectors.errors import SourceError, missing_columns_error
 from pipelines.ingest.focus_schema import SERVICE_CATEGORY_OF_COST_CATEGORY
 from pipelines.ingest.mappings import DATA_DIR, RULE_COLUMNS, CategoryRule, glob_like
-from pipelines.sqlfiles import read_sql
-from pipelines.warehouse import MEMORY_LIMIT
+from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.connection import MEMORY_LIMIT
 
 REQUIRED_COLUMNS = (
     "bill_billing_period_start_date",
@@ -141,9 +141,9 @@ def read_delivery(
         duckdb.Error: a cost or timestamp that is not one.
     """
     with _memory_connection() as conn:
-        conn.execute(read_sql("create_cur2_normalize"))
+        conn.execute(read_sql("staging/cur2_normalize"))
         result = conn.execute(
-            read_sql("cur2_delivery_totals"), {"files": [str(file) for file in files], "billing_period": billing_period}
+            read_sql("staging/cur2_delivery_totals"), {"files": [str(file) for file in files], "billing_period": billing_period}
         )
         names = [column[0] for column in result.description]
         by_file = {row["file"]: row for row in (dict(zip(names, values)) for values in result.fetchall())}
@@ -172,15 +172,15 @@ def prepare(conn: duckdb.DuckDBPyConnection, delivery: Cur2Delivery) -> None:
     """Creates the mapping's temporary tables and macros on the connection and fills them for the
     delivery: its files, the GPU and service category mapping tables, and the cost and service
     category of each (service, usage type, charge category) it holds."""
-    conn.execute(read_sql("create_cur2_normalize"))
+    conn.execute(read_sql("staging/cur2_normalize"))
     conn.execute(
-        read_sql("cur2_delivery_files_insert"),
+        read_sql("staging/cur2_lookups", "delivery_files"),
         {"files": [str(file) for file in delivery.files], "locations": list(delivery.locations), "first_rows": list(delivery.first_rows)},
     )
-    conn.execute(read_sql("cur2_gpu_instance_types_insert"), {"file": str(DATA_DIR / "gpu_instance_types.csv")})
-    conn.execute(read_sql("cur2_service_categories_insert"), {"file": str(DATA_DIR / "aws_service_categories.csv")})
+    conn.execute(read_sql("staging/cur2_lookups", "gpu_instance_types"), {"file": str(DATA_DIR / "gpu_instance_types.csv")})
+    conn.execute(read_sql("staging/cur2_lookups", "service_categories"), {"file": str(DATA_DIR / "aws_service_categories.csv")})
     conn.execute(
-        read_sql("cur2_cost_category_services_insert"),
+        read_sql("staging/cur2_lookups", "cost_category_services"),
         {
             "cost_categories": list(SERVICE_CATEGORY_OF_COST_CATEGORY),
             "service_categories": list(SERVICE_CATEGORY_OF_COST_CATEGORY.values()),
@@ -188,22 +188,22 @@ def prepare(conn: duckdb.DuckDBPyConnection, delivery: Cur2Delivery) -> None:
     )
     rules = delivery.category_rules
     conn.execute(
-        read_sql("cur2_category_rules_insert"),
+        read_sql("staging/cur2_lookups", "category_rules"),
         {
             **{column: [glob_like(rule.patterns[column]) for rule in rules] for column in RULE_COLUMNS},
             "cost_categories": [rule.cost_category for rule in rules],
         },
     )
-    conn.execute(read_sql("cur2_cost_categories_insert"), {"files": [str(file) for file in delivery.files]})
+    conn.execute(read_sql("staging/cur2_cost_categories"), {"files": [str(file) for file in delivery.files]})
 
 
 def insert_focus_rows(conn: duckdb.DuckDBPyConnection, delivery: Cur2Delivery) -> None:
     """Inserts the delivery's rows into `focus_line_items`, mapped onto FOCUS (after `prepare`)."""
-    conn.execute(read_sql("focus_line_items_insert_cur2"), delivery.row_params())
+    conn.execute(read_sql("staging/focus_line_items", "insert_cur2"), delivery.row_params())
 
 
 def stage_focus_rows(delivery: Cur2Delivery, target: Path) -> None:
     """Writes the delivery's FOCUS rows into a staging Parquet file, outside the warehouse."""
     with _memory_connection() as conn:
         prepare(conn, delivery)
-        conn.execute(read_sql("cur2_staged_rows"), {**delivery.row_params(), "target": str(target)})
+        conn.execute(read_sql("staging/cur2_staged_rows"), {**delivery.row_params(), "target": str(target)})

@@ -21,8 +21,8 @@ import duckdb
 
 from pipelines.ingest import aws_cur2
 from pipelines.ingest.sources import PeriodBatch
-from pipelines.sqlfiles import read_sql
-from pipelines.warehouse import transaction, unordered_inserts
+from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.connection import transaction, unordered_inserts
 
 
 class ConservationError(RuntimeError):
@@ -59,7 +59,7 @@ def _record_load(
 ) -> None:
     """Inserts a `loads` row; columns not given are NULL."""
     conn.execute(
-        read_sql("loads_insert"),
+        read_sql("ops/loads", "insert"),
         {
             **dict.fromkeys(LOAD_COLUMNS),
             "load_id": str(uuid.uuid4()),
@@ -98,7 +98,7 @@ def record_read_failure(
 def loaded_delivery(conn: duckdb.DuckDBPyConnection, source_name: str, billing_period: date) -> str | None:
     """The delivery of the period's latest good load, if its rows are still all there."""
     row = conn.execute(
-        read_sql("loads_loaded_delivery"), {"source_name": source_name, "billing_period": billing_period}
+        read_sql("ops/loads", "loaded_delivery"), {"source_name": source_name, "billing_period": billing_period}
     ).fetchone()
     return row[0] if row else None
 
@@ -161,7 +161,7 @@ def _fetch_dict(conn: duckdb.DuckDBPyConnection, sql: str, params: dict) -> dict
 
 def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: Path) -> dict:
     checked = _fetch_dict(
-        conn, read_sql("staged_period_check"), {"staging_file": _staged_files(staged), "billing_period": batch.billing_period}
+        conn, read_sql("staging/staged_period_check"), {"staging_file": _staged_files(staged), "billing_period": batch.billing_period}
     )
     _check_contents(
         batch,
@@ -179,7 +179,7 @@ def _check_loaded(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch) -> dict:
     the raw control totals (inside the load's transaction, which a failure rolls back)."""
     checked = _fetch_dict(
         conn,
-        read_sql("focus_line_items_source_period_totals"),
+        read_sql("staging/focus_line_items", "source_period_totals"),
         {"source_name": batch.source_name, "billing_period": batch.billing_period},
     )
     _check_conservation(batch, checked)
@@ -244,10 +244,10 @@ def replace_period(
             aws_cur2.prepare(conn, delivery)
         params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
         with unordered_inserts(conn), transaction(conn):
-            conn.execute(read_sql("cost_allocations_delete_period"), params)
-            conn.execute(read_sql("focus_line_items_delete_period"), params)
+            conn.execute(read_sql("attribution/cost_allocations", "delete_source_period"), params)
+            conn.execute(read_sql("staging/focus_line_items", "delete_period"), params)
             if staged is not None:
-                conn.execute(read_sql("focus_line_items_insert"), {"staging_file": _staged_files(staged)})
+                conn.execute(read_sql("staging/focus_line_items", "insert_staged"), {"staging_file": _staged_files(staged)})
             else:
                 aws_cur2.insert_focus_rows(conn, batch.cur2)
                 checked = _check_loaded(conn, batch)

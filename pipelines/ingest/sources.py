@@ -15,15 +15,16 @@ from typing import Protocol, runtime_checkable
 import duckdb
 import polars as pl
 
-from connectors.aws_cur import CurExportClient, DeliveryNotReady, local_export_client, s3_export_client
+from connectors.aws.exports import CurExportClient, DeliveryNotReady, local_export_client, s3_export_client
 from connectors.errors import SourceError
-from connectors.gcp_billing import BigQueryBillingExport, TouchedMonth
-from connectors.local_files import list_export_files
-from connectors.settings import FOCUS_SUFFIXES, GCP_EXPORT_SUFFIXES
+from connectors.gcp.billing_export import BigQueryBillingExport, TouchedMonth
+from connectors.local.files import list_export_files
+from connectors.gcp.settings import GCP_EXPORT_SUFFIXES
+from connectors.local.settings import FOCUS_SUFFIXES
 from pipelines.config import AwsCurSource, BillingSource, ConfigError, FocusSource, GcpBillingSource, RunLedgerConfig
 from pipelines.ingest import aws_cur2, aws_legacy_cur, focus_files, gcp_billing
 from pipelines.ingest.mappings import CategoryRule
-from pipelines.sqlfiles import read_sql
+from pipelines.warehouse.sql import read_sql
 
 
 AWS_SOURCE_FORMATS = {
@@ -296,7 +297,7 @@ class ExportState:
         """The state recorded in `loads` (none without a warehouse)."""
         if warehouse is None:
             return cls(None, {})
-        rows = warehouse.execute(read_sql("loads_gcp_export_state"), {"source_name": source_name}).fetchall()
+        rows = warehouse.execute(read_sql("ops/loads", "gcp_export_state"), {"source_name": source_name}).fetchall()
         return cls(rows[0][3] if rows else None, {period: (snapshot, count) for period, snapshot, count, _ in rows})
 
     def is_current(self, month: TouchedMonth) -> bool:

@@ -5,7 +5,7 @@ import dagster as dg
 from pipelines.attribution.assets import reconciliation, run_costs, unattributed_costs
 from pipelines.budgets.assets import budget_alerts, budget_variance
 from pipelines.reports import write_reports
-from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.waste.assets import waste
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.sqlfiles import read_sql
+from pipelines.warehouse.sql import read_sql
 
 TOTAL = "total"
 TOP_UNATTRIBUTED_ROWS = 10
@@ -227,47 +227,47 @@ class RunDetails:
 
 
 def fetch_rows(
-    conn: duckdb.DuckDBPyConnection, sql_name: str, params: dict[str, Any] | None = None
+    conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None
 ) -> list[dict[str, Any]]:
-    """Runs `sql/<sql_name>.sql` with bound parameters and returns its rows as dicts.
+    """Runs a statement (`read_sql(...)`) with bound parameters and returns its rows as dicts.
 
     Args:
         conn: warehouse connection, read-only is enough.
-        sql_name: file name under `sql/` without the suffix.
+        sql: the statement's text.
         params: values for the statement's `$name` parameters.
     """
-    result = conn.execute(read_sql(sql_name), params or {})
+    result = conn.execute(sql, params or {})
     columns = [description[0] for description in result.description]
     return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
 
 
 def known_runs(conn: duckdb.DuckDBPyConnection) -> list[str]:
     """Returns every run with a budget or attributed cost, sorted."""
-    return [row["training_run"] for row in fetch_rows(conn, "report_known_runs")]
+    return [row["training_run"] for row in fetch_rows(conn, read_sql("reports/known_runs"))]
 
 
 def snapshot_unattributed(conn: duckdb.DuckDBPyConnection) -> None:
     """Computes the unattributed_costs view once for a batch of reports (`load_details` reads
     it): per run it would aggregate every unattributed allocation again."""
-    conn.execute(read_sql("report_unattributed_snapshot"))
+    conn.execute(read_sql("reports/run_unattributed", "snapshot"))
 
 
 def _rows_by_run(
-    conn: duckdb.DuckDBPyConnection, sql_name: str, training_runs: Sequence[str], **params: Any
+    conn: duckdb.DuckDBPyConnection, sql: str, training_runs: Sequence[str], **params: Any
 ) -> dict[str, list[dict[str, Any]]]:
-    """The rows of a `report_run_*` statement for all the runs at once (one pass over the
+    """The rows of a `sql/reports/run_*` statement for all the runs at once (one pass over the
     warehouse, not one per run), grouped by run without their `training_run` column; every run
     asked for has an entry."""
     grouped: dict[str, list[dict[str, Any]]] = {training_run: [] for training_run in training_runs}
-    for row in fetch_rows(conn, sql_name, {"training_runs": list(training_runs), **params}):
+    for row in fetch_rows(conn, sql, {"training_runs": list(training_runs), **params}):
         grouped[row.pop("training_run")].append(row)
     return grouped
 
 
 def load_overviews(conn: duckdb.DuckDBPyConnection, training_runs: Sequence[str]) -> dict[str, RunOverview]:
     """Reads the runs' headers and numbers tables (categories and total)."""
-    headers = _rows_by_run(conn, "report_run_header", training_runs)
-    lines_by_run = _rows_by_run(conn, "report_run_categories", training_runs)
+    headers = _rows_by_run(conn, read_sql("reports/run_header"), training_runs)
+    lines_by_run = _rows_by_run(conn, read_sql("reports/run_categories"), training_runs)
     overviews = {}
     for training_run in training_runs:
         (header_row,) = headers[training_run]
@@ -295,11 +295,11 @@ def load_details(
         reconciliation: every row of the warehouse's reconciliation.
     """
     runs = [overview.header.training_run for overview in overviews]
-    daily_spend = _rows_by_run(conn, "report_run_daily_spend", runs)
-    unattributed = _rows_by_run(conn, "report_run_unattributed", runs, row_limit=TOP_UNATTRIBUTED_ROWS)
-    top_resources = _rows_by_run(conn, "report_run_top_resources", runs, row_limit=TOP_RESOURCE_ROWS)
-    waste_kinds = _rows_by_run(conn, "report_run_waste_kinds", runs)
-    waste_items = _rows_by_run(conn, "report_run_waste_items", runs, row_limit=TOP_WASTE_ROWS)
+    daily_spend = _rows_by_run(conn, read_sql("reports/run_daily_spend"), runs)
+    unattributed = _rows_by_run(conn, read_sql("reports/run_unattributed", "rows"), runs, row_limit=TOP_UNATTRIBUTED_ROWS)
+    top_resources = _rows_by_run(conn, read_sql("reports/run_top_resources"), runs, row_limit=TOP_RESOURCE_ROWS)
+    waste_kinds = _rows_by_run(conn, read_sql("reports/run_waste_kinds"), runs)
+    waste_items = _rows_by_run(conn, read_sql("reports/run_waste_items"), runs, row_limit=TOP_WASTE_ROWS)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for alert in load_alerts(conn):
         if alert.training_run in alerts:
@@ -324,7 +324,7 @@ def load_details(
 
 def load_waste_ranking(conn: duckdb.DuckDBPyConnection) -> list[WasteRank]:
     """Reads every run, then every owner, ranked by the waste share of their attributed cost."""
-    return [WasteRank(**row) for row in fetch_rows(conn, "report_waste_ranking")]
+    return [WasteRank(**row) for row in fetch_rows(conn, read_sql("reports/waste_ranking"))]
 
 
 def _top_resources(rows: list[dict[str, Any]]) -> TopResources:
@@ -353,13 +353,13 @@ def _unattributed(rows: list[dict[str, Any]]) -> UnattributedInAccounts:
 
 def load_alerts(conn: duckdb.DuckDBPyConnection) -> list[BudgetAlert]:
     """Reads the threshold crossings of every run."""
-    rows = fetch_rows(conn, "report_run_alerts")
+    rows = fetch_rows(conn, read_sql("reports/run_alerts"))
     return [BudgetAlert(**row) for row in rows]
 
 
 def load_reconciliation(conn: duckdb.DuckDBPyConnection) -> list[ReconciliationRow]:
     """Reads every row of the `reconciliation` view with its `*_diff` columns."""
-    rows = fetch_rows(conn, "reconciliation_rows")
+    rows = fetch_rows(conn, read_sql("marts/reconciliation", "rows"))
     return [
         ReconciliationRow(
             source_name=row["source_name"],
@@ -373,4 +373,4 @@ def load_reconciliation(conn: duckdb.DuckDBPyConnection) -> list[ReconciliationR
 
 def load_period_shares(conn: duckdb.DuckDBPyConnection) -> list[PeriodShare]:
     """Reads each billing period's total and unattributed effective spend."""
-    return [PeriodShare(**row) for row in fetch_rows(conn, "unattributed_share")]
+    return [PeriodShare(**row) for row in fetch_rows(conn, read_sql("marts/unattributed_costs", "share"))]

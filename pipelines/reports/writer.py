@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.chart_rendering import InlineRenderer, WorkerRenderer, chart_renderer
+from pipelines.reports.chart_rendering import InlineRenderer, WorkerRenderer, chart_renderer
 from pipelines.reports.charts import (
     ChartSpec,
     cumulative_spend_chart,
@@ -40,7 +40,7 @@ from pipelines.reports.data import (
 )
 from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
-from pipelines.sqlfiles import read_sql
+from pipelines.warehouse.sql import read_sql
 
 CHARTS_DIR = "charts"
 # A run's report is rewritten only when what it shows changed: the digest of its data and of
@@ -125,7 +125,7 @@ def write_reports(
     known = known_runs(conn)
     selected = _select_runs(known, runs)
     code_digest = _code_digest()
-    (warehouse_digest,) = conn.execute(read_sql("report_inputs_digest")).fetchone()
+    (warehouse_digest,) = conn.execute(read_sql("ops/report_inputs", "digest")).fetchone()
     set_digest = hashlib.sha256(f"{code_digest}|{warehouse_digest}|{selected!r}".encode()).hexdigest()
     unchanged = _unchanged_report_set(out_dir, set_digest)
     if unchanged is not None:

@@ -4,9 +4,9 @@ from datetime import datetime, timezone
 
 import dagster as dg
 
-from connectors.aws_tags import tagged_resources
+from connectors.aws.tagging import tagged_resources
 from pipelines.config import AwsTagsSource
-from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.tags.snapshot import append_snapshot
 
 

@@ -16,8 +16,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from connectors.aws_tags import TaggedResource
-from pipelines.sqlfiles import read_sql
+from connectors.aws.tagging import TaggedResource
+from pipelines.warehouse.sql import read_sql
 
 STAGING_BATCH_ROWS = 10_000
 STAGED_SCHEMA = pa.schema(
@@ -72,7 +72,7 @@ def append_snapshot(
                 )
                 rows += len(batch)
         conn.execute(
-            read_sql("resource_tag_snapshots_insert"),
+            read_sql("inputs/resource_tag_snapshots"),
             {"staging_file": str(staging_file), "source_name": source_name, "snapshot_at": snapshot_at},
         )
     finally:

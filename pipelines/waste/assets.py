@@ -4,11 +4,11 @@ import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry
 from pipelines.budgets.assets import budget_baselines
-from pipelines.resources import WAREHOUSE_POOL, RunLedgerResource
-from pipelines.sqlfiles import read_sql
+from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.warehouse.sql import read_sql
 from pipelines.waste.events import read_source_events, replace_run_events
 from pipelines.waste.tables import build_waste_if_changed
-from pipelines.warehouse import transaction
+from pipelines.warehouse.connection import transaction
 
 
 @dg.asset(group_name="waste", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
@@ -21,7 +21,7 @@ def run_events(context: dg.AssetExecutionContext, runledger: RunLedgerResource) 
     events_by_source = {source.name: read_source_events(config, source) for source in config.run_events_sources}
     with runledger.warehouse(config) as conn:
         written = replace_run_events(conn, events_by_source)
-        summary = conn.execute(read_sql("run_events_summary")).fetchall()
+        summary = conn.execute(read_sql("inputs/run_events", "summary")).fetchall()
     for source_name, events in events_by_source.items():
         context.log.info(f"{source_name}: {len(events):,} events")
     return dg.MaterializeResult(
@@ -52,8 +52,8 @@ def waste(runledger: RunLedgerResource) -> dg.MaterializeResult:
     with runledger.warehouse(config) as conn:
         with transaction(conn):
             rebuilt = build_waste_if_changed(conn, config.waste)
-        (rows,) = conn.execute(read_sql("waste_count")).fetchone()
-        per_run = conn.execute(read_sql("waste_summary")).fetchall()
+        (rows,) = conn.execute(read_sql("marts/waste", "count")).fetchone()
+        per_run = conn.execute(read_sql("marts/waste", "summary")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(rows),

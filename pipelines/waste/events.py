@@ -3,11 +3,11 @@
 import duckdb
 import pyarrow as pa
 
-from connectors.mlflow_runs import mlflow_run_events
-from connectors.run_events import RunEvent, read_event_files
+from connectors.training.mlflow_runs import mlflow_run_events
+from connectors.training.event_files import RunEvent, read_event_files
 from pipelines.config import RunEventsSource, RunLedgerConfig
-from pipelines.sqlfiles import read_sql
-from pipelines.warehouse import transaction
+from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.connection import transaction
 
 STAGED_EVENTS = "staged_run_events"
 EVENTS_SCHEMA = pa.schema(
@@ -47,7 +47,7 @@ def replace_run_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[s
         The number of events written.
     """
     with transaction(conn):
-        conn.execute(read_sql("run_events_delete"))
+        conn.execute(read_sql("inputs/run_events", "delete"))
         for source_name, events in events_by_source.items():
             staged = pa.Table.from_pylist(
                 [
@@ -66,7 +66,7 @@ def replace_run_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[s
             )
             conn.register(STAGED_EVENTS, staged)
             try:
-                conn.execute(read_sql("run_events_insert"), {"source_name": source_name})
+                conn.execute(read_sql("inputs/run_events", "insert"), {"source_name": source_name})
             finally:
                 conn.unregister(STAGED_EVENTS)
     return sum(len(events) for events in events_by_source.values())

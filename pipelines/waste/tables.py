@@ -5,14 +5,14 @@ from datetime import datetime, timezone
 import duckdb
 
 from pipelines.config import Waste
-from pipelines.sqlfiles import read_sql
+from pipelines.warehouse.sql import read_sql
 
 
 def build_waste_if_changed(conn: duckdb.DuckDBPyConnection, settings: Waste) -> bool:
     """Rebuilds `waste` unless it was built from the same inputs, and records them.
 
     The inputs are the periods' allocation digests, the run events, budget baselines, run
-    registry and waste settings (sql/waste_inputs_digest.sql): an unchanged night skips reading
+    registry and waste settings (sql/ops/waste_inputs.sql): an unchanged night skips reading
     every allocation again (27 s of a 20M-line re-run).
 
     Args:
@@ -22,14 +22,14 @@ def build_waste_if_changed(conn: duckdb.DuckDBPyConnection, settings: Waste) -> 
     Returns:
         True when `waste` was rebuilt.
     """
-    (digest,) = conn.execute(read_sql("waste_inputs_digest"), {"settings": settings.model_dump_json()}).fetchone()
-    recorded = conn.execute(read_sql("waste_inputs_recorded")).fetchone()
+    (digest,) = conn.execute(read_sql("ops/waste_inputs", "digest"), {"settings": settings.model_dump_json()}).fetchone()
+    recorded = conn.execute(read_sql("ops/waste_inputs", "recorded")).fetchone()
     if recorded and recorded[0] == digest:
         return False
     build_waste(conn, settings)
-    conn.execute(read_sql("waste_inputs_delete"))
+    conn.execute(read_sql("ops/waste_inputs", "delete"))
     conn.execute(
-        read_sql("waste_inputs_insert"),
+        read_sql("ops/waste_inputs", "insert"),
         {"inputs_digest": digest, "built_at": datetime.now(timezone.utc).replace(tzinfo=None)},
     )
     return True
@@ -46,11 +46,11 @@ def build_waste(conn: duckdb.DuckDBPyConnection, settings: Waste) -> int:
         The number of waste items written.
     """
     conn.execute(
-        read_sql("waste"),
+        read_sql("marts/waste", "insert"),
         {
             "checkpoint_resources": [pattern.lower() for pattern in settings.checkpoint_resources],
             "inter_region_transfer": [pattern.lower() for pattern in settings.inter_region_transfer],
         },
     )
-    (rows,) = conn.execute(read_sql("waste_count")).fetchone()
+    (rows,) = conn.execute(read_sql("marts/waste", "count")).fetchone()
     return rows

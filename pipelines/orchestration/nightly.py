@@ -1,0 +1,161 @@
+"""The nightly job run in process: the asset graph of `pipelines.definitions`, built from the same
+configuration, materialized for the given billing periods (default: every period found in the
+sources)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import dagster as dg
+
+from pipelines.config import RunLedgerConfig, load_config
+from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_graph
+from pipelines.ingest.sources import reader_for
+from pipelines.orchestration.partitions import partition_key
+from pipelines.orchestration.resources import RunLedgerResource
+from pipelines.warehouse.connection import connect
+from pipelines.warehouse.locks import run_lock
+
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+class RunFailed(RuntimeError):
+    """The nightly job failed; the message says which step and why."""
+
+
+@dataclass(frozen=True)
+class NightlyResult:
+    billing_periods: list[date]
+    reports: list[str]
+
+
+def discover_billing_periods(config: RunLedgerConfig, full_refresh: bool = False) -> list[date]:
+    """Every billing period any configured billing source has data for (for the BigQuery
+    export: the periods with rows exported after its watermark, unless `full_refresh`)."""
+    periods: set[date] = set()
+    warehouse = connect(config.warehouse_path)
+    try:
+        for source in config.billing_sources:
+            periods.update(reader_for(source, config, warehouse=warehouse, full_refresh=full_refresh).billing_periods())
+    finally:
+        warehouse.close()
+    return sorted(periods)
+
+
+def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object]:
+    materializations = result.asset_materializations_for_node(asset)
+    if not materializations:
+        return {}
+    return {key: value.value for key, value in materializations[-1].metadata.items()}
+
+
+def _failed_checks(result: dg.ExecuteInProcessResult, severity: dg.AssetCheckSeverity) -> list[str]:
+    return [
+        f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: {evaluation.description or evaluation.metadata}"
+        for evaluation in result.get_asset_check_evaluations()
+        if not evaluation.passed and evaluation.severity == severity
+    ]
+
+
+def _materialize(
+    graph: AssetGraph,
+    selection: Sequence[dg.AssetsDefinition],
+    resources: dict,
+    echo: Callable[[str], None],
+    instance: dg.DagsterInstance | None,
+    partition: str | None = None,
+    run_config: dict | None = None,
+) -> dg.ExecuteInProcessResult:
+    result = dg.materialize(
+        graph.assets,
+        selection=[key for asset in selection for key in asset.keys],
+        partition_key=partition,
+        resources=resources,
+        run_config={**QUIET_LOGS, **(run_config or {})},
+        instance=instance,
+        tags=WAREHOUSE_RUN_TAG,
+    )
+    for warning in _failed_checks(result, dg.AssetCheckSeverity.WARN):
+        echo(f"  warning: {warning}")
+    failed = _failed_checks(result, dg.AssetCheckSeverity.ERROR)
+    if failed:
+        raise RunFailed("blocking check failed: " + "; ".join(failed))
+    return result
+
+
+@contextmanager
+def _instance() -> Iterator[dg.DagsterInstance | None]:
+    """The Dagster instance of `$DAGSTER_HOME` when it is set, so cron runs land in the same
+    event log, asset catalog and concurrency pool as `dagster dev`; else none (an ephemeral
+    instance per step group)."""
+    if not os.environ.get("DAGSTER_HOME"):
+        yield None
+        return
+    with dg.DagsterInstance.get() as instance:
+        yield instance
+
+
+def run_nightly(
+    config_path: Path | None,
+    periods: Sequence[date] = (),
+    echo: Callable[[str], None] = print,
+    full_refresh: bool = False,
+) -> NightlyResult:
+    """Ingest, normalize, attribute, compare with budgets and write reports.
+
+    Args:
+        config_path: the `runledger.yaml`; None means `$RUNLEDGER_CONFIG`, then `./runledger.yaml`.
+        periods: billing periods (first day of the month); empty means every period found.
+        echo: where per-stage progress lines go.
+        full_refresh: re-read the periods from incremental sources (the BigQuery export) whatever
+            their watermark says.
+
+    Raises:
+        ConfigError: the configuration is invalid (exit 2 in the CLI).
+        RunInProgress: another run holds the warehouse's lock (exit 1 in the CLI).
+        RunFailed: a blocking check failed (exit 1 in the CLI); a failing step raises its own
+            error (SourceError, LoadError, ConservationError, duckdb.Error …).
+    """
+    config = load_config(config_path)
+    with run_lock(config.warehouse_path):
+        return _run_locked(config, config_path, periods, echo, full_refresh)
+
+
+def _run_locked(
+    config: RunLedgerConfig,
+    config_path: Path | None,
+    periods: Sequence[date],
+    echo: Callable[[str], None],
+    full_refresh: bool,
+) -> NightlyResult:
+    graph = build_asset_graph(config)
+    resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}
+    billing_periods = sorted(periods) or discover_billing_periods(config, full_refresh)
+    ingest_config = {
+        "ops": {asset.op.name: {"config": {"full_refresh": full_refresh}} for asset in graph.source_loads.values()}
+    }
+    echo(f"runledger: {len(config.billing_sources)} billing sources, billing periods {', '.join(f'{p:%Y-%m}' for p in billing_periods) or 'none'}")
+
+    with _instance() as instance:
+        result = _materialize(graph, graph.pre_partition, resources, echo, instance)
+        echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines; run events: {_metadata(result, 'run_events').get('events', 0):,}")
+        for period in billing_periods:
+            result = _materialize(graph, graph.partitioned, resources, echo, instance, partition_key(period), ingest_config)
+            loaded = _metadata(result, "focus_line_items")
+            allocated = _metadata(result, "cost_allocations")
+            echo(
+                f"  {period:%Y-%m}: {loaded.get('rows', 0):,} line items from {loaded.get('sources_loaded', 0)} sources, "
+                f"{allocated.get('rows', 0):,} allocations, conservation ok"
+            )
+        result = _materialize(graph, graph.post_partition, resources, echo, instance)
+    echo(f"  reconciliation: {_metadata(result, 'reconciliation').get('rows', 0)} source periods, all differences 0")
+    echo(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
+    echo(f"  budget alerts: {_metadata(result, 'budget_alerts').get('rows', 0)} threshold crossings")
+    echo(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
+    reports = _metadata(result, "post_mortem_reports").get("paths", [])
+    return NightlyResult(billing_periods=billing_periods, reports=list(reports))

@@ -1,0 +1,37 @@
+"""The SQL the product runs: every statement lives in a file under `sql/`, grouped by layer.
+
+A file holds one statement, or several named ones: a line `-- name: <name>` starts each, so the
+small statements on one table live in that table's file (`read_sql("ops/loads", "insert")`).
+"""
+
+import re
+from functools import cache
+from pathlib import Path
+
+SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
+NAME_LINE = re.compile(r"^-- name: (\w+)[ \t]*$", re.MULTILINE)
+
+
+@cache
+def _statements(path: str) -> dict[str | None, str]:
+    text = (SQL_DIR / f"{path}.sql").read_text()
+    parts = NAME_LINE.split(text)
+    if len(parts) == 1:
+        return {None: text}
+    return {parts[i]: parts[i + 1].strip() + "\n" for i in range(1, len(parts), 2)}
+
+
+def read_sql(path: str, name: str | None = None) -> str:
+    """The text of `sql/<path>.sql`, or of its statement `name`.
+
+    Args:
+        path: the file under `sql/` without `.sql`, e.g. `marts/run_costs`.
+        name: the statement of a file of named statements, e.g. `preview`.
+
+    Raises:
+        KeyError: the file has no such statement (or has named statements and none was asked).
+    """
+    statements = _statements(path)
+    if name not in statements:
+        raise KeyError(f"sql/{path}.sql has no statement {name!r}; it has: {', '.join(map(str, statements))}")
+    return statements[name]

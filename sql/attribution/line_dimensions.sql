@@ -1,0 +1,144 @@
+-- Attribution dimensions of each line item of one billing period (this connection only):
+--   step 1, the line's own tags: per dimension, the first key the line carries with a value,
+--   of the keys $<dimension>_keys lists in priority order (sql/attribution/tag_keys.sql);
+--   step 2, the resource tag snapshot valid at the line's charge time, joined on
+--   normalize_resource_id(ResourceId) = resource_key: the latest snapshot taken at or before the
+--   line's charge end, else the earliest one after it. A snapshot that lists the resource without
+--   run tags is valid too (the resource was untagged then). Of several rows of one resource at one
+--   moment (two tag sources, two ARNs), the first by source name, then ARN.
+-- Only lines with a matching tag or a snapshot get a row.
+create or replace temp table line_dimensions as
+-- line_items is read three times; scanning focus_line_items again costs less than DuckDB keeping
+-- a period's lines (with their Tags) as a materialized CTE
+with line_items as not materialized (
+    select
+        rowid as line_row,
+        Tags,
+        normalize_resource_id(ResourceId) as resource_key,
+        coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end
+    from focus_line_items
+    where in_billing_period(BillingPeriodStart, $billing_period)
+),
+
+dimension_keys as (
+    select dimension, normalize_tag_key(tag_key) as key_norm, priority
+    from attribution_keys
+),
+
+snapshots as (
+    select
+        resource_key,
+        snapshot_at,
+        first(tags order by source_name, resource_arn) as tags
+    from resource_tag_snapshots
+    group by resource_key, snapshot_at
+),
+
+line_tags as (
+    select
+        line_row,
+        first_tag(Tags, $training_run_keys) as training_run_tag,
+        first_tag(Tags, $experiment_keys).tag_value as experiment,
+        first_tag(Tags, $dataset_version_keys).tag_value as dataset_version,
+        first_tag(Tags, $owner_keys).tag_value as owner
+    from line_items
+),
+
+line_tag_dimensions as (
+    select
+        line_row,
+        training_run_tag.tag_value as training_run,
+        training_run_tag.tag_key as training_run_key,
+        experiment,
+        dataset_version,
+        owner
+    from line_tags
+    where coalesce(training_run_tag.tag_value, experiment, dataset_version, owner) is not null
+),
+
+snapshot_tags as (
+    select
+        resource_key,
+        snapshot_at,
+        entry.key as tag_key,
+        normalize_tag_key(entry.key) as key_norm,
+        nullif(trim(entry.value), '') as tag_value
+    from (select resource_key, snapshot_at, unnest(map_entries(tags)) as entry from snapshots)
+),
+
+snapshot_matches as (
+    select
+        snapshot_tags.resource_key,
+        snapshot_tags.snapshot_at,
+        dimension_keys.dimension,
+        arg_min(snapshot_tags.tag_value, dimension_keys.priority) as tag_value,
+        arg_min(snapshot_tags.tag_key, dimension_keys.priority) as tag_key
+    from snapshot_tags
+    inner join dimension_keys on snapshot_tags.key_norm = dimension_keys.key_norm
+    where snapshot_tags.tag_value is not null
+    group by snapshot_tags.resource_key, snapshot_tags.snapshot_at, dimension_keys.dimension
+),
+
+snapshot_dimensions as (
+    select
+        snapshots.resource_key,
+        snapshots.snapshot_at,
+        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'training_run') as training_run,
+        max(snapshot_matches.tag_key) filter (where snapshot_matches.dimension = 'training_run') as training_run_key,
+        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'experiment') as experiment,
+        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'dataset_version') as dataset_version,
+        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'owner') as owner
+    from snapshots
+    left join snapshot_matches
+        on snapshots.resource_key = snapshot_matches.resource_key
+        and snapshots.snapshot_at = snapshot_matches.snapshot_at
+    group by snapshots.resource_key, snapshots.snapshot_at
+),
+
+snapshot_at_or_before as (
+    select line_items.line_row, snapshot_dimensions.*
+    from line_items
+    asof inner join snapshot_dimensions
+        on line_items.resource_key = snapshot_dimensions.resource_key
+        and line_items.charge_end >= snapshot_dimensions.snapshot_at
+),
+
+first_snapshot_after as (
+    select line_items.line_row, snapshot_dimensions.*
+    from line_items
+    asof inner join snapshot_dimensions
+        on line_items.resource_key = snapshot_dimensions.resource_key
+        and line_items.charge_end < snapshot_dimensions.snapshot_at
+),
+
+snapshot_after as (
+    select first_snapshot_after.*
+    from first_snapshot_after
+    anti join snapshot_at_or_before on first_snapshot_after.line_row = snapshot_at_or_before.line_row
+),
+
+line_snapshots as (
+    select * from snapshot_at_or_before
+    union all
+    select * from snapshot_after
+),
+
+final as (
+    select
+        coalesce(line_tag_dimensions.line_row, line_snapshots.line_row) as line_row,
+        line_tag_dimensions.training_run as tag_training_run,
+        line_tag_dimensions.training_run_key as tag_training_run_key,
+        line_tag_dimensions.experiment as tag_experiment,
+        line_tag_dimensions.dataset_version as tag_dataset_version,
+        line_tag_dimensions.owner as tag_owner,
+        line_snapshots.snapshot_at,
+        line_snapshots.training_run as snapshot_training_run,
+        line_snapshots.training_run_key as snapshot_training_run_key,
+        line_snapshots.experiment as snapshot_experiment,
+        line_snapshots.dataset_version as snapshot_dataset_version,
+        line_snapshots.owner as snapshot_owner
+    from line_tag_dimensions
+    full outer join line_snapshots on line_tag_dimensions.line_row = line_snapshots.line_row
+)
+
+select * from final

@@ -1,1 +1,0 @@
-insert into attribution_keys values ($dimension, $tag_key, $priority)

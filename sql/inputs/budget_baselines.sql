@@ -1,0 +1,36 @@
+-- The budget baselines table, replaced whole from the budget files.
+
+-- name: delete
+-- Empties budget_baselines before the budgets are loaded again (pipelines.budgets.tables).
+delete from budget_baselines
+
+-- name: insert
+-- One budget_baselines row (pipelines.budgets.model.baseline_rows); every value is bound by name.
+insert into budget_baselines (
+    training_run,
+    cost_category,
+    currency,
+    estimated_cost,
+    estimated_gpu_hours,
+    estimated_rate,
+    training_tokens,
+    gpu_hours_at_peak,
+    checkpoints_retained,
+    thresholds,
+    "window",
+    budget_file
+)
+values (
+    $training_run,
+    $cost_category,
+    $currency,
+    cast($estimated_cost as decimal(38, 10)),
+    cast($estimated_gpu_hours as decimal(38, 10)),
+    cast($estimated_rate as decimal(38, 10)),
+    cast($training_tokens as decimal(38, 10)),
+    cast($gpu_hours_at_peak as decimal(38, 10)),
+    cast($checkpoints_retained as integer),
+    cast($thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($window as struct("start" date, "end" date)),
+    $budget_file
+)

@@ -1,0 +1,103 @@
+-- budget_alerts: the first day each run's cumulative spend reached a threshold.
+
+-- name: insert
+-- Rebuilds budget_alerts: for every budgeted run and threshold (warning, over), the first UTC
+-- charge day at whose end the run's cumulative effective spend (all billing periods, every
+-- category) reached threshold x the run's total estimate: the same comparison as the status of
+-- budget_variance's total row. A run that never reached a threshold has no row for it; a crossing
+-- stays recorded when later credits bring the cumulative spend back below the threshold.
+delete from budget_alerts;
+
+insert into budget_alerts by name
+with baselines as (
+    select * from budget_baselines
+),
+
+-- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
+-- materializing every allocation row as a CTE
+allocations as not materialized (
+    select * from cost_allocations
+),
+
+data_as_of as (
+    select max(ChargePeriodEnd) as as_of from allocations
+),
+
+budgets as (
+    select
+        training_run,
+        any_value(currency) as currency,
+        any_value(thresholds) as thresholds,
+        sum(estimated_cost) as estimated_cost
+    from baselines
+    group by training_run
+),
+
+thresholds as (
+    select training_run, currency, estimated_cost, 'warning' as threshold,
+        thresholds.warning as threshold_fraction
+    from budgets
+    union all
+    select training_run, currency, estimated_cost, 'over' as threshold,
+        thresholds."over" as threshold_fraction
+    from budgets
+),
+
+daily_spend as (
+    select
+        training_run,
+        cast(coalesce(ChargePeriodStart, BillingPeriodStart) as date) as charge_day,
+        sum(effective_cost) as day_cost
+    from allocations
+    where training_run in (select training_run from budgets)
+    group by training_run, charge_day
+),
+
+cumulative_spend as (
+    select
+        training_run,
+        charge_day,
+        sum(day_cost) over (partition by training_run order by charge_day) as cumulative_cost
+    from daily_spend
+),
+
+crossings as (
+    select
+        thresholds.*,
+        cumulative_spend.charge_day,
+        cumulative_spend.cumulative_cost
+    from thresholds
+    inner join cumulative_spend on cumulative_spend.training_run = thresholds.training_run
+    where cumulative_spend.cumulative_cost >= thresholds.estimated_cost * thresholds.threshold_fraction
+        and cumulative_spend.cumulative_cost > 0
+),
+
+final as (
+    select
+        crossings.training_run,
+        crossings.threshold,
+        crossings.threshold_fraction,
+        crossings.estimated_cost,
+        round(crossings.estimated_cost * crossings.threshold_fraction, 10) as threshold_amount,
+        min(crossings.charge_day) as crossed_on,
+        arg_min(crossings.cumulative_cost, crossings.charge_day) as cumulative_cost,
+        crossings.currency,
+        data_as_of.as_of
+    from crossings
+    cross join data_as_of
+    group by all
+)
+
+select * from final
+
+-- name: summary
+-- The threshold crossings `runledger run` lists after its summary, money rounded to cents.
+select
+    training_run,
+    threshold,
+    crossed_on,
+    round(threshold_amount, 2) as threshold_amount,
+    round(cumulative_cost, 2) as cumulative_cost,
+    currency
+from budget_alerts
+order by crossed_on, training_run, threshold_fraction

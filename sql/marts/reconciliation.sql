@@ -1,0 +1,80 @@
+-- reconciliation: raw export = focus_line_items = cost_allocations (a view).
+
+-- name: create
+-- Conservation per source, billing period and currency: the raw export's control total
+-- (recorded by the latest good load), focus_line_items and cost_allocations. Every *_diff is 0.
+create or replace view reconciliation as
+with latest_loads as (
+    select *
+    from loads
+    where status = 'loaded'
+    qualify row_number() over (
+        partition by source_name, billing_period order by finished_at desc, load_id desc
+    ) = 1
+),
+
+focus as (
+    select
+        x_SourceName as source_name,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
+        BillingCurrency as currency,
+        count(*) as focus_rows,
+        sum(BilledCost) as focus_billed_cost,
+        sum(EffectiveCost) as focus_effective_cost
+    from focus_line_items
+    group by all
+),
+
+allocated as (
+    select
+        x_SourceName as source_name,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
+        BillingCurrency as currency,
+        count(distinct x_LineItemKey) as allocated_rows,
+        sum(billed_cost) as allocated_billed_cost,
+        sum(effective_cost) as allocated_effective_cost
+    from cost_allocations
+    group by all
+),
+
+final as (
+    select
+        coalesce(focus.source_name, latest_loads.source_name) as source_name,
+        coalesce(focus.billing_period, latest_loads.billing_period) as billing_period,
+        coalesce(focus.currency, latest_loads.currency) as currency,
+        coalesce(latest_loads.raw_rows, 0) as raw_rows,
+        coalesce(focus.focus_rows, 0) as focus_rows,
+        coalesce(allocated.allocated_rows, 0) as allocated_rows,
+        coalesce(latest_loads.raw_billed_cost, 0) as raw_billed_cost,
+        coalesce(focus.focus_billed_cost, 0) as focus_billed_cost,
+        coalesce(allocated.allocated_billed_cost, 0) as allocated_billed_cost,
+        coalesce(focus.focus_effective_cost, 0) as focus_effective_cost,
+        coalesce(allocated.allocated_effective_cost, 0) as allocated_effective_cost,
+        coalesce(latest_loads.raw_rows, 0) - coalesce(focus.focus_rows, 0) as rows_raw_focus_diff,
+        coalesce(focus.focus_rows, 0) - coalesce(allocated.allocated_rows, 0) as rows_focus_allocated_diff,
+        coalesce(latest_loads.raw_billed_cost, 0) - coalesce(focus.focus_billed_cost, 0) as billed_raw_focus_diff,
+        coalesce(focus.focus_billed_cost, 0) - coalesce(allocated.allocated_billed_cost, 0) as billed_focus_allocated_diff,
+        coalesce(focus.focus_effective_cost, 0) - coalesce(allocated.allocated_effective_cost, 0)
+            as effective_focus_allocated_diff
+    from focus
+    full outer join latest_loads
+        on focus.source_name = latest_loads.source_name
+        and focus.billing_period = latest_loads.billing_period
+    left join allocated
+        on coalesce(focus.source_name, latest_loads.source_name) = allocated.source_name
+        and coalesce(focus.billing_period, latest_loads.billing_period) = allocated.billing_period
+        and coalesce(focus.currency, latest_loads.currency) = allocated.currency
+)
+
+select * from final
+order by source_name, billing_period, currency
+
+-- name: rows
+-- Every row of the reconciliation view, read once by the reconciliation asset (its checks and
+-- preview) and once by a report batch: each read recomputes the view over every line item.
+with final as (
+    select * from reconciliation
+)
+
+select * from final
+order by source_name, billing_period, currency

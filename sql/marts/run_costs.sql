@@ -1,0 +1,110 @@
+-- run_costs: attributed spend per run, cost category and billing period (a view).
+
+-- name: create
+-- Attributed spend per run, category and billing period (the month; GCP periods start at
+-- Pacific midnight, AWS at UTC midnight, both are the same billing month). A run's experiment,
+-- dataset version and owner are its registry values, else the value carrying most of its
+-- effective spend (ties: the smaller value), so every row of a run names the same ones.
+create or replace view run_costs as
+-- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
+-- materializing every allocation row as a CTE
+with allocations as not materialized (
+    select
+        *,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period
+    from cost_allocations
+    where training_run is not null
+),
+
+registry as (
+    select * from run_registry
+),
+
+dimension_values as (
+    select training_run, 'experiment' as dimension, experiment as value, effective_cost from allocations
+    union all
+    select training_run, 'dataset_version', dataset_version, effective_cost from allocations
+    union all
+    select training_run, 'owner', owner, effective_cost from allocations
+),
+
+main_values as (
+    select training_run, dimension, value
+    from (
+        select training_run, dimension, value, sum(abs(effective_cost)) as spend
+        from dimension_values
+        where value is not null
+        group by training_run, dimension, value
+    )
+    qualify row_number() over (partition by training_run, dimension order by spend desc, value) = 1
+),
+
+run_dimensions as (
+    select
+        training_run,
+        max(value) filter (where dimension = 'experiment') as experiment,
+        max(value) filter (where dimension = 'dataset_version') as dataset_version,
+        max(value) filter (where dimension = 'owner') as owner
+    from main_values
+    group by training_run
+),
+
+spend as (
+    select
+        training_run,
+        x_CostCategory as cost_category,
+        billing_period,
+        BillingCurrency as currency,
+        sum(billed_cost) as billed_cost,
+        sum(effective_cost) as effective_cost,
+        sum(gpu_hours) as gpu_hours,
+        min(ChargePeriodStart) as first_charge,
+        max(ChargePeriodEnd) as last_charge
+    from allocations
+    group by training_run, x_CostCategory, billing_period, BillingCurrency
+),
+
+final as (
+    select
+        spend.training_run,
+        coalesce(registry.experiment, run_dimensions.experiment) as experiment,
+        coalesce(registry.dataset_version, run_dimensions.dataset_version) as dataset_version,
+        coalesce(registry.owner, run_dimensions.owner) as owner,
+        spend.cost_category,
+        spend.billing_period,
+        spend.currency,
+        spend.billed_cost,
+        spend.effective_cost,
+        spend.gpu_hours,
+        spend.first_charge,
+        spend.last_charge
+    from spend
+    left join run_dimensions on spend.training_run = run_dimensions.training_run
+    left join registry on spend.training_run = registry.training_run
+)
+
+select * from final
+
+-- name: preview
+-- Attributed spend per training run over every billing period, and the run_costs rows behind it:
+-- the asset's Markdown preview and row count from one read of the view.
+with costs as (
+    select *
+    from run_costs
+    where training_run is not null
+),
+
+final as (
+    select
+        training_run,
+        currency,
+        sum(billed_cost) as billed_cost,
+        sum(effective_cost) as effective_cost,
+        sum(gpu_hours) as gpu_hours,
+        count(*) as view_rows
+    from costs
+    group by training_run, currency
+)
+
+select * from final
+order by effective_cost desc, training_run

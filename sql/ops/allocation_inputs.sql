@@ -1,0 +1,48 @@
+-- The inputs digest of each billing period's cost_allocations.
+
+-- name: digest
+-- The digest of one billing period's attribution inputs: the latest good load of each source
+-- for the period (a reload changes it), the run registry, the resource tag snapshots and the
+-- attribution settings ($settings, as text).
+with period_loads as (
+    select source_name, arg_max(load_id, finished_at) as load_id
+    from loads
+    where billing_period = $billing_period and status = 'loaded'
+    group by source_name
+),
+
+registry as (
+    select * from run_registry
+),
+
+snapshots as (
+    select source_name, snapshot_at, resource_arn, md5(cast(tags as varchar)) as tags_digest
+    from resource_tag_snapshots
+),
+
+digests as (
+    select
+        (select coalesce(string_agg(source_name || '=' || load_id, ',' order by source_name), '') from period_loads) as loads_digest,
+        (select coalesce(md5(string_agg(cast(registry as varchar), '|' order by training_run)), '') from registry) as registry_digest,
+        (
+            select coalesce(md5(string_agg(source_name || snapshot_at || resource_arn || tags_digest, '|'
+                order by source_name, snapshot_at, resource_arn)), '')
+            from snapshots
+        ) as snapshots_digest
+),
+
+final as (
+    select md5(concat_ws('#', loads_digest, registry_digest, snapshots_digest, $settings)) as inputs_digest
+    from digests
+)
+
+select * from final
+
+-- name: recorded
+-- The inputs digest the period's cost_allocations were last computed from, if any.
+select inputs_digest from allocation_inputs where billing_period = $billing_period
+
+-- name: replace
+-- Records the inputs digest a period's cost_allocations were just computed from.
+insert or replace into allocation_inputs (billing_period, inputs_digest, allocated_at)
+values ($billing_period, $inputs_digest, $allocated_at)

@@ -1,0 +1,80 @@
+-- loads: every load attempt of a (source, billing period).
+
+-- name: insert
+-- Records one load attempt of a (source, billing period).
+insert into loads (
+    load_id, source_name, source_format, billing_period, delivery, files, raw_rows, raw_billed_cost,
+    loaded_rows, loaded_billed_cost, loaded_effective_cost, currency, status, error, started_at, finished_at,
+    snapshot_export_time, watermark
+)
+values (
+    $load_id, $source_name, $source_format, $billing_period, $delivery, $files, $raw_rows, $raw_billed_cost,
+    $loaded_rows, $loaded_billed_cost, $loaded_effective_cost, $currency, $status, $error, $started_at, $finished_at,
+    $snapshot_export_time, $watermark
+)
+
+-- name: loaded_delivery
+-- The delivery of a (source, billing period)'s latest good load, when focus_line_items still
+-- holds exactly the rows it loaded: an equal delivery need not be loaded again.
+with latest_load as (
+    select delivery, loaded_rows
+    from loads
+    where source_name = $source_name
+        and billing_period = $billing_period
+        and status = 'loaded'
+    order by finished_at desc, load_id desc
+    limit 1
+),
+
+present as (
+    select count(*) as rows
+    from focus_line_items
+    where x_SourceName = $source_name
+        and in_billing_period(BillingPeriodStart, $billing_period)
+),
+
+final as (
+    select latest_load.delivery
+    from latest_load
+    cross join present
+    where latest_load.loaded_rows = present.rows
+)
+
+select * from final
+
+-- name: gcp_export_state
+-- A BigQuery billing source's incremental state: per billing period, the latest export_time and
+-- the row count of the snapshot now loaded, and the source's export_time watermark (NULL before
+-- the first load).
+with source_loads as (
+    select *
+    from loads
+    where source_name = $source_name
+        and status = 'loaded'
+),
+
+latest_per_period as (
+    select billing_period, snapshot_export_time, raw_rows
+    from source_loads
+    qualify row_number() over (
+        partition by billing_period order by finished_at desc, load_id desc
+    ) = 1
+),
+
+source_watermark as (
+    select max(watermark) as watermark
+    from source_loads
+),
+
+final as (
+    select
+        latest_per_period.billing_period,
+        latest_per_period.snapshot_export_time,
+        latest_per_period.raw_rows,
+        source_watermark.watermark
+    from latest_per_period
+    cross join source_watermark
+)
+
+select * from final
+order by billing_period

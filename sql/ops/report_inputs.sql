@@ -1,0 +1,54 @@
+-- The inputs digest of each run report.
+
+-- name: digest
+-- The digest of everything the reports show: a checksum of every cost_allocations row (the sum of
+-- its rows' hashes: exact up to hash collisions, one pass, no sort), the waste items likewise, and
+-- the small tables the reports read, row by row. The reconciliation the reports show is a function
+-- of the good loads (raw control totals; every change of focus_line_items is one) and
+-- cost_allocations, so those `loads` rows stand for it: the view itself reads every line item.
+-- Equal digests mean reports already written stay valid.
+with allocations as (
+    select concat_ws(':', coalesce(sum(cast(hash(cost_allocations) as hugeint)), 0), count(*)) as digest
+    from cost_allocations
+),
+
+registry as (
+    select coalesce(md5(string_agg(cast(run_registry as varchar), '|' order by training_run)), '') as digest
+    from run_registry
+),
+
+baselines as (
+    select coalesce(md5(string_agg(cast(budget_baselines as varchar), '|' order by training_run, cost_category)), '') as digest
+    from budget_baselines
+),
+
+variance as (
+    select coalesce(md5(string_agg(cast(budget_variance as varchar), '|' order by training_run, cost_category)), '') as digest
+    from budget_variance
+),
+
+alerts as (
+    select coalesce(md5(string_agg(cast(budget_alerts as varchar), '|' order by training_run, threshold)), '') as digest
+    from budget_alerts
+),
+
+loads_recorded as (
+    select coalesce(md5(string_agg(cast(loads as varchar), '|' order by load_id)), '') as digest
+    from loads
+    where status = 'loaded'
+),
+
+waste_items as (
+    select concat_ws(':', coalesce(sum(cast(hash(waste) as hugeint)), 0), count(*)) as digest
+    from waste
+),
+
+final as (
+    select md5(concat_ws(
+        '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest, loads_recorded.digest,
+        waste_items.digest
+    )) as inputs_digest
+    from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items
+)
+
+select * from final

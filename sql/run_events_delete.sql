@@ -1,2 +1,0 @@
--- Empties run_events before the events of every configured source are inserted again.
-delete from run_events

@@ -1,0 +1,128 @@
+-- One (source, billing period) of focus_line_items: its replacement, its loaded totals and
+-- what the ingest assets show of it.
+
+-- name: delete_period
+-- Removes one (source, billing period) before its new snapshot is inserted (same transaction).
+delete from focus_line_items
+where x_SourceName = $source_name
+    and in_billing_period(BillingPeriodStart, $billing_period)
+
+-- name: insert_staged
+-- Inserts a staged, normalized period (Parquet written by `stage_batch`); key-value lists become MAPs.
+insert into focus_line_items by name
+select * replace (
+    map_from_entries(Tags) as Tags,
+    map_from_entries(x_Credits) as x_Credits,
+    map_from_entries(x_SystemLabels) as x_SystemLabels
+)
+from read_parquet($staging_file)
+
+-- name: insert_cur2
+-- Inserts a CUR 2.0 delivery's rows, mapped onto FOCUS by `cur2_focus_rows`.
+insert into focus_line_items by name
+select * from cur2_focus_rows($files, $source_name, $period_label, $execution_id, $source_format, $ingested_at)
+
+-- name: source_period_totals
+-- One source's rows of one billing period in focus_line_items, and their totals.
+with period_rows as (
+    select BilledCost, EffectiveCost, BillingCurrency
+    from focus_line_items
+    where x_SourceName = $source_name and in_billing_period(BillingPeriodStart, $billing_period)
+),
+
+final as (
+    select
+        count(*) as rows,
+        coalesce(sum(BilledCost), 0) as billed_cost,
+        coalesce(sum(EffectiveCost), 0) as effective_cost,
+        string_agg(distinct BillingCurrency, ',' order by BillingCurrency) as currency_list
+    from period_rows
+)
+
+select * from final
+
+-- name: period_summary
+-- One billing period of focus_line_items per source and currency, beside the raw control totals
+-- of the source's latest good load of that period.
+with period_rows as (
+    select *
+    from focus_line_items
+    where cast(date_trunc('month', BillingPeriodStart) as date) = $billing_period
+),
+
+latest_loads as (
+    select source_name, raw_rows, raw_billed_cost, delivery
+    from loads
+    where status = 'loaded' and billing_period = $billing_period
+    qualify row_number() over (partition by source_name order by finished_at desc, load_id desc) = 1
+),
+
+focus as (
+    select
+        x_SourceName as source_name,
+        BillingCurrency as currency,
+        count(*) as rows,
+        sum(BilledCost) as billed_cost,
+        sum(EffectiveCost) as effective_cost,
+        sum(x_GpuHours) as gpu_hours
+    from period_rows
+    group by all
+),
+
+final as (
+    select
+        focus.source_name,
+        focus.currency,
+        focus.rows,
+        latest_loads.raw_rows,
+        focus.billed_cost,
+        latest_loads.raw_billed_cost,
+        focus.effective_cost,
+        focus.gpu_hours,
+        latest_loads.delivery
+    from focus
+    left join latest_loads using (source_name)
+)
+
+select * from final
+order by source_name, currency
+
+-- name: period_top_services
+-- The most expensive services of a billing period: the Markdown preview of focus_line_items.
+with period_rows as (
+    select *
+    from focus_line_items
+    where cast(date_trunc('month', BillingPeriodStart) as date) = $billing_period
+),
+
+final as (
+    select
+        ProviderName as provider,
+        ServiceName as service,
+        x_CostCategory as cost_category,
+        BillingCurrency as currency,
+        count(*) as rows,
+        sum(EffectiveCost) as effective_cost
+    from period_rows
+    group by all
+)
+
+select * from final
+order by abs(effective_cost) desc, provider, service
+limit $limit
+
+-- name: source_newest_charge
+-- The newest charge a source has in the warehouse (the freshness check's "as of"): the latest
+-- charge start, since monthly charges end in the future.
+with source_rows as (
+    select ChargePeriodStart
+    from focus_line_items
+    where x_SourceName = $source_name
+),
+
+final as (
+    select max(ChargePeriodStart) as newest_charge
+    from source_rows
+)
+
+select * from final

@@ -1,2 +1,0 @@
--- Rows of waste.
-select count(*) from waste

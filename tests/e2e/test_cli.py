@@ -1,0 +1,143 @@
+"""The `runledger` command line: exit codes (0 ok, 1 run failed, 2 usage/config) and messages."""
+
+import json
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from pipelines.cli import main
+from pipelines.demo import write_demo
+from tests.support.warehouse_state import table_checksums
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cli")
+    config = write_demo(root)
+    result = CliRunner().invoke(main, ["run", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    return config
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_run_prints_the_summary_and_the_report_paths(demo: Path) -> None:
+    code, output = invoke("run", "--config", str(demo), "--period", "2026-11")
+    assert code == 0
+    assert "llm-7b-pt-r1" in output and "report.html" in output and "2026-11:" in output
+    for run in ("llm-7b-pt-r1", "llm-13b-ft-r2", "llm-3b-pt-gcp"):
+        assert re.search(rf"^{run} .* (under|on_track|warning|over)$", output, re.MULTILINE)
+        assert f"{run}/report.html" in output
+    assert "budget alerts (first day the cumulative effective spend reached the threshold):" in output
+    assert re.search(r"^llm-7b-pt-r1\s+over\s+2026-10-\d\d\s", output, re.MULTILINE)
+
+
+def test_query_formats(demo: Path) -> None:
+    code, output = invoke("query", "--config", str(demo), "--format", "json",
+                          "select training_run, sum(effective_cost) as cost from run_costs group by 1 order by 1")
+    assert code == 0
+    rows = json.loads(output)
+    assert [row["training_run"] for row in rows] == ["llm-13b-ft-r2", "llm-3b-pt-gcp", "llm-7b-pt-r1"]
+    code, output = invoke("query", "--config", str(demo), "--format", "csv", "select 1 as one")
+    assert (code, output.splitlines()) == (0, ["one", "1"])
+
+
+def test_check_and_estimate(demo: Path) -> None:
+    code, output = invoke("check", "--config", str(demo))
+    assert code == 0 and "3 sources, 3 registered runs, 3 budgets" in output and "83 run events in files" in output
+    code, output = invoke("estimate", str(demo.parent / ".runledger" / "demo" / "budgets" / "llm-7b-pt-r1.yaml"))
+    assert code == 0 and "GPU-hours" in output
+
+
+def test_config_errors_exit_2_naming_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "runledger.yaml"
+    config.write_text("sources:\n  - {name: a, kind: focus, path: missing-folder}\n")
+    code, output = invoke("run", "--config", str(config))
+    assert code == 2 and "sources[0].path" in output and str(config) in output
+    code, output = invoke("report", "--config", str(config))
+    assert code == 2
+
+
+def test_bad_budget_exits_2_naming_file_and_key(demo: Path, tmp_path: Path) -> None:
+    budgets = tmp_path / "budgets"
+    budgets.mkdir()
+    source = (demo.parent / ".runledger" / "demo" / "budgets" / "llm-7b-pt-r1.yaml").read_text()
+    (budgets / "bad.yaml").write_text(source.replace("mfu: 0.4", "mfu: 1.4"))
+    config = tmp_path / "runledger.yaml"
+    config.write_text(f"budgets: {budgets}\n")
+    code, output = invoke("check", "--config", str(config))
+    assert code == 2 and "bad.yaml" in output and "model.mfu" in output
+
+
+def test_report_usage_errors(demo: Path) -> None:
+    assert invoke("report", "--config", str(demo))[0] == 2
+    code, output = invoke("report", "--config", str(demo), "--run", "no-such-run")
+    assert code == 2 and "no-such-run" in output and "llm-7b-pt-r1" in output
+    code, output = invoke("report", "--config", str(demo), "--run", "llm-13b-ft-r2", "--out", str(demo.parent / "one"))
+    assert code == 0 and (demo.parent / "one" / "llm-13b-ft-r2" / "report.html").is_file()
+
+
+def test_a_failed_load_exits_1_and_keeps_the_previous_data(demo: Path, tmp_path: Path) -> None:
+    warehouse = demo.parent / ".runledger" / "warehouse.duckdb"
+    before = table_checksums(warehouse)
+    manifest = next((demo.parent / ".runledger" / "demo" / "aws").rglob("BILLING_PERIOD=2026-11/*-Manifest.json"))
+    original = manifest.read_text()
+    document = json.loads(original)
+    document["dataFiles"].append(document["dataFiles"][0].replace("00001", "00009"))
+    manifest.write_text(json.dumps(document))
+    try:
+        code, output = invoke("run", "--config", str(demo), "--period", "2026-11")
+    finally:
+        manifest.write_text(original)
+    assert code == 1
+    assert str(manifest) in output and "cur2-demo-00009" in output
+    assert table_checksums(warehouse) == before
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        status, error = conn.execute(
+            "select status, error from loads where source_name = 'aws-main' order by started_at desc limit 1"
+        ).fetchone()
+    assert status == "failed" and "cur2-demo-00009" in error
+
+
+def test_demo_refuses_to_overwrite_a_users_config(tmp_path: Path) -> None:
+    (tmp_path / "runledger.yaml").write_text("warehouse: mine.duckdb\n")
+    code, output = invoke("demo", "--dir", str(tmp_path))
+    assert code == 2 and "is not the demo's" in output
+    assert (tmp_path / "runledger.yaml").read_text() == "warehouse: mine.duckdb\n"
+
+
+def test_check_names_a_budget_for_a_run_that_does_not_exist(demo: Path, tmp_path: Path) -> None:
+    budgets = tmp_path / "budgets"
+    budgets.mkdir()
+    demo_budgets = demo.parent / ".runledger" / "demo" / "budgets"
+    (budgets / "typo.yaml").write_text(
+        (demo_budgets / "llm-7b-pt-r1.yaml").read_text().replace("llm-7b-pt-r1", "llm-7b-pt-rl")
+    )
+    (budgets / "spent.yaml").write_text((demo_budgets / "llm-13b-ft-r2.yaml").read_text())
+    warehouse = demo.parent / ".runledger" / "warehouse.duckdb"
+    config = tmp_path / "runledger.yaml"
+    config.write_text(f"warehouse: {warehouse}\nbudgets: {budgets}\n")
+
+    code, output = invoke("check", "--config", str(config))
+
+    # llm-13b-ft-r2 exists through its attributed spend; the typo exists nowhere
+    assert code == 2
+    assert output.strip().splitlines() == [
+        f"error: {budgets / 'typo.yaml'}: training_run: no run 'llm-7b-pt-rl': it is neither in a run "
+        f"registry nor has spend attributed in {warehouse}; did you mean 'llm-7b-pt-r1'? fix the id, or "
+        "register the run (`- id: llm-7b-pt-rl` under `runs:`)"
+    ]
+
+    (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n")
+    config.write_text(f"warehouse: {tmp_path / 'not-built.duckdb'}\nbudgets: {budgets}\nattribution: {{runs: runs.yaml}}\n")
+    code, output = invoke("check", "--config", str(config))
+    assert code == 2 and "no run 'llm-13b-ft-r2'" in output and "not-built.duckdb does not exist yet" in output
+    (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n  - id: llm-13b-ft-r2\n")
+    code, output = invoke("check", "--config", str(config))
+    assert code == 0, output

@@ -1,0 +1,126 @@
+"""`make dev` serves the code location: the UI's GraphQL endpoint lists the assets, the checks,
+the nightly schedule and the delivery sensor, and the instance uses the repo's dagster.yaml."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pipelines.demo import write_demo
+from tests.support import REPO
+
+STARTUP_SECONDS = 180
+QUERY = """
+{
+  assetNodes { assetKey { path } groupName assetChecksOrError { ... on AssetChecks { checks { name blocking } } } }
+  repositoriesOrError {
+    ... on RepositoryConnection {
+      nodes { name schedules { name cronSchedule executionTimezone } sensors { name minIntervalSeconds } }
+    }
+  }
+  instance { poolConfig { defaultPoolLimit } runQueueConfig { tagConcurrencyLimitsYaml } }
+}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def graphql(port: int, query: str) -> dict:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/graphql", data=json.dumps({"query": query}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        raise AssertionError(f"GraphQL error {error.code}: {error.read().decode()[:2000]}") from None
+
+
+def wait_until_served(port: int, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"make dev exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            nodes = graphql(port, "{ assetNodes { id } }")["data"]["assetNodes"]
+            if nodes:
+                return
+        except (urllib.error.URLError, ConnectionError, TimeoutError, KeyError, TypeError, AssertionError):
+            pass
+        time.sleep(1)
+    pytest.fail(f"make dev did not serve the code location within {STARTUP_SECONDS} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def dagster_dev(tmp_path: Path) -> Iterator[int]:
+    config = write_demo(tmp_path / "project")
+    port = free_port()
+    log = tmp_path / "dagster-dev.log"
+    (tmp_path / "tmp").mkdir()
+    env = os.environ | {"TMPDIR": str(tmp_path / "tmp")}
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            ["make", "--no-print-directory", "dev", f"DAGSTER_PORT={port}",
+             f"DAGSTER_HOME_DIR={tmp_path / 'dagster_home'}", f"RUNLEDGER_CONFIG={config}"],
+            cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    try:
+        wait_until_served(port, process, log)
+        yield port
+    finally:
+        stop_process_group(process)
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def stop_process_group(process: subprocess.Popen) -> None:
+    """Ctrl-C for `dagster dev` (it shuts its webserver, daemon and code servers down on SIGINT,
+    not on SIGTERM), then SIGKILL for whatever of the group is left."""
+    os.killpg(process.pid, signal.SIGINT)
+    deadline = time.monotonic() + 30
+    while group_alive(process.pid) and time.monotonic() < deadline:
+        process.poll()
+        time.sleep(0.5)
+    if group_alive(process.pid):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+def test_make_dev_shows_assets_checks_schedule_and_sensor(dagster_dev: int) -> None:
+    data = graphql(dagster_dev, QUERY)["data"]
+    assets = {"/".join(node["assetKey"]["path"]): node for node in data["assetNodes"]}
+    assert {"raw/aws_main", "raw/gcp_main", "focus_line_items", "cost_allocations", "reconciliation",
+            "budget_variance", "post_mortem_reports"} <= set(assets)
+    assert assets["raw/aws_main"]["groupName"] == "ingest"
+    checks = {
+        (key, check["name"], check["blocking"])
+        for key, node in assets.items()
+        for check in node["assetChecksOrError"].get("checks", [])
+    }
+    assert {("reconciliation", "zero_differences", True), ("cost_allocations", "conservation", True),
+            ("raw/aws_main", "schema_drift", False), ("raw/gcp_main", "freshness", False),
+            ("unattributed_costs", "untagged_share", False)} <= checks
+    (repository,) = data["repositoriesOrError"]["nodes"]
+    assert repository["schedules"] == [{"name": "nightly_refresh", "cronSchedule": "0 6 * * *", "executionTimezone": "UTC"}]
+    assert repository["sensors"] == [{"name": "new_billing_deliveries", "minIntervalSeconds": 300}]
+    assert data["instance"]["poolConfig"]["defaultPoolLimit"] == 1
+    assert "runledger/warehouse" in data["instance"]["runQueueConfig"]["tagConcurrencyLimitsYaml"]

@@ -1,0 +1,371 @@
+"""The whole nightly job on the demo data set: exact totals against the raw export files."""
+
+import json
+import re
+from collections import defaultdict
+from datetime import datetime, timezone
+from fnmatch import fnmatchcase
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from pipelines.config import DEFAULT_DIMENSIONS
+from pipelines.demo import write_demo
+from pipelines.orchestration.nightly import run_nightly
+from pipelines.reports.data import load_overviews
+
+TEN_DECIMALS = Decimal("1e-10")
+
+
+def money(value: object) -> Decimal:
+    """The warehouse's money rule, computed independently: the number's shortest text, half-even."""
+    if value is None or value == "":
+        return Decimal(0)
+    return Decimal(repr(value) if isinstance(value, float) else str(value)).quantize(TEN_DECIMALS, ROUND_HALF_EVEN)
+
+
+def normalized(key: str) -> str:
+    key = re.sub(r"[-\s:]", "_", key.strip().lower())
+    return key[len("user_"):] if key.startswith("user_") else key
+
+
+def training_run_of(tags: dict[str, str]) -> str | None:
+    by_key = {normalized(k): v.strip() for k, v in tags.items() if v and v.strip()}
+    for alias in DEFAULT_DIMENSIONS["training_run"]:
+        if normalized(alias) in by_key:
+            return by_key[normalized(alias)]
+    return None
+
+
+def aws_effective(row: dict) -> Decimal:
+    """The amortization rule of ../shared/BILLING.md, row by row."""
+    kind = row["line_item_line_item_type"]
+    if kind == "SavingsPlanCoveredUsage":
+        return money(row["savings_plan_savings_plan_effective_cost"])
+    if kind == "SavingsPlanRecurringFee":
+        return money(row["savings_plan_total_commitment_to_date"]) - money(row["savings_plan_used_commitment"])
+    if kind in ("SavingsPlanNegation", "SavingsPlanUpfrontFee"):
+        return Decimal(0)
+    if kind == "DiscountedUsage":
+        return money(row["reservation_effective_cost"])
+    if kind == "RIFee":
+        return money(row["reservation_unused_amortized_upfront_fee_for_billing_period"]) + money(
+            row["reservation_unused_recurring_fee"]
+        )
+    if kind == "Fee" and row.get("reservation_reservation_a_r_n"):
+        return Decimal(0)
+    return money(row["line_item_net_unblended_cost"]) if row["line_item_net_unblended_cost"] is not None else money(row["line_item_unblended_cost"])
+
+
+def registry_run_of(root: Path, resource_id: str | None, start: datetime) -> str | None:
+    """The registered run whose resource globs and [start, end) window hold the line (lines of the
+    demo never cross a window edge)."""
+    runs = yaml.safe_load((root / ".runledger" / "demo" / "runs.yaml").read_text())["runs"]
+    for run in runs:
+        begins, ends = (run[k].astimezone(timezone.utc).replace(tzinfo=None) for k in ("start", "end"))
+        if resource_id and any(fnmatchcase(resource_id, p) for p in run["resources"]) and begins <= start < ends:
+            return run["id"]
+    return None
+
+
+def gcp_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.removesuffix(" UTC"))
+
+
+def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
+    """Per (source, period): rows, billed, effective; per (method, run): effective; files listed."""
+    periods: dict[tuple[str, str], list] = defaultdict(lambda: [0, Decimal(0), Decimal(0)])
+    runs: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
+    listed: set[str] = set()
+    export = root / ".runledger" / "demo" / "aws" / "cur2-demo"
+    for manifest in sorted(export.glob("metadata/*/*-Manifest.json")):
+        period = manifest.parent.name.split("=")[1]
+        for uri in json.loads(manifest.read_text())["dataFiles"]:
+            path = export / "data" / uri.split("/data/", 1)[1]
+            listed.add(str(path))
+            for row in pq.read_table(path).to_pylist():
+                billed = money(row["line_item_net_unblended_cost"] if row["line_item_net_unblended_cost"] is not None else row["line_item_unblended_cost"])
+                effective = aws_effective(row)
+                entry = periods[("aws-main", period)]
+                entry[0] += 1
+                entry[1] += billed
+                entry[2] += effective
+                run = training_run_of(dict(row["resource_tags"] or []))
+                if run:
+                    runs[("tag", run)] += effective
+                elif run := registry_run_of(root, row["line_item_resource_id"], row["line_item_usage_start_date"]):
+                    runs[("registry", run)] += effective
+    for file in sorted((root / ".runledger" / "demo" / "gcp").rglob("*.json*")):
+        for line in file.read_text().splitlines():
+            row = json.loads(line)
+            month = row["invoice"]["month"]
+            net = money(row["cost"]) + sum((money(c["amount"]) for c in row.get("credits") or []), Decimal(0))
+            entry = periods[("gcp-main", f"{month[:4]}-{month[4:]}")]
+            entry[0] += 1
+            entry[1] += net
+            entry[2] += net
+            labels = {label["key"]: label["value"] for label in row.get("labels") or []}
+            project_labels = {label["key"]: label["value"] for label in (row.get("project") or {}).get("labels") or []}
+            run = training_run_of({**project_labels, **labels})
+            resource = (row.get("resource") or {}).get("global_name") or (row.get("resource") or {}).get("name")
+            if run:
+                runs[("tag", run)] += net
+            elif run := registry_run_of(root, resource, gcp_time(row["usage_start_time"])):
+                runs[("registry", run)] += net
+    return {key: tuple(value) for key, value in periods.items()}, dict(runs), listed
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("demo")
+    config = write_demo(root)
+    run_nightly(config, echo=lambda line: None)
+    return root, root / ".runledger" / "warehouse.duckdb"
+
+
+def query(warehouse: Path, sql: str) -> list[tuple]:
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_every_source_period_matches_the_raw_files(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    expected, _, _ = raw_expectations(root)
+    loaded = query(
+        warehouse,
+        "select x_SourceName, strftime(date_trunc('month', BillingPeriodStart), '%Y-%m'), count(*), "
+        "sum(BilledCost), sum(EffectiveCost) from focus_line_items group by all",
+    )
+    assert {(s, p): (n, b, e) for s, p, n, b, e in loaded} == expected
+    assert len(expected) == 4 and sum(n for n, _, _ in expected.values()) >= 4000
+
+
+def test_only_the_files_the_manifest_lists_are_read(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    _, _, listed = raw_expectations(root)
+    read = {row[0] for row in query(warehouse, "select distinct x_SourceFile from focus_line_items where x_SourceName = 'aws-main'")}
+    all_parquet = {str(p) for p in (root / ".runledger" / "demo" / "aws").rglob("*.parquet")}
+    assert read == listed
+    assert all_parquet - listed, "the demo keeps an older delivery beside the latest one"
+
+
+def test_per_run_cost_by_tag_and_by_registry_matches_the_raw_rows(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    _, runs, _ = raw_expectations(root)
+    allocated = query(
+        warehouse,
+        "select allocation_method, training_run, sum(effective_cost) from cost_allocations "
+        "where training_run is not null group by all",
+    )
+    assert {(method, run): cost for method, run, cost in allocated} == runs
+    assert {run for _, run in runs} == {"llm-7b-pt-r1", "llm-13b-ft-r2", "llm-3b-pt-gcp"}
+    assert runs[("registry", "llm-7b-pt-r1")] > 0, "the demo leaves two 7B nodes untagged"
+
+
+def test_checkpoint_storage_after_the_window_stays_unattributed(demo: tuple[Path, Path]) -> None:
+    _, warehouse = demo
+    rows = query(
+        warehouse,
+        "select training_run, allocation_method, min(ChargePeriodStart), max(ChargePeriodStart) "
+        "from cost_allocations where ResourceId = 'ckpt-7b' group by all order by 1 nulls last",
+    )
+    (run, method, _, last_in_window), (nobody, unattributed, first_after, _) = rows
+    assert (run, method, nobody, unattributed) == ("llm-7b-pt-r1", "registry", None, "unattributed")
+    assert last_in_window < datetime(2026, 10, 11) <= first_after
+
+
+def test_reconciliation_is_zero_and_registry_fills_dimensions(demo: tuple[Path, Path]) -> None:
+    _, warehouse = demo
+    rows = query(
+        warehouse,
+        "select rows_raw_focus_diff, rows_focus_allocated_diff, billed_raw_focus_diff, "
+        "billed_focus_allocated_diff, effective_focus_allocated_diff from reconciliation",
+    )
+    assert len(rows) == 4 and all(value == 0 for row in rows for value in row)
+    missing = query(
+        warehouse,
+        "select count(*) from cost_allocations where training_run is not null and (experiment is null or dataset_version is null)",
+    )
+    assert missing == [(0,)]
+
+
+def test_budget_variance_explains_the_gap_exactly(demo: tuple[Path, Path]) -> None:
+    _, warehouse = demo
+    compute = query(
+        warehouse,
+        "select training_run, variance, rate_variance, usage_variance, actual_cost, estimated_cost "
+        "from budget_variance where cost_category = 'compute'",
+    )
+    assert len(compute) == 3
+    for _, variance, rate_variance, usage_variance, actual, estimated in compute:
+        assert rate_variance + usage_variance == variance == actual - estimated
+    totals = dict(query(warehouse, "select training_run, actual_cost from budget_variance where cost_category = 'total'"))
+    by_run = dict(query(warehouse, "select training_run, sum(effective_cost) from run_costs group by 1"))
+    assert totals == by_run
+
+
+def test_reports_show_the_runs_numbers(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    for run, actual in query(warehouse, "select training_run, actual_cost from budget_variance where cost_category = 'total'"):
+        html = (root / ".runledger" / "reports" / run / "report.html").read_text()
+        markdown = (root / ".runledger" / "reports" / run / "report.md").read_text()
+        shown = f"{actual.quantize(Decimal('0.01')):,}"
+        assert shown in html and shown in markdown
+        assert html.count("<svg") >= 4 and "https://" not in html.replace("http://www.w3.org", "")
+    assert (root / ".runledger" / "reports" / "summary.html").is_file()
+
+
+def test_a_second_run_changes_nothing(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    tables = {
+        "focus_line_items": "select * exclude (x_IngestedAt) from focus_line_items order by x_LineItemKey",
+        "cost_allocations": "select * from cost_allocations order by x_LineItemKey, training_run",
+        "budget_variance": "select * from budget_variance order by training_run, cost_category",
+        "run_costs": "select * from run_costs order by all",
+        "waste": "select * from waste order by all",
+    }
+    before = {name: query(warehouse, sql) for name, sql in tables.items()}
+    run_nightly(root / "runledger.yaml", echo=lambda line: None)
+    after = {name: query(warehouse, sql) for name, sql in tables.items()}
+    assert after == before
+    # GCP periods are rebuilt each run; the AWS deliveries are unchanged, so they are not reloaded.
+    assert query(warehouse, "select source_name, status, count(*) from loads group by all order by all") == [
+        ("aws-main", "loaded", 2), ("aws-main", "unchanged", 2), ("gcp-main", "loaded", 4),
+    ]
+
+
+def test_budget_alerts_mark_the_first_day_over_each_threshold(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    alerts = {
+        (run, threshold): crossed_on
+        for run, threshold, crossed_on in query(warehouse, "select training_run, threshold, crossed_on from budget_alerts")
+    }
+    expected = {}
+    for path in sorted((root / ".runledger" / "demo" / "budgets").glob("*.yaml")):
+        budget = yaml.safe_load(path.read_text())
+        run = budget["training_run"]
+        (estimate,) = query(warehouse, f"select sum(estimated_cost) from budget_baselines where training_run = '{run}'")[0]
+        lines = query(
+            warehouse,
+            f"select ChargePeriodStart, effective_cost from cost_allocations where training_run = '{run}'",
+        )
+        per_day: dict = defaultdict(Decimal)
+        for charge_start, cost in lines:
+            per_day[charge_start.date()] += cost
+        cumulative = Decimal(0)
+        for day in sorted(per_day):
+            cumulative += per_day[day]
+            for threshold, fraction in budget["thresholds"].items():
+                if cumulative >= estimate * Decimal(str(fraction)) and (run, threshold) not in expected:
+                    expected[run, threshold] = day
+    assert alerts == expected
+    assert ("llm-7b-pt-r1", "over") in alerts  # the story: the 7B run ends ~20 % over budget
+    report = (root / ".runledger" / "reports" / "llm-7b-pt-r1" / "report.html").read_text()
+    for (run, threshold), day in alerts.items():
+        if run == "llm-7b-pt-r1":
+            assert f"{threshold} on {day:%Y-%m-%d}" in report
+
+
+def test_actual_effective_mfu_of_the_7b_run(demo: tuple[Path, Path]) -> None:
+    _, warehouse = demo
+    # 6 x 7e9 x 6.5e11 FLOPs at 989 TFLOP/s per H100 over the GPU-hours actually billed
+    ((gpu_hours,),) = query(
+        warehouse,
+        "select sum(gpu_hours) from cost_allocations where training_run = 'llm-7b-pt-r1' and x_CostCategory = 'compute'",
+    )
+    ((estimated, actual, throughput),) = query(
+        warehouse,
+        "select estimated_effective_mfu, actual_effective_mfu, actual_tokens_per_gpu_second from budget_variance "
+        "where training_run = 'llm-7b-pt-r1' and cost_category = 'compute'",
+    )
+    flops = Decimal(6) * Decimal("7e9") * Decimal("6.5e11")
+    assert abs(actual - flops / (Decimal("989e12") * 3600 * gpu_hours)) < Decimal("1e-9")
+    assert abs(throughput - Decimal("6.5e11") / (gpu_hours * 3600)) < Decimal("1e-9")
+    assert abs(estimated - Decimal("0.40") / Decimal("1.10")) < Decimal("1e-9")
+    assert actual < estimated  # the story: more GPU-hours than the budget assumed
+
+
+def test_run_costs_name_each_runs_registry_dimensions(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    registry = yaml.safe_load((root / ".runledger" / "demo" / "runs.yaml").read_text())["runs"]
+    expected = sorted((run["id"], run["experiment"], run["dataset_version"], run["owner"]) for run in registry)
+    rows = query(warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1")
+    # one set of dimensions per run, although some GCP lines carry the project label team=ml-platform
+    assert rows == expected
+
+
+def test_run_reports_name_the_dimensions_run_costs_names(demo: tuple[Path, Path]) -> None:
+    # The 3B run's GCP lines carry team=ml-platform (an owner key) besides its own owner tag; its
+    # report names the registry's owner, as run_costs does, however the allocations are stored.
+    root, warehouse = demo
+    expected = query(warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1")
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        overviews = load_overviews(conn, [run for run, *_ in expected])
+    headers = [(run, o.header.experiment, o.header.dataset_version, o.header.owner) for run, o in overviews.items()]
+    assert headers == expected
+    assert overviews["llm-3b-pt-gcp"].header.owner == "carol"
+    report = (root / ".runledger" / "reports" / "llm-3b-pt-gcp" / "report.md").read_text()
+    assert "- **Owner:** carol" in report
+
+
+def test_waste_of_the_demo_runs(demo: tuple[Path, Path]) -> None:
+    """7B: two crashes, a six-hour idle tail, 30 checkpoints kept where the budget planned 5,
+    checkpoint replication to us-west-2; 3B: 45 checkpoints kept (10 planned), egress to EMEA."""
+    _, warehouse = demo
+    by_kind = {
+        (run, kind): (cost, gpu_hours)
+        for run, kind, cost, gpu_hours in query(
+            warehouse,
+            "select training_run, kind, round(sum(effective_cost), 2), sum(gpu_hours) from waste group by all",
+        )
+    }
+    assert {key: cost for key, (cost, _) in by_kind.items()} == {
+        ("llm-7b-pt-r1", "idle_after_run"): Decimal("3754.93"),
+        ("llm-7b-pt-r1", "recompute_after_failure"): Decimal("5123.91"),
+        ("llm-7b-pt-r1", "checkpoint_retention"): Decimal("7.55"),
+        ("llm-7b-pt-r1", "cross_region_transfer"): Decimal("59.73"),
+        ("llm-3b-pt-gcp", "checkpoint_retention"): Decimal("36.33"),
+        ("llm-3b-pt-gcp", "cross_region_transfer"): Decimal("87.33"),
+    }
+    # 16 nodes x 8 GPUs idle from the 12:00 end event to 18:00
+    assert by_kind[("llm-7b-pt-r1", "idle_after_run")][1] == 16 * 8 * 6
+    # crashes at 09:30 and 16:45, 3.5 and 4.75 hours after the last checkpoint, on 128 GPUs,
+    # priced at the run's compute effective cost per GPU-hour
+    ((compute_cost, compute_gpu_hours),) = query(
+        warehouse,
+        "select sum(effective_cost), sum(gpu_hours) from run_costs "
+        "where training_run = 'llm-7b-pt-r1' and cost_category = 'compute'",
+    )
+    recompute = query(
+        warehouse,
+        "select gpu_hours, effective_cost from waste "
+        "where kind = 'recompute_after_failure' order by gpu_hours",
+    )
+    assert recompute == [
+        (Decimal(448), (448 * compute_cost / compute_gpu_hours).quantize(Decimal("1e-10"), rounding=ROUND_HALF_UP)),
+        (Decimal(608), (608 * compute_cost / compute_gpu_hours).quantize(Decimal("1e-10"), rounding=ROUND_HALF_UP)),
+    ]
+    over = query(
+        warehouse,
+        "select training_run from run_costs group by training_run "
+        "having sum(effective_cost) < coalesce((select sum(effective_cost) from waste w where w.training_run = run_costs.training_run), 0)",
+    )
+    assert over == []
+
+
+def test_reports_show_the_waste(demo: tuple[Path, Path]) -> None:
+    root, _ = demo
+    reports = root / ".runledger" / "reports"
+    markdown = (reports / "llm-7b-pt-r1" / "report.md").read_text()
+    assert "## Waste" in markdown and "![Waste by kind](charts/waste_by_kind.png)" in markdown
+    assert "| recompute after failure | 2 | 5,123.91 | 1,056.0 | 4.4 % |" in markdown
+    assert "does not change the amounts above" in markdown
+    assert '<h2>Waste</h2>\n<figure class="chart" role="img" aria-label="Waste by kind"><svg' in (reports / "llm-7b-pt-r1" / "report.html").read_text()
+    summary = (reports / "summary.md").read_text()
+    ranking = summary[summary.index("## Waste by run and owner"):]
+    assert ranking.index("llm-7b-pt-r1") < ranking.index("llm-3b-pt-gcp") < ranking.index("llm-13b-ft-r2")
+    assert "| 1 | alice | 1 | USD | 117,051.55 | 8,946.12 | 7.6 % |" in ranking

@@ -1,0 +1,104 @@
+"""The public FOCUS 1.0 sample through the whole nightly job: totals equal the file's own sums."""
+
+import csv
+from collections import defaultdict
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.orchestration.nightly import run_nightly
+from tests.support import FIXTURES, write_config
+
+
+def as_money(text: str) -> Decimal:
+    """The warehouse's money rule: the file's decimal text rounded half to even at 10 places."""
+    return Decimal(text).quantize(Decimal("1e-10"), rounding=ROUND_HALF_EVEN)
+
+
+def file_totals(path: Path) -> dict[str, tuple[int, Decimal, Decimal]]:
+    """Per provider: rows, Σ BilledCost and Σ EffectiveCost, read from the CSV text with Decimal."""
+    totals: dict[str, list] = defaultdict(lambda: [0, Decimal(0), Decimal(0)])
+    with path.open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            entry = totals[row["ProviderName"]]
+            entry[0] += 1
+            entry[1] += as_money(row["BilledCost"])
+            entry[2] += as_money(row["EffectiveCost"])
+    return {provider: tuple(values) for provider, values in totals.items()}
+
+
+@pytest.fixture(scope="module")
+def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("focus")
+    sample = FIXTURES / "focus_1.0_sample_1000.csv"
+    config = write_config(folder, f"sources:\n  - {{name: focus-sample, kind: focus, path: {sample}}}\n")
+    run_nightly(config, echo=lambda line: None)
+    return config, folder / ".runledger" / "warehouse.duckdb"
+
+
+def test_provider_totals_equal_the_files_own_sums(sample_warehouse: tuple[Path, Path], focus_sample: Path) -> None:
+    _, warehouse = sample_warehouse
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        loaded = conn.execute(
+            "select ProviderName, count(*), sum(BilledCost), sum(EffectiveCost) from focus_line_items group by 1"
+        ).fetchall()
+        allocated = conn.execute(
+            "select ProviderName, count(*), sum(billed_cost), sum(effective_cost) from cost_allocations group by 1"
+        ).fetchall()
+    expected = file_totals(focus_sample)
+    assert {row[0]: row[1:] for row in loaded} == expected
+    assert {row[0]: row[1:] for row in allocated} == expected
+    assert expected["AWS"][0] == 942 and expected["AWS"][1] > expected["AWS"][2]
+
+
+def test_money_beyond_ten_decimals_rounds_half_to_even(sample_warehouse: tuple[Path, Path]) -> None:
+    _, warehouse = sample_warehouse
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        billed = {row[0] for row in conn.execute("select BilledCost from focus_line_items").fetchall()}
+    # the file writes 0.00107392473 and -0.00000764078 (11 decimals)
+    assert Decimal("0.0010739247") in billed and Decimal("-0.0000076408") in billed
+
+
+def test_reconciliation_differences_are_zero(sample_warehouse: tuple[Path, Path]) -> None:
+    _, warehouse = sample_warehouse
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        rows = conn.execute(
+            "select billing_period, raw_rows, focus_rows, allocated_rows, billed_raw_focus_diff, "
+            "billed_focus_allocated_diff, effective_focus_allocated_diff from reconciliation order by 1"
+        ).fetchall()
+    assert [(str(r[0]), r[1], r[2], r[3]) for r in rows] == [("2024-09-01", 999, 999, 999), ("2024-10-01", 1, 1, 1)]
+    assert all(value == 0 for row in rows for value in row[4:])
+
+
+def test_nulls_tags_and_keys(sample_warehouse: tuple[Path, Path]) -> None:
+    _, warehouse = sample_warehouse
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        (blank_or_null_literal,) = conn.execute(
+            "select count(*) from focus_line_items where ChargeClass in ('NULL', '') or ResourceId in ('NULL', '')"
+        ).fetchone()
+        (tagged,) = conn.execute("select count(*) from focus_line_items where Tags['application'] is not null").fetchone()
+        (distinct_keys,) = conn.execute("select count(distinct x_LineItemKey) from focus_line_items").fetchone()
+    with open(FIXTURES / "focus_1.0_sample_1000.csv", newline="") as handle:
+        tagged_in_file = sum(1 for row in csv.DictReader(handle) if '"application"' in row["Tags"])
+    assert blank_or_null_literal == 0
+    assert tagged == tagged_in_file > 0
+    assert distinct_keys == 1000
+
+
+def test_a_second_run_changes_nothing(sample_warehouse: tuple[Path, Path]) -> None:
+    config, warehouse = sample_warehouse
+    snapshot = (
+        "select x_LineItemKey, BilledCost, EffectiveCost, x_CostCategory, Tags from focus_line_items "
+        "order by x_LineItemKey"
+    )
+    allocations = "select * from cost_allocations order by x_LineItemKey"
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        before = conn.execute(snapshot).fetchall(), conn.execute(allocations).fetchall()
+    run_nightly(config, echo=lambda line: None)
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        after = conn.execute(snapshot).fetchall(), conn.execute(allocations).fetchall()
+        loads = conn.execute("select count(*), count(distinct billing_period) from loads where status = 'loaded'").fetchone()
+    assert after == before
+    assert loads == (4, 2)

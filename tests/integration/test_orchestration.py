@@ -1,0 +1,244 @@
+"""The nightly orchestration: schedule ticks, the delivery sensor's cursor, blocking checks in a
+real in-process materialization, and the warning checks on real deliveries."""
+
+import json
+import shutil
+from datetime import date, datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import dagster as dg
+import duckdb
+import pytest
+
+from pipelines.config import load_config
+from pipelines.definitions import build_asset_graph, build_definitions
+from pipelines.demo import write_demo
+from tests.support import REPO
+from pipelines.orchestration.nightly import run_nightly
+from pipelines.orchestration.resources import RunLedgerResource
+from pipelines.orchestration.schedules import NIGHTLY_SCHEDULE
+from pipelines.orchestration.sensors import DELIVERY_SENSOR
+
+CUR_EXPORT = Path(".runledger/demo/aws/cur2-demo")
+GCP_EXPORT = Path(".runledger/demo/gcp")
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+@pytest.fixture
+def demo_config(tmp_path: Path) -> Path:
+    return write_demo(tmp_path)
+
+
+def tick(defs: dg.Definitions, moment: datetime) -> list[dg.RunRequest]:
+    schedule = defs.resolve_schedule_def(NIGHTLY_SCHEDULE)
+    return list(schedule(dg.build_schedule_context(scheduled_execution_time=moment)))
+
+
+@pytest.mark.parametrize(
+    ("moment", "expected"),
+    [
+        (datetime(2026, 11, 30, 6, 0, tzinfo=timezone.utc), ["2026-10-01", "2026-11-01"]),
+        (datetime(2026, 1, 1, 0, 5, tzinfo=timezone.utc), ["2025-12-01", "2026-01-01"]),
+        # 23:30 on 31 October in Los Angeles is already 1 November in UTC, the billing clock.
+        (datetime(2026, 10, 31, 23, 30, tzinfo=ZoneInfo("America/Los_Angeles")), ["2026-10-01", "2026-11-01"]),
+        (datetime(2026, 3, 1, 0, 30, tzinfo=ZoneInfo("Europe/Berlin")), ["2026-01-01", "2026-02-01"]),
+    ],
+)
+def test_a_tick_requests_exactly_the_current_and_previous_billing_periods(
+    demo_config: Path, moment: datetime, expected: list[str]
+) -> None:
+    requests = tick(build_definitions(demo_config), moment)
+    assert [r.partition_key for r in requests] == expected
+    assert all(r.asset_selection is None for r in requests)  # the whole graph: every source, every layer
+
+
+def test_the_schedule_uses_the_configured_cron_and_timezone(tmp_path: Path) -> None:
+    config = write_demo(tmp_path)
+    config.write_text(config.read_text() + "orchestration:\n  cron: '30 2 * * *'\n  timezone: Europe/Berlin\n")
+    schedule = build_definitions(config).resolve_schedule_def(NIGHTLY_SCHEDULE)
+    assert (schedule.cron_schedule, schedule.execution_timezone) == ("30 2 * * *", "Europe/Berlin")
+    assert schedule.job_name == "runledger_nightly"
+
+
+def sense(defs: dg.Definitions, cursor: str | None) -> tuple[list[dg.RunRequest], str | None]:
+    sensor = defs.resolve_sensor_def(DELIVERY_SENSOR)
+    result = sensor(dg.build_sensor_context(cursor=cursor, definitions=defs))
+    return list(result.run_requests or []), result.cursor
+
+
+def requested(requests: list[dg.RunRequest]) -> list[tuple[str, list[str]]]:
+    """(partition, raw loads requested) per run request."""
+    return [
+        (r.partition_key, sorted(k.to_user_string() for k in r.asset_selection if k.path[0] == "raw"))
+        for r in requests
+    ]
+
+
+def new_cur_delivery(root: Path, period: str, execution_id: str) -> None:
+    """A new CUR 2.0 execution of `period`: its files copied to a new folder and the manifest
+    rewritten to list them, as AWS does on a refresh."""
+    manifest_path = root / CUR_EXPORT / f"metadata/BILLING_PERIOD={period}/cur2-demo-Manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    data = root / CUR_EXPORT / f"data/BILLING_PERIOD={period}"
+    old_folder = next(p for p in data.iterdir() if manifest["executionId"] in p.name)
+    new_folder = data / f"20261130T031500Z-{execution_id}"
+    shutil.copytree(old_folder, new_folder)
+    manifest["executionId"] = execution_id
+    manifest["dataFiles"] = [uri.replace(old_folder.name, new_folder.name) for uri in manifest["dataFiles"]]
+    manifest_path.write_text(json.dumps(manifest))
+
+
+def late_gcp_rows(root: Path, invoice_month: str, export_time: str) -> None:
+    """A new export file with a copy of one row of `invoice_month`, exported later."""
+    source = next(
+        line for file in sorted((root / GCP_EXPORT).glob("*.jsonl")) for line in file.read_text().splitlines()
+        if f'"month":"{invoice_month}"' in line
+    )
+    row = json.loads(source) | {"export_time": export_time}
+    (root / GCP_EXPORT / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261130.jsonl").write_text(json.dumps(row) + "\n")
+
+
+def test_the_sensor_requests_each_delivery_once(demo_config: Path) -> None:
+    root = demo_config.parent
+    defs = build_definitions(demo_config)
+
+    first, cursor = sense(defs, None)
+    assert requested(first) == [
+        ("2026-10-01", ["raw/aws_main", "raw/gcp_main"]),
+        ("2026-11-01", ["raw/aws_main", "raw/gcp_main"]),
+    ]
+    downstream = {k.to_user_string() for k in first[0].asset_selection if k.path[0] != "raw"}
+    assert {"focus_line_items", "cost_allocations", "reconciliation", "budget_variance", "post_mortem_reports"} <= downstream
+
+    again, same_cursor = sense(defs, cursor)
+    assert again == [] and json.loads(same_cursor) == json.loads(cursor)
+
+    new_cur_delivery(root, "2026-11", "0d5e7c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6")
+    after_manifest, cursor = sense(defs, cursor)
+    assert requested(after_manifest) == [("2026-11-01", ["raw/aws_main"])]
+    assert sense(defs, cursor)[0] == []
+
+    late_gcp_rows(root, "202610", "2026-11-30 01:12:00.000000 UTC")
+    after_late_rows, cursor = sense(defs, cursor)
+    assert requested(after_late_rows) == [("2026-10-01", ["raw/gcp_main"])]
+    assert sense(defs, cursor)[0] == []
+    assert len({r.run_key for r in first + after_manifest + after_late_rows}) == 4
+
+
+def test_the_sensor_skips_without_sources(tmp_path: Path) -> None:
+    config = tmp_path / "runledger.yaml"
+    config.write_text("warehouse: w.duckdb\n")
+    defs = build_definitions(config)
+    result = defs.resolve_sensor_def(DELIVERY_SENSOR)(dg.build_sensor_context(definitions=defs))
+    assert isinstance(result, dg.SkipReason) and "no billing sources" in result.skip_message
+
+
+def materialize(graph, selection, config: Path, partition: str | None = None) -> dg.ExecuteInProcessResult:
+    return dg.materialize(
+        graph.assets,
+        selection=[key for asset in selection for key in asset.keys],
+        partition_key=partition,
+        resources={"runledger": RunLedgerResource(config_path=str(config))},
+        run_config=QUIET,
+        raise_on_error=False,
+    )
+
+
+def materialized(result: dg.ExecuteInProcessResult) -> set[str]:
+    return {event.asset_key.to_user_string() for event in result.get_asset_materialization_events()}
+
+
+def test_a_failing_reconciliation_stops_budget_variance_and_reports(demo_config: Path) -> None:
+    graph = build_asset_graph(load_config(demo_config))
+    assert materialize(graph, graph.pre_partition, demo_config).success
+    assert materialize(graph, graph.partitioned, demo_config, "2026-11-01").success
+    warehouse = demo_config.parent / ".runledger/warehouse.duckdb"
+    with duckdb.connect(str(warehouse)) as conn:
+        # A stray row slipped into the allocations after they were checked: billed totals now differ.
+        conn.execute(
+            "insert into cost_allocations select * replace ('stray' as x_LineItemKey) from cost_allocations "
+            "where x_SourceName = 'gcp-main' limit 1"
+        )
+    result = materialize(graph, graph.post_partition, demo_config)
+
+    assert not result.success
+    (evaluation,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "zero_differences"]
+    assert not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR
+    assert [(f["source_name"], f["allocated_rows"], f["rows_focus_allocated_diff"]) for f in evaluation.metadata["failures"].value] == [
+        ("gcp-main", str(int(f["focus_rows"]) + 1), "-1") for f in evaluation.metadata["failures"].value
+    ]
+    assert {"run_costs", "unattributed_costs", "reconciliation"} <= materialized(result)
+    assert not materialized(result) & {"budget_variance", "post_mortem_reports"}
+    assert [event.step_key for event in result.get_step_failure_events()] == ["reconciliation"]
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        assert conn.execute("select count(*) from budget_variance").fetchone() == (0,)
+    assert not (demo_config.parent / ".runledger/reports/summary.html").exists()
+
+
+def test_warning_checks_name_drift_and_offenders_without_failing_the_run(demo_config: Path) -> None:
+    root = demo_config.parent
+    late_file = root / GCP_EXPORT / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261130.jsonl"
+    row = json.loads(next(
+        line for line in sorted((root / GCP_EXPORT).glob("*.jsonl"))[-1].read_text().splitlines()
+    ))
+    late_file.write_text(json.dumps(row | {"carbon_footprint_kg": "0.12"}) + "\n")
+    demo_config.write_text(
+        demo_config.read_text() + "orchestration:\n  untagged_share_threshold: 0.3\n  freshness_max_age_hours: 0.5\n"
+    )
+    graph = build_asset_graph(load_config(demo_config))
+    assert materialize(graph, graph.pre_partition, demo_config).success
+    period = f"2026-{row['invoice']['month'][4:]}-01"
+    loads = materialize(graph, graph.partitioned, demo_config, period)
+    assert loads.success
+    checks = {(e.asset_key.to_user_string(), e.check_name): e for e in loads.get_asset_check_evaluations()}
+    drift = checks[("raw/gcp_main", "schema_drift")]
+    assert not drift.passed and drift.severity == dg.AssetCheckSeverity.WARN
+    assert drift.metadata["new_columns"].value == ["carbon_footprint_kg"]
+    assert checks[("raw/aws_main", "schema_drift")].passed
+    with duckdb.connect(str(root / ".runledger/warehouse.duckdb"), read_only=True) as conn:
+        (newest_gcp_charge,) = conn.execute(
+            "select max(ChargePeriodStart) from focus_line_items where x_SourceName = 'gcp-main'"
+        ).fetchone()
+    freshness = checks[("raw/gcp_main", "freshness")]
+    assert not freshness.passed and freshness.severity == dg.AssetCheckSeverity.WARN
+    assert freshness.metadata["newest_charge"].value == str(newest_gcp_charge)
+    assert freshness.metadata["max_age_hours"].value == 0.5
+
+    views = materialize(graph, graph.post_partition, demo_config)
+    assert views.success and "post_mortem_reports" in materialized(views)
+    (untagged,) = [e for e in views.get_asset_check_evaluations() if e.check_name == "untagged_share"]
+    assert not untagged.passed and untagged.severity == dg.AssetCheckSeverity.WARN
+    with duckdb.connect(str(root / ".runledger/warehouse.duckdb"), read_only=True) as conn:
+        (largest,) = conn.execute(
+            "select resource from unattributed_costs where billing_period = $p order by abs(effective_cost) desc limit 1",
+            {"p": datetime.fromisoformat(period).date()},
+        ).fetchone()
+    offenders = untagged.metadata["top_offenders"].value.splitlines()
+    assert len(offenders) == 2 + 10 and f"| {largest} |" in offenders[2]
+    assert "2026-11 USD" in untagged.description
+
+
+def test_runledger_run_records_in_the_dagster_instance_of_dagster_home(
+    demo_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    run_nightly(demo_config, [date(2026, 11, 1)], echo=lambda line: None)
+
+    with dg.DagsterInstance.get() as instance:
+        runs = instance.get_runs()
+        assert len(runs) == 3 and all(run.status == dg.DagsterRunStatus.SUCCESS for run in runs)
+        assert {run.tags.get("runledger/warehouse") for run in runs} == {"writer"}
+        for key in (["raw", "aws_main"], ["raw", "gcp_main"], ["cost_allocations"]):
+            event = instance.get_latest_materialization_event(dg.AssetKey(key))
+            assert event.dagster_event.partition == "2026-11-01", key
+        raw_load = instance.get_latest_materialization_event(dg.AssetKey(["raw", "aws_main"])).asset_materialization
+    with duckdb.connect(str(demo_config.parent / ".runledger/warehouse.duckdb"), read_only=True) as conn:
+        loaded = conn.execute(
+            "select loaded_rows, loaded_billed_cost from loads where source_name = 'aws-main' and status = 'loaded'"
+        ).fetchall()
+    assert loaded == [(raw_load.metadata["rows"].value, Decimal(raw_load.metadata["billed_cost"].value))]

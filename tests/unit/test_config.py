@@ -1,0 +1,122 @@
+"""runledger.yaml validation: every problem names the file and the key."""
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from pipelines.config import ConfigError, load_config
+from tests.support import write_config
+
+
+def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_sample: Path) -> None:
+    (tmp_path / "exports").mkdir()
+    config = load_config(
+        write_config(tmp_path, "warehouse: wh/w.duckdb\nsources:\n  - {name: f, kind: focus, path: exports}\n")
+    )
+    assert config.warehouse_path == tmp_path / "wh" / "w.duckdb"
+    assert config.reports_path == tmp_path / ".runledger" / "reports"
+    assert config.attribution.dimensions["training_run"] == ["training_run", "training-run", "TrainingRun", "run_id"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("warehous: x.duckdb\n", "warehous: unknown key"),
+        ("sources:\n  - {name: a, kind: focus, path: nowhere}\n", "sources[0].path:"),
+        ("sources:\n  - {name: a, kind: s3_magic, path: x}\n", "sources[0]"),
+        ("sources:\n  - {name: a, kind: focus, path: ., colour: red}\n", "sources[0].colour: unknown key"),
+        ("sources:\n  - {name: a, kind: gcp_billing}\n", "give exactly one of `table`"),
+        ("sources:\n  - {name: e, kind: run_events}\n", "sources[0]: Value error, give exactly one of `path` (JSON lines file or folder) or `mlflow`"),
+        ("sources:\n  - {name: e, kind: run_events, path: nowhere.jsonl}\n", "sources[0].path:"),
+        ("sources:\n  - {name: e, kind: run_events, mlflow: {tracking_uri: x}}\n", "sources[0].mlflow.experiment_names: Field required"),
+        ("sources:\n  - {name: e, kind: run_events, path: ., mlflow: {tracking_uri: x, experiment_names: [a]}}\n", "give exactly one of `path`"),
+        ("waste:\n  checkpoints: ['*ckpt*']\n", "waste.checkpoints: unknown key"),
+        ("sources:\n  - {name: a, kind: gcp_billing, path: ., project: p}\n", "`project` and `endpoint_url` apply to `table`"),
+        ("sources:\n  - {name: a, kind: gcp_billing, table: 'x; drop'}\n", "is not a BigQuery table id"),
+        ("attribution:\n  dimensions:\n    project: [p]\n", "attribution.dimensions.project"),
+        ("attribution:\n  runs: runs.yaml\n", "attribution.runs:"),
+        ("sources: [\n", "not valid YAML (line"),
+        ("- just\n- a list\n", "the top level must be a mapping"),
+        (
+            "sources:\n  - {name: a, kind: focus, path: .}\n  - {name: a, kind: focus, path: .}\n",
+            "source names must be unique, repeated: a",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceNam: x}, split: even}\n",
+            "attribution.shared[0].match: Value error, ServiceNam: not a text column of focus_line_items",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {BilledCost: '1*'}, split: even}\n",
+            "attribution.shared[0].match: Value error, BilledCost: not a text column",
+        ),
+        ("attribution:\n  shared:\n    - {name: s, match: {}, split: even}\n", "attribution.shared[0].match: Value error, give at least one"),
+        ("attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: half}\n", "attribution.shared[0].split: Input should be"),
+        ("attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: fixed}\n", "attribution.shared[0]: Value error, weights: a `fixed` split needs"),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: fixed, weights: {a: 0.7, b: 0.2}}\n",
+            "weights: must sum to exactly 1, they sum to 0.9",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: fixed, weights: {a: 1.5, b: -0.5}}\n",
+            "weights: must be > 0: b",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: fixed, weights: {a: 0.12345678901, b: 0.87654321099}}\n",
+            "weights: at most 10 decimal places: a, b",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: even, weights: {a: 1}}\n",
+            "weights: only a `fixed` split takes weights",
+        ),
+        (
+            "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: even}\n    - {name: s, match: {ServiceName: y}, split: even}\n",
+            "attribution.shared: Value error, rule names must be unique, repeated: s",
+        ),
+        ("attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: even, colour: red}\n", "attribution.shared[0].colour: unknown key"),
+    ],
+)
+def test_config_errors_name_file_and_key(tmp_path: Path, text: str, expected: str) -> None:
+    path = write_config(tmp_path, text)
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert str(path) in str(raised.value)
+    assert expected in str(raised.value)
+
+
+def test_missing_config_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="runledger.yaml: file not found"):
+        load_config(tmp_path / "runledger.yaml")
+
+
+def test_default_config_comes_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_config(tmp_path, "warehouse: from-env.duckdb\n")
+    monkeypatch.setenv("RUNLEDGER_CONFIG", str(path))
+    assert load_config().warehouse_path == tmp_path / "from-env.duckdb"
+
+
+def test_orchestration_defaults_and_bad_values(tmp_path: Path) -> None:
+    config = load_config(write_config(tmp_path, "warehouse: w.duckdb\n"))
+    assert (config.orchestration.cron, config.orchestration.timezone) == ("0 6 * * *", "UTC")
+    assert (config.orchestration.freshness_max_age_hours, config.orchestration.untagged_share_threshold) == (72, 0.25)
+    for text, key in [
+        ("orchestration:\n  untagged_share_threshold: 1.5\n", "orchestration.untagged_share_threshold"),
+        ("orchestration:\n  cron: every night\n", "orchestration.cron"),
+        ("orchestration:\n  freshness_max_age: 12\n", "orchestration.freshness_max_age"),
+    ]:
+        with pytest.raises(ConfigError, match=rf"runledger.yaml: {key}: "):
+            load_config(write_config(tmp_path, text))
+
+
+def test_shared_rules_keep_their_order_and_exact_weights(tmp_path: Path) -> None:
+    config = load_config(
+        write_config(
+            tmp_path,
+            "attribution:\n  shared:\n"
+            "    - {name: support, match: {ServiceName: 'AWS Support*'}, split: proportional}\n"
+            "    - {name: sp, match: {ChargeCategory: Purchase}, split: fixed, weights: {a: 0.1, b: 0.2, c: 0.7}}\n",
+        )
+    )
+    assert [rule.name for rule in config.attribution.shared] == ["support", "sp"]
+    # 0.1 + 0.2 + 0.7 is not 1 in binary floating point; the weights are read as the decimals written
+    assert config.attribution.shared[1].weights == {"a": Decimal("0.1"), "b": Decimal("0.2"), "c": Decimal("0.7")}

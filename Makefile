@@ -10,11 +10,11 @@ FOCUS_CONVERTER_VENV := .venv-focus-converter
 FOCUS_CONVERTER_INSTALLED := $(FOCUS_CONVERTER_VENV)/.installed
 BENCH_SIZES ?= 1M,5M,20M
 
-.PHONY: run test test-browser dev bench clean
+.PHONY: run test test-fast lint test-browser dev bench clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test,lint]'
 	touch $(INSTALLED)
 
 # The BigQuery emulator the integration tests start: its own venv (it pins another duckdb).
@@ -35,8 +35,20 @@ $(FOCUS_CONVERTER_INSTALLED): constraints-focus-converter.txt
 run: $(INSTALLED)  ## the nightly job on the embedded demo data set
 	$(BIN)/runledger demo --dir .
 
-test: $(INSTALLED) $(BQEMULATOR_INSTALLED) test-browser  ## the whole pytest suite
+test: $(INSTALLED) $(BQEMULATOR_INSTALLED) test-browser  ## the whole pytest suite: unit, integration and e2e tiers
 	$(BIN)/python -m pytest
+
+test-fast: $(INSTALLED)  ## the unit tier only: in process, no servers, under a minute
+	$(BIN)/python -m pytest -m unit
+
+# ruff (lint and format), sqlfluff (DuckDB's dialect; BigQuery's for the GCP connector's SQL,
+# linted from its folder, where its templater settings live) and the import contracts.
+lint: $(INSTALLED)  ## linters and import contracts, as CI runs them before the tests
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/sqlfluff lint sql bench/sql --processes 2
+	cd connectors/gcp/sql && $(CURDIR)/$(BIN)/sqlfluff lint .
+	$(BIN)/lint-imports
 
 bench: $(INSTALLED) $(FOCUS_CONVERTER_INSTALLED)  ## the nightly job measured at BENCH_SIZES line items (docs/scaling.md)
 	$(BIN)/python -m bench run --sizes $(BENCH_SIZES)

@@ -24,29 +24,77 @@ def main() -> None:
 
 
 @main.command("run")
-@click.option("--sizes", default=DEFAULT_SIZES, show_default=True, callback=_sizes,
-              help="Comma-separated line-item counts (10k, 1M, 20M …), each split over two billing periods.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=Path(".bench-data"), show_default=True,
-              help="Where generated data sets are kept and reused (keyed by size and generator version).")
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("bench/results"), show_default=True,
-              help="Where the JSON result file is written.")
-@click.option("--converter/--no-converter", default=True, show_default=True,
-              help="Also time focus-converter 1.0.0 (needs .venv-focus-converter; `make bench` creates it).")
-@click.option("--multiprocess/--no-multiprocess", default=True, show_default=True,
-              help="Also run the nightly job with Dagster's multiprocess executor, one process per billing period "
-                   "(sizes up to 5M: above, two periods normalized at once do not fit in memory yet).")
-@click.option("--timeout", "timeout_seconds", type=float, default=7200, show_default=True,
-              help="Seconds after which any one measured process is killed.")
-@click.option("--runs", type=click.IntRange(min=1), default=RUNS, show_default=True,
-              help="Training runs in each data set (each gets a report; fewer make a quick smoke run).")
-def run(sizes: tuple[int, ...], cache_dir: Path, results_dir: Path, converter: bool, multiprocess: bool,
-        timeout_seconds: float, runs: int) -> None:
+@click.option(
+    "--sizes",
+    default=DEFAULT_SIZES,
+    show_default=True,
+    callback=_sizes,
+    help="Comma-separated line-item counts (10k, 1M, 20M …), each split over two billing periods.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(".bench-data"),
+    show_default=True,
+    help="Where generated data sets are kept and reused (keyed by size and generator version).",
+)
+@click.option(
+    "--results-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("bench/results"),
+    show_default=True,
+    help="Where the JSON result file is written.",
+)
+@click.option(
+    "--converter/--no-converter",
+    default=True,
+    show_default=True,
+    help="Also time focus-converter 1.0.0 (needs .venv-focus-converter; `make bench` creates it).",
+)
+@click.option(
+    "--multiprocess/--no-multiprocess",
+    default=True,
+    show_default=True,
+    help="Also run the nightly job with Dagster's multiprocess executor, one process per billing period "
+    "(sizes up to 5M: above, two periods normalized at once do not fit in memory yet).",
+)
+@click.option(
+    "--timeout",
+    "timeout_seconds",
+    type=float,
+    default=7200,
+    show_default=True,
+    help="Seconds after which any one measured process is killed.",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=RUNS,
+    show_default=True,
+    help="Training runs in each data set (each gets a report; fewer make a quick smoke run).",
+)
+def run(
+    sizes: tuple[int, ...],
+    cache_dir: Path,
+    results_dir: Path,
+    converter: bool,
+    multiprocess: bool,
+    timeout_seconds: float,
+    runs: int,
+) -> None:
     """Generates (or reuses) the data sets, measures every size, prints the table, writes JSON."""
     from bench.harness import BenchOptions, run_bench
     from bench.report import format_results
 
-    options = BenchOptions(sizes=sizes, cache_dir=cache_dir, results_dir=results_dir, converter=converter,
-                           multiprocess=multiprocess, timeout_seconds=timeout_seconds, runs=runs)
+    options = BenchOptions(
+        sizes=sizes,
+        cache_dir=cache_dir,
+        results_dir=results_dir,
+        converter=converter,
+        multiprocess=multiprocess,
+        timeout_seconds=timeout_seconds,
+        runs=runs,
+    )
     results, path = run_bench(options, echo=lambda line: click.echo(line))
     click.echo(format_results(results))
     click.echo(f"results: {path} (bench took {results['total_seconds']:,.0f} s)")
@@ -56,10 +104,20 @@ def run(sizes: tuple[int, ...], cache_dir: Path, results_dir: Path, converter: b
 
 
 @main.command("nightly")
-@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="The data set's runledger.yaml.")
-@click.option("--stats", "stats_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Where the steps' start and end times are written (JSON).")
+@click.option(
+    "--config",
+    "config_path",
+    required=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The data set's runledger.yaml.",
+)
+@click.option(
+    "--stats",
+    "stats_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where the steps' start and end times are written (JSON).",
+)
 @click.option("--multiprocess", is_flag=True, help="Run the billing periods with Dagster's multiprocess executor.")
 def nightly(config_path: Path, stats_path: Path, multiprocess: bool) -> None:
     """Internal: the nightly job in this process, as the harness measures it ($DAGSTER_HOME set)."""
@@ -69,8 +127,12 @@ def nightly(config_path: Path, stats_path: Path, multiprocess: bool) -> None:
 
 
 @main.command("yardstick")
-@click.option("--database", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="DuckDB file the pass writes (replaced).")
+@click.option(
+    "--database",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="DuckDB file the pass writes (replaced).",
+)
 @click.argument("files", nargs=-1, required=True)
 def yardstick(database: Path, files: tuple[str, ...]) -> None:
     """Internal: the bare DuckDB normalize pass over FILES, as the harness measures it."""

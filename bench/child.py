@@ -18,13 +18,15 @@ def _steps(instance: dg.DagsterInstance) -> list[dict]:
     steps = []
     for run in instance.get_runs():
         for stats in instance.get_run_step_stats(run.run_id):
-            steps.append({
-                "step": stats.step_key,
-                "partition": run.tags.get("dagster/partition"),
-                "start": stats.start_time,
-                "end": stats.end_time,
-                "status": stats.status.value if stats.status else None,
-            })
+            steps.append(
+                {
+                    "step": stats.step_key,
+                    "partition": run.tags.get("dagster/partition"),
+                    "start": stats.start_time,
+                    "end": stats.end_time,
+                    "status": stats.status.value if stats.status else None,
+                }
+            )
     return steps
 
 
@@ -35,7 +37,7 @@ def run_nightly_job(config_path: Path, stats_path: Path, multiprocess: bool = Fa
     `$DAGSTER_HOME` must name a fresh instance folder (the parent sets it), so that the steps
     can be read back from its event log.
     """
-    from pipelines.orchestration.nightly import RunFailed, run_nightly
+    from pipelines.nightly import RunFailed, run_nightly
 
     started = time.time()
     if multiprocess:
@@ -43,7 +45,9 @@ def run_nightly_job(config_path: Path, stats_path: Path, multiprocess: bool = Fa
 
         with dg.DagsterInstance.get() as instance:
             result = dg.execute_job(
-                dg.reconstructable(_parallel_job), instance=instance, run_config=parallel_run_config(config_path.resolve())
+                dg.reconstructable(_parallel_job),
+                instance=instance,
+                run_config=parallel_run_config(config_path.resolve()),
             )
             if not result.success:
                 raise RunFailed("the multiprocess nightly job failed; see the steps' errors above")

@@ -34,7 +34,9 @@ ROWS_PER_FILE = 1_000_000
 ROWS_PER_BATCH = 250_000
 EXPORT_NAME = "cur2-bench"
 EXPORT_S3_PREFIX = f"s3://runledger-bench-billing/cur/{EXPORT_NAME}"
-EXPORT_ARN = f"arn:aws:bcm-data-exports:us-east-1:111122223333:export/{EXPORT_NAME}-00000000-0000-4000-8000-000000000009"
+EXPORT_ARN = (
+    f"arn:aws:bcm-data-exports:us-east-1:111122223333:export/{EXPORT_NAME}-00000000-0000-4000-8000-000000000009"
+)
 SOURCE_NAME = "aws-bench"
 COMPLETE_MARKER = "COMPLETE"
 MANIFEST_TYPE_NAMES = {
@@ -134,7 +136,9 @@ def _period_bounds(period: date) -> tuple[datetime, datetime, int]:
     return start, end, days * 24
 
 
-def _write_period(conn: duckdb.DuckDBPyConnection, export_root: Path, period: date, period_rows: int, runs: int) -> None:
+def _write_period(
+    conn: duckdb.DuckDBPyConnection, export_root: Path, period: date, period_rows: int, runs: int
+) -> None:
     """The period's data files (ROWS_PER_FILE rows each) and its manifest."""
     start, end, hours = _period_bounds(period)
     partition = f"BILLING_PERIOD={period:%Y-%m}"
@@ -176,7 +180,9 @@ def _write_manifest(path: Path, execution_id: str, data_uris: list[str], schema:
     manifest = {
         "executionId": execution_id,
         "exportArn": EXPORT_ARN,
-        "columns": [{"name": field.name, "type": MANIFEST_TYPE_NAMES.get(field.type, str(field.type))} for field in schema],
+        "columns": [
+            {"name": field.name, "type": MANIFEST_TYPE_NAMES.get(field.type, str(field.type))} for field in schema
+        ],
         "dataFiles": data_uris,
         "additionalOutputFiles": [],
     }
@@ -212,8 +218,15 @@ def _write_budgets(folder: Path, runs: int) -> None:
             "training_run": run,
             "currency": "USD",
             "window": {"start": date(2026, 10, 1), "end": date(2026, 12, 1)},
-            "model": {"parameters": 7.0e9, "tokens": 2.0e11, "gpu_peak_tflops": 989, "mfu": 0.40,
-                      "overhead": 0.10, "gpus": 64, "gpu_hour_price": 12.29},
+            "model": {
+                "parameters": 7.0e9,
+                "tokens": 2.0e11,
+                "gpu_peak_tflops": 989,
+                "mfu": 0.40,
+                "overhead": 0.10,
+                "gpus": 64,
+                "gpu_hour_price": 12.29,
+            },
             "storage": {"checkpoint_gb": 98, "checkpoints_retained": 5, "dataset_gb": 2000, "price_gb_month": 0.023},
             "network": {"egress_gb": 500, "price_gb": 0.02},
             "thresholds": {"warning": 0.8, "over": 1.0},

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -41,7 +41,15 @@ STAGES = {
     "post_mortem_reports": "reports",
 }
 STAGE_ORDER = (
-    "setup", "ingest", "focus_line_items", "cost_allocations", "run_costs", "views", "budget_variance", "waste", "reports",
+    "setup",
+    "ingest",
+    "focus_line_items",
+    "cost_allocations",
+    "run_costs",
+    "views",
+    "budget_variance",
+    "waste",
+    "reports",
 )
 GIB = 2**30
 # The multiprocess variant stages both periods at once; it has been measured up to this size only
@@ -118,8 +126,14 @@ def _stages(measurement: Measurement, stats: dict, rows: int) -> list[dict]:
             continue
         seconds = sum(step["end"] - step["start"] for step in steps)
         peak = max(measurement.peak_between(step["start"], step["end"]) for step in steps)
-        stages.append({"stage": stage, "seconds": round(seconds, 3), "rows_per_second": round(rows / seconds) if seconds else None,
-                       "peak_rss_bytes": peak})
+        stages.append(
+            {
+                "stage": stage,
+                "seconds": round(seconds, 3),
+                "rows_per_second": round(rows / seconds) if seconds else None,
+                "peak_rss_bytes": peak,
+            }
+        )
     return stages
 
 
@@ -128,7 +142,10 @@ def _warehouse_totals(dataset: BenchDataSet) -> dict:
     try:
         cursor = conn.execute(read_bench_sql("warehouse_totals"))
         row = cursor.fetchone()
-        return {column[0]: (str(value) if not isinstance(value, int) else value) for column, value in zip(cursor.description, row)}
+        return {
+            column[0]: (str(value) if not isinstance(value, int) else value)
+            for column, value in zip(cursor.description, row)
+        }
     finally:
         conn.close()
 
@@ -161,8 +178,10 @@ def _yardstick(dataset: BenchDataSet, options: BenchOptions) -> dict:
     database = dataset.root / "yardstick.duckdb"
     load_before = _load()
     measurement = _checked(
-        run_measured(_python("yardstick", "--database", str(database), *map(str, dataset.data_files)),
-                     timeout_seconds=options.timeout_seconds),
+        run_measured(
+            _python("yardstick", "--database", str(database), *map(str, dataset.data_files)),
+            timeout_seconds=options.timeout_seconds,
+        ),
         f"yardstick on {size_label(dataset.rows)}",
     )
     rows = json.loads(measurement.output.strip().splitlines()[-1])["rows"]
@@ -185,9 +204,22 @@ def _converter(dataset: BenchDataSet, options: BenchOptions) -> dict | None:
     output.mkdir()
     load_before = _load()
     measurement = run_measured(
-        ["timeout", str(int(options.timeout_seconds)), str(CONVERTER), "convert", "--provider", "aws",
-         "--data-format", "parquet", "--parquet-data-format", "dataset",
-         "--data-path", str(dataset.export_root / "data"), "--export-path", str(output)],
+        [
+            "timeout",
+            str(int(options.timeout_seconds)),
+            str(CONVERTER),
+            "convert",
+            "--provider",
+            "aws",
+            "--data-format",
+            "parquet",
+            "--parquet-data-format",
+            "dataset",
+            "--data-path",
+            str(dataset.export_root / "data"),
+            "--export-path",
+            str(output),
+        ],
         timeout_seconds=options.timeout_seconds + 30,
     )
     written = sum(path.stat().st_size for path in output.rglob("*.parquet"))
@@ -230,8 +262,10 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
     if result["converter"]:
         echo(f"{size_label(rows)}: focus-converter {result['converter']['wall_seconds']:,.1f} s")
     if options.multiprocess and rows > MULTIPROCESS_MAX_ROWS:
-        echo(f"{size_label(rows)}: multiprocess run skipped: two periods normalized at once would need about "
-             f"{rows * 1024 / GIB:,.0f} GiB (docs/scaling.md)")
+        echo(
+            f"{size_label(rows)}: multiprocess run skipped: two periods normalized at once would need about "
+            f"{rows * 1024 / GIB:,.0f} GiB (docs/scaling.md)"
+        )
     elif options.multiprocess:
         shutil.rmtree(dataset.root / "run", ignore_errors=True)
         result["multiprocess"] = _nightly(dataset, "multiprocess", options, multiprocess=True)
@@ -240,7 +274,9 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
 
 
 def _commit() -> str:
-    completed = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    completed = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
     return completed.stdout.strip() or "unknown"
 
 
@@ -268,7 +304,7 @@ def _bench_size_or_failure(rows: int, options: BenchOptions, echo=print) -> dict
 def run_bench(options: BenchOptions, echo=print) -> tuple[dict, Path]:
     """Benches every size; returns the results and the JSON file they were written to. A size
     whose measurement failed is recorded with `failed` (the error and the output's tail)."""
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     commit = _commit()
     results = {
         "started_at": started.isoformat(timespec="seconds"),
@@ -276,7 +312,7 @@ def run_bench(options: BenchOptions, echo=print) -> tuple[dict, Path]:
         "machine": machine(),
         "sizes": [_bench_size_or_failure(rows, options, echo) for rows in options.sizes],
     }
-    results["total_seconds"] = round((datetime.now(timezone.utc) - started).total_seconds(), 1)
+    results["total_seconds"] = round((datetime.now(UTC) - started).total_seconds(), 1)
     options.results_dir.mkdir(parents=True, exist_ok=True)
     path = options.results_dir / f"{started:%Y-%m-%dT%H%M}-{commit}.json"
     path.write_text(json.dumps(results, indent=2) + "\n")

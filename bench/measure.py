@@ -58,7 +58,7 @@ def _parent_and_rss(pid: str) -> tuple[int, int] | None:
     except OSError:
         return None
     # the command name (field 2) may hold spaces and parentheses: split after its closing one
-    fields = stat[stat.rindex(")") + 2:].split()
+    fields = stat[stat.rindex(")") + 2 :].split()
     return int(fields[1]), int(fields[21]) * PAGE_BYTES
 
 
@@ -82,7 +82,9 @@ def _tree_rss(root_pid: int) -> int:
     return total
 
 
-def run_measured(command: Sequence[str], env: dict[str, str] | None = None, timeout_seconds: float | None = None) -> Measurement:
+def run_measured(
+    command: Sequence[str], env: dict[str, str] | None = None, timeout_seconds: float | None = None
+) -> Measurement:
     """Runs `command`, sampling its process tree's RSS until it exits.
 
     Args:

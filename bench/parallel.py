@@ -7,7 +7,7 @@ checked, atomic replacement as the nightly job) and runs the rest of the nightly
 ingest then finds every delivery already loaded.
 """
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import dagster as dg
@@ -17,7 +17,7 @@ from pipelines.config import load_config
 from pipelines.ingest.load import replace_period, stage_batch
 from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.sources import reader_for
-from pipelines.orchestration.nightly import run_nightly
+from pipelines.nightly import run_nightly
 from pipelines.warehouse.connection import connect
 from pipelines.warehouse.locks import run_lock
 
@@ -38,7 +38,7 @@ class StagePeriodConfig(dg.Config):
 
 class LoadConfig(dg.Config):
     """Attributes:
-        config_path: the data set's runledger.yaml.
+    config_path: the data set's runledger.yaml.
     """
 
     config_path: str
@@ -51,7 +51,9 @@ def stage_period(config: StagePeriodConfig) -> list[dict]:
     rules = read_category_rules(runledger_config.cost_categories_path)
     staged = []
     for source in runledger_config.billing_sources:
-        batch = reader_for(source, runledger_config).batch(billing_period, rules, datetime.now(timezone.utc).replace(tzinfo=None))
+        batch = reader_for(source, runledger_config).batch(
+            billing_period, rules, datetime.now(UTC).replace(tzinfo=None)
+        )
         staged_folder = stage_batch(batch, runledger_config.warehouse_path.parent / STAGING_FOLDER)
         staged.append({"source": source.name, "billing_period": config.billing_period, "folder": str(staged_folder)})
     return staged
@@ -68,8 +70,10 @@ def load_and_finish(config: LoadConfig, staged_periods: list[list[dict]]) -> Non
             for staged in (entry for period in staged_periods for entry in period):
                 reader = reader_for(sources[staged["source"]], runledger_config, warehouse=conn)
                 billing_period = date.fromisoformat(staged["billing_period"])
-                batch = reader.batch(billing_period, rules, datetime.now(timezone.utc).replace(tzinfo=None))
-                replace_period(conn, batch, runledger_config.warehouse_path.parent / STAGING_FOLDER, staged=Path(staged["folder"]))
+                batch = reader.batch(billing_period, rules, datetime.now(UTC).replace(tzinfo=None))
+                replace_period(
+                    conn, batch, runledger_config.warehouse_path.parent / STAGING_FOLDER, staged=Path(staged["folder"])
+                )
         finally:
             conn.close()
     run_nightly(Path(config.config_path), echo=lambda line: print(line, flush=True))

@@ -28,17 +28,26 @@ def format_results(results: dict) -> str:
             lines.append(f"{label:>5}  FAILED: {size['failed'].splitlines()[0]}")
             continue
         for stage in size["nightly"]["stages"]:
-            lines.append(f"{label:>5}  {'  ' + stage['stage']:<28} {stage['seconds']:>9.2f} {_rate(stage['rows_per_second']):>11} "
-                         f"{_gib(stage['peak_rss_bytes']):>8} {'':>5}")
+            lines.append(
+                f"{label:>5}  {'  ' + stage['stage']:<28} {stage['seconds']:>9.2f} "
+                f"{_rate(stage['rows_per_second']):>11} {_gib(stage['peak_rss_bytes']):>8} {'':>5}"
+            )
         rows = [("nightly job (end to end)", size["nightly"]), ("re-run, nothing new", size["rerun"])]
         if size.get("multiprocess"):
             rows.append(("nightly job, multiprocess", size["multiprocess"]))
         rows.append(("yardstick DuckDB pass", size["yardstick"]))
         if size.get("converter"):
-            rows.append(("focus-converter 1.0.0" + ("" if size["converter"]["returncode"] == 0 else " (failed)"), size["converter"]))
+            rows.append(
+                (
+                    "focus-converter 1.0.0" + ("" if size["converter"]["returncode"] == 0 else " (failed)"),
+                    size["converter"],
+                )
+            )
         for name, entry in rows:
-            lines.append(f"{label:>5}  {name:<28} {entry['wall_seconds']:>9.2f} {_rate(entry['rows_per_second']):>11} "
-                         f"{_gib(entry['peak_rss_bytes']):>8} {_load(entry):>5}")
+            lines.append(
+                f"{label:>5}  {name:<28} {entry['wall_seconds']:>9.2f} {_rate(entry['rows_per_second']):>11} "
+                f"{_gib(entry['peak_rss_bytes']):>8} {_load(entry):>5}"
+            )
         lines.append(f"{label:>5}  {'targets':<28} {target_summary(size)}")
     measured = [size for size in results["sizes"] if "failed" not in size]
     if len(measured) > 1:
@@ -51,8 +60,10 @@ def memory_growth(sizes: list[dict]) -> str:
     at most 1.5x from 5M to 20M)."""
     before, largest = sizes[-2], sizes[-1]
     ratio = largest["nightly"]["peak_rss_bytes"] / before["nightly"]["peak_rss_bytes"]
-    return (f"peak memory {before['size']} -> {largest['size']}: {_gib(before['nightly']['peak_rss_bytes'])} -> "
-            f"{_gib(largest['nightly']['peak_rss_bytes'])} GiB ({ratio:.2f}x)")
+    return (
+        f"peak memory {before['size']} -> {largest['size']}: {_gib(before['nightly']['peak_rss_bytes'])} -> "
+        f"{_gib(largest['nightly']['peak_rss_bytes'])} GiB ({ratio:.2f}x)"
+    )
 
 
 def target_summary(size: dict) -> str:

@@ -78,7 +78,9 @@ def _format_cell(value: object) -> str:
 def _print_table(columns: list[str], rows: list[tuple]) -> None:
     cells = [[_format_cell(v) for v in row] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    numeric = [all(isinstance(row[i], int | float | Decimal) or row[i] is None for row in rows) for i in range(len(columns))]
+    numeric = [
+        all(isinstance(row[i], int | float | Decimal) or row[i] is None for row in rows) for i in range(len(columns))
+    ]
 
     def line(values: list[str]) -> str:
         return "  ".join(v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric)).rstrip()
@@ -91,8 +93,8 @@ def _print_table(columns: list[str], rows: list[tuple]) -> None:
 
 def _print_summary(config_path: Path | None, reports: list[str]) -> None:
     from pipelines.config import load_config
-    from pipelines.warehouse.sql import read_sql
     from pipelines.warehouse.connection import connect_read_only
+    from pipelines.warehouse.sql import read_sql
 
     config = load_config(config_path)
     conn = connect_read_only(config.warehouse_path)
@@ -141,7 +143,7 @@ def main() -> None:
 @_handle_errors
 def demo(target: Path) -> None:
     from pipelines.demo import write_demo
-    from pipelines.orchestration.nightly import run_nightly
+    from pipelines.nightly import run_nightly
 
     config_path = write_demo(target)
     click.echo(f"demo data and config written: {config_path}")
@@ -151,7 +153,9 @@ def demo(target: Path) -> None:
 
 @main.command(help="The nightly job: ingest, normalize, attribute, budget variance, reports.")
 @_config_option
-@click.option("--period", "periods", multiple=True, help="Billing period YYYY-MM (repeatable; default: every period found).")
+@click.option(
+    "--period", "periods", multiple=True, help="Billing period YYYY-MM (repeatable; default: every period found)."
+)
 @click.option(
     "--full-refresh",
     is_flag=True,
@@ -159,15 +163,17 @@ def demo(target: Path) -> None:
 )
 @_handle_errors
 def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) -> None:
-    from pipelines.orchestration.nightly import run_nightly
+    from pipelines.nightly import run_nightly
 
     result = run_nightly(config_path, [_parse_period(p) for p in periods], echo=_echo_err, full_refresh=full_refresh)
     _print_summary(config_path, result.reports)
 
 
-@main.command(help="Read-only SQL on the warehouse, e.g. runledger query \"select * from run_costs\".")
+@main.command(help='Read-only SQL on the warehouse, e.g. runledger query "select * from run_costs".')
 @_config_option
-@click.option("--format", "output_format", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@click.option(
+    "--format", "output_format", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True
+)
 @click.argument("sql")
 @_handle_errors
 def query(config_path: Path | None, output_format: str, sql: str) -> None:

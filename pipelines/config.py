@@ -68,7 +68,7 @@ class AwsCurSource(_Strict):
     @field_validator("uri")
     @classmethod
     def _s3_bucket(cls, uri: str) -> str:
-        if uri.startswith("s3://") and not uri[len("s3://"):].split("/", 1)[0]:
+        if uri.startswith("s3://") and not uri[len("s3://") :].split("/", 1)[0]:
             raise ValueError("an s3:// URI needs a bucket: s3://bucket/prefix/report-or-export-name")
         return uri
 
@@ -189,8 +189,8 @@ class SharedRule(_Strict):
 class Attribution(_Strict):
     """How line items are attributed (SPEC §6)."""
 
-    dimensions: dict[Literal["training_run", "experiment", "dataset_version", "owner"], list[str]] = (
-        Field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
+    dimensions: dict[Literal["training_run", "experiment", "dataset_version", "owner"], list[str]] = Field(
+        default_factory=lambda: dict(DEFAULT_DIMENSIONS)
     )
     runs: str | None = None
     shared: list[SharedRule] = Field(default_factory=list)
@@ -385,9 +385,7 @@ def _check_paths_exist(file: Path, config: RunLedgerConfig) -> None:
         elif isinstance(source, GcpBillingSource | FocusSource | RunEventsSource) and source.path:
             local, key = source.path, "path"
         if local is not None and not config.resolve(local).exists():
-            raise ConfigError(
-                f"{file}: sources[{index}].{key}: {config.resolve(local)} does not exist"
-            )
+            raise ConfigError(f"{file}: sources[{index}].{key}: {config.resolve(local)} does not exist")
     for key, value in (
         ("attribution.runs", config.runs_path),
         ("budgets", config.budgets_path),

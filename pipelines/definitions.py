@@ -18,10 +18,10 @@ from pipelines.attribution.assets import cost_allocations, reconciliation, run_c
 from pipelines.budgets.assets import budget_alerts, budget_baselines, budget_variance
 from pipelines.config import ConfigError, Orchestration, RunLedgerConfig, default_config_path, load_config
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
-from pipelines.reports.assets import post_mortem_reports
 from pipelines.orchestration.resources import RunLedgerResource
-from pipelines.orchestration.schedules import build_nightly_schedule
-from pipelines.orchestration.sensors import build_delivery_sensor
+from pipelines.reports.assets import post_mortem_reports
+from pipelines.schedules import build_nightly_schedule
+from pipelines.sensors import build_delivery_sensor
 from pipelines.tags.assets import resource_tag_snapshots
 from pipelines.waste.assets import run_events, waste
 
@@ -30,7 +30,13 @@ NIGHTLY_JOB = "runledger_nightly"
 WAREHOUSE_RUN_TAG = {"runledger/warehouse": "writer"}
 PRE_PARTITION_ASSETS = [run_registry, budget_baselines, resource_tag_snapshots, run_events]
 POST_PARTITION_ASSETS = [
-    run_costs, unattributed_costs, reconciliation, budget_variance, budget_alerts, waste, post_mortem_reports,
+    run_costs,
+    unattributed_costs,
+    reconciliation,
+    budget_variance,
+    budget_alerts,
+    waste,
+    post_mortem_reports,
 ]
 
 

@@ -6,11 +6,11 @@
 -- 20 % are named after a run (the registry's globs), 10 % belong to nobody.
 with numbered as (
     select
-        i as row_number,
-        hash(i, $seed) % 10000 as kind_draw,
-        hash(i, $seed + 1) % $resources as resource_number,
-        hash(i, $seed + 2) % 1000 as amount_draw,
-        (i * $hours_in_period) // $period_rows as hour_number
+        rows.i as row_number,
+        hash(rows.i, $seed) % 10000 as kind_draw,
+        hash(rows.i, $seed + 1) % $resources as resource_number,
+        hash(rows.i, $seed + 2) % 1000 as amount_draw,
+        (rows.i * $hours_in_period) // $period_rows as hour_number
     from range($first_row, $last_row) as rows(i)
 ),
 
@@ -64,8 +64,10 @@ resourced as (
         *,
         case
             when kind in ('sp_fee', 'ri_fee', 'fee', 'tax') then null
-            when is_gpu or kind = 'transfer' then 'i-' || lpad(run_number::varchar, 3, '0') || 'x' || lpad(to_hex(resource_number), 12, '0')
-            when kind = 'ebs' then 'vol-' || lpad(run_number::varchar, 3, '0') || 'x' || lpad(to_hex(resource_number), 12, '0')
+            when is_gpu or kind = 'transfer'
+                then 'i-' || lpad(run_number::varchar, 3, '0') || 'x' || lpad(to_hex(resource_number), 12, '0')
+            when kind = 'ebs'
+                then 'vol-' || lpad(run_number::varchar, 3, '0') || 'x' || lpad(to_hex(resource_number), 12, '0')
             else 'arn:aws:s3:::bench-' || lpad(run_number::varchar, 3, '0') || '-' || to_hex(resource_number)
         end as resource_id,
         round(usage_amount * rate, 10) as list_cost
@@ -85,7 +87,8 @@ final as (
         map {'environment': 'production'} as cost_category,
         map([]::varchar[], []::double[]) as discount,
         'bench' || $period_key || to_hex(row_number) as identity_line_item_id,
-        strftime(usage_start, '%Y-%m-%dT%H:%M:%SZ') || '/' || strftime(usage_start + interval 1 hour, '%Y-%m-%dT%H:%M:%SZ') as identity_time_interval,
+        strftime(usage_start, '%Y-%m-%dT%H:%M:%SZ') || '/'
+            || strftime(usage_start + interval 1 hour, '%Y-%m-%dT%H:%M:%SZ') as identity_time_interval,
         case when is_gpu then 'us-east-1a' end as line_item_availability_zone,
         list_cost as line_item_blended_cost,
         rate::varchar as line_item_blended_rate,
@@ -123,9 +126,14 @@ final as (
         rate::varchar as line_item_net_unblended_rate,
         case when is_gpu then 96.0::double end as line_item_normalization_factor,
         case when is_gpu then 96.0::double * usage_amount end as line_item_normalized_usage_amount,
-        case when is_gpu then 'RunInstances' when kind = 'transfer' then 'InterRegion-Out' else 'Usage' end as line_item_operation,
         case
-            when kind in ('ebs', 'gpu_usage', 'gpu_sp_covered', 'gpu_ri', 'gpu_sp_negation', 'ri_fee', 'tax') then 'AmazonEC2'
+            when is_gpu then 'RunInstances'
+            when kind = 'transfer' then 'InterRegion-Out'
+            else 'Usage'
+        end as line_item_operation,
+        case
+            when kind in ('ebs', 'gpu_usage', 'gpu_sp_covered', 'gpu_ri', 'gpu_sp_negation', 'ri_fee', 'tax')
+                then 'AmazonEC2'
             when kind = 's3' then 'AmazonS3'
             when kind = 'transfer' then 'AWSDataTransfer'
             when kind = 'sp_fee' then 'ComputeSavingsPlans'
@@ -149,22 +157,29 @@ final as (
             when kind = 'ebs' then 'USE1-EBS:VolumeUsage.gp3'
             when kind = 's3' then 'USE1-TimedStorage-ByteHrs'
             when kind = 'transfer' then 'USE1-USW2-AWS-Out-Bytes'
-            else null
         end as line_item_usage_type,
         'USD' as pricing_currency,
         list_cost as pricing_public_on_demand_cost,
         rate::varchar as pricing_public_on_demand_rate,
-        case when kind = 'gpu_ri' then 'Reserved' when kind in ('sp_fee', 'ri_fee', 'fee', 'tax') then null else 'OnDemand' end as pricing_term,
+        case
+            when kind = 'gpu_ri' then 'Reserved'
+            when kind in ('sp_fee', 'ri_fee', 'fee', 'tax') then null
+            else 'OnDemand'
+        end as pricing_term,
         case
             when is_gpu then 'Hrs'
             when kind in ('ebs', 's3') then 'GB-Mo'
             when kind = 'transfer' then 'GB'
         end as pricing_unit,
+        -- map(keys, values) rather than `map {...}` literals: sqlfluff parses those only outside a case
         case
-            when is_gpu then map {'product_name': 'Amazon Elastic Compute Cloud', 'instance_type': 'p5.48xlarge', 'region': 'us-east-1'}
-            when kind = 's3' then map {'product_name': 'Amazon Simple Storage Service', 'region': 'us-east-1'}
-            when kind = 'ebs' then map {'product_name': 'Amazon Elastic Compute Cloud', 'region': 'us-east-1'}
-            else map {'region': 'us-east-1'}
+            when is_gpu then map(
+                ['product_name', 'instance_type', 'region'],
+                ['Amazon Elastic Compute Cloud', 'p5.48xlarge', 'us-east-1']
+            )
+            when kind = 's3' then map(['product_name', 'region'], ['Amazon Simple Storage Service', 'us-east-1'])
+            when kind = 'ebs' then map(['product_name', 'region'], ['Amazon Elastic Compute Cloud', 'us-east-1'])
+            else map(['region'], ['us-east-1'])
         end as product,
         case when kind = 'transfer' then 'us-east-1' end as product_from_region_code,
         case when is_gpu then 'p5.48xlarge' end as product_instance_type,
@@ -175,37 +190,61 @@ final as (
         end as product_product_family,
         'us-east-1' as product_region_code,
         case
-            when kind in ('ebs', 'gpu_usage', 'gpu_sp_covered', 'gpu_ri', 'gpu_sp_negation', 'ri_fee', 'tax') then 'AmazonEC2'
+            when kind in ('ebs', 'gpu_usage', 'gpu_sp_covered', 'gpu_ri', 'gpu_sp_negation', 'ri_fee', 'tax')
+                then 'AmazonEC2'
             when kind = 's3' then 'AmazonS3'
             when kind = 'transfer' then 'AWSDataTransfer'
             when kind = 'sp_fee' then 'ComputeSavingsPlans'
             else 'AWSSupportBusiness'
         end as product_servicecode,
-        case when is_gpu then 'BENCHSKUP5' when kind = 'ebs' then 'BENCHSKUGP3' when kind = 's3' then 'BENCHSKUS3' end as product_sku,
+        case
+            when is_gpu then 'BENCHSKUP5'
+            when kind = 'ebs' then 'BENCHSKUGP3'
+            when kind = 's3' then 'BENCHSKUS3'
+        end as product_sku,
         case when kind = 'transfer' then 'us-west-2' end as product_to_region_code,
-        case when kind = 'ri_fee' then round(list_cost * 0.3, 10) end as reservation_amortized_upfront_fee_for_billing_period,
+        case when kind = 'ri_fee' then round(list_cost * 0.3, 10) end
+            as reservation_amortized_upfront_fee_for_billing_period,
         case when kind = 'gpu_ri' then round(list_cost * 0.62, 10) end as reservation_effective_cost,
-        case when kind in ('gpu_ri', 'ri_fee') then 'arn:aws:ec2:us-east-1:444455556666:reserved-instances/bench-' || (resource_number % 8) end as reservation_reservation_a_r_n,
-        case when kind = 'ri_fee' then round(list_cost * 0.05, 10) end as reservation_unused_amortized_upfront_fee_for_billing_period,
+        case
+            when kind in ('gpu_ri', 'ri_fee')
+                then 'arn:aws:ec2:us-east-1:444455556666:reserved-instances/bench-' || (resource_number % 8)
+        end as reservation_reservation_a_r_n,
+        case when kind = 'ri_fee' then round(list_cost * 0.05, 10) end
+            as reservation_unused_amortized_upfront_fee_for_billing_period,
         case when kind = 'ri_fee' then round(list_cost * 0.02, 10) end as reservation_unused_recurring_fee,
         case
-            when tagging_draw < 7 and resource_id is not null then map {
-                'user_training_run': 'run-' || lpad(run_number::varchar, 3, '0'),
-                'user_experiment': 'exp-' || (run_number // 4),
-                'user_dataset_version': 'dataset-v' || (run_number % 13),
-                'user_owner': 'team-' || (run_number % 17),
-                'user_cost_center': 'cc-' || (run_number % 9),
-                'aws_createdBy': 'AssumedRole:ml-orchestrator'
-            }
-            when resource_id is not null then map {'user_cost_center': 'cc-' || (run_number % 9)}
+            when tagging_draw < 7 and resource_id is not null then map(
+                [
+                    'user_training_run', 'user_experiment', 'user_dataset_version', 'user_owner', 'user_cost_center',
+                    'aws_createdBy'
+                ],
+                [
+                    'run-' || lpad(run_number::varchar, 3, '0'),
+                    'exp-' || (run_number // 4),
+                    'dataset-v' || (run_number % 13),
+                    'team-' || (run_number % 17),
+                    'cc-' || (run_number % 9),
+                    'AssumedRole:ml-orchestrator'
+                ]
+            )
+            when resource_id is not null then map(['user_cost_center'], ['cc-' || (run_number % 9)])
             else map([]::varchar[], []::varchar[])
         end as resource_tags,
-        case when kind in ('gpu_sp_covered', 'gpu_sp_negation', 'sp_fee') then 'arn:aws:savingsplans::444455556666:savingsplan/bench-' || (resource_number % 4) end as savings_plan_savings_plan_a_r_n,
-        case when kind = 'gpu_sp_covered' then round(list_cost * 0.55, 10) end as savings_plan_savings_plan_effective_cost,
+        case
+            when kind in ('gpu_sp_covered', 'gpu_sp_negation', 'sp_fee')
+                then 'arn:aws:savingsplans::444455556666:savingsplan/bench-' || (resource_number % 4)
+        end as savings_plan_savings_plan_a_r_n,
+        case when kind = 'gpu_sp_covered' then round(list_cost * 0.55, 10) end
+            as savings_plan_savings_plan_effective_cost,
         case when kind = 'sp_fee' then list_cost end as savings_plan_total_commitment_to_date,
         case when kind = 'sp_fee' then round(list_cost * 0.9, 10) end as savings_plan_used_commitment,
-        case when kind in ('gpu_sp_covered', 'gpu_sp_negation', 'sp_fee') then 'ComputeSavingsPlans' end as savings_plan_offering_type,
-        case when kind in ('gpu_ri', 'ri_fee') then 'Reserved' when resource_id is not null then 'OnDemand' end as pricing_rate_code,
+        case when kind in ('gpu_sp_covered', 'gpu_sp_negation', 'sp_fee') then 'ComputeSavingsPlans' end
+            as savings_plan_offering_type,
+        case
+            when kind in ('gpu_ri', 'ri_fee') then 'Reserved'
+            when resource_id is not null then 'OnDemand'
+        end as pricing_rate_code,
         case when resource_id is not null then 'BENCHRATE' || (kind_draw % 97) end as pricing_rate_id,
         case when kind in ('gpu_ri', 'ri_fee') then '8' end as reservation_total_reserved_units
     from resourced

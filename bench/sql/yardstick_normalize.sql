@@ -16,8 +16,11 @@ final as (
         line_item_usage_start_date as ChargePeriodStart,
         line_item_usage_end_date as ChargePeriodEnd,
         case
-            when line_item_line_item_type in ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage', 'SavingsPlanNegation') then 'Usage'
-            when line_item_line_item_type in ('SavingsPlanUpfrontFee', 'SavingsPlanRecurringFee', 'RIFee', 'Fee') then 'Purchase'
+            when line_item_line_item_type in (
+                'Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage', 'SavingsPlanNegation'
+            ) then 'Usage'
+            when line_item_line_item_type in ('SavingsPlanUpfrontFee', 'SavingsPlanRecurringFee', 'RIFee', 'Fee')
+                then 'Purchase'
             when line_item_line_item_type = 'Tax' then 'Tax'
             when line_item_line_item_type = 'Credit' then 'Credit'
             else 'Adjustment'
@@ -30,7 +33,10 @@ final as (
             else 'Usage-Based'
         end as ChargeFrequency,
         'Amazon Web Services' as ProviderName,
-        case when bill_billing_entity = 'AWS Marketplace' then 'AWS Marketplace' else 'Amazon Web Services' end as PublisherName,
+        case
+            when bill_billing_entity = 'AWS Marketplace' then 'AWS Marketplace'
+            else 'Amazon Web Services'
+        end as PublisherName,
         nullif(trim(bill_invoicing_entity), '') as InvoiceIssuerName,
         nullif(trim(bill_invoice_id), '') as InvoiceId,
         coalesce(product['product_name'], line_item_product_code) as ServiceName,
@@ -61,11 +67,13 @@ final as (
             when 'SavingsPlanNegation' then cast(0 as decimal(38, 10))
             when 'SavingsPlanUpfrontFee' then cast(0 as decimal(38, 10))
             when 'DiscountedUsage' then cast(reservation_effective_cost as decimal(38, 10))
-            when 'RIFee' then coalesce(cast(reservation_unused_amortized_upfront_fee_for_billing_period as decimal(38, 10)), 0)
+            when 'RIFee'
+                then coalesce(cast(reservation_unused_amortized_upfront_fee_for_billing_period as decimal(38, 10)), 0)
                 + coalesce(cast(reservation_unused_recurring_fee as decimal(38, 10)), 0)
             else cast(coalesce(line_item_net_unblended_cost, line_item_unblended_cost) as decimal(38, 10))
         end as EffectiveCost,
-        coalesce(nullif(trim(savings_plan_savings_plan_a_r_n), ''), nullif(trim(reservation_reservation_a_r_n), '')) as CommitmentDiscountId,
+        coalesce(nullif(trim(savings_plan_savings_plan_a_r_n), ''), nullif(trim(reservation_reservation_a_r_n), ''))
+            as CommitmentDiscountId,
         case
             when nullif(trim(savings_plan_savings_plan_a_r_n), '') is not null then 'Savings Plan'
             when nullif(trim(reservation_reservation_a_r_n), '') is not null then 'Reservation'

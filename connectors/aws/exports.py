@@ -26,9 +26,21 @@ from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
-from connectors.errors import SourceError
+from connectors.aws.settings import (
+    AWS_FOCUS_FORMAT_COLUMN,
+    CUR2_DATA_MARKER,
+    CUR2_FORMAT_COLUMN,
+    CUR2_MANIFEST_SUFFIX,
+    CUR2_PERIOD_FOLDER,
+    LEGACY_MANIFEST_SUFFIX,
+    LEGACY_PERIOD_FOLDER,
+    PARQUET_MONTH_FOLDER,
+    PARQUET_STATUS_FOLDER,
+    PARQUET_STATUS_READY,
+    PARQUET_YEAR_FOLDER,
+)
 from connectors.aws.store import ExportStore, LocalExportStore, S3ExportStore, StoredObject
-from connectors.aws.settings import AWS_FOCUS_FORMAT_COLUMN, CUR2_DATA_MARKER, CUR2_FORMAT_COLUMN, CUR2_MANIFEST_SUFFIX, CUR2_PERIOD_FOLDER, LEGACY_MANIFEST_SUFFIX, LEGACY_PERIOD_FOLDER, PARQUET_MONTH_FOLDER, PARQUET_STATUS_FOLDER, PARQUET_STATUS_READY, PARQUET_YEAR_FOLDER
+from connectors.errors import SourceError
 
 DATA_EXPORTS = "data_exports"
 LEGACY_MANIFESTS = "legacy_manifests"
@@ -240,7 +252,8 @@ class AwsExportClient:
 
     def _athena_report_folder(self) -> str:
         candidates = [
-            name for name in self.store.folders()
+            name
+            for name in self.store.folders()
             if name != PARQUET_STATUS_FOLDER and any(PARQUET_YEAR_FOLDER.match(f) for f in self.store.folders(name))
         ]
         if len(candidates) != 1:
@@ -298,7 +311,12 @@ class AwsExportClient:
                 raise SourceError(f"manifest {where}: data file {uri} is not under data/BILLING_PERIOD=YYYY-MM/")
             objects.append(self._listed(where, uri, f"data/{match.group(1)}"))
         return DeliveryPlan(
-            billing_period, detect_format(columns, where), where, execution_id, tuple(objects), tuple(columns),
+            billing_period,
+            detect_format(columns, where),
+            where,
+            execution_id,
+            tuple(objects),
+            tuple(columns),
             _identity(where, content, tuple(objects)),
         )
 
@@ -315,8 +333,13 @@ class AwsExportClient:
         if len(formats) > 1:
             raise SourceError(f"manifest {where}: mixes CSV and Parquet report files")
         return DeliveryPlan(
-            billing_period, formats.pop() if formats else "legacy_csv", where, assembly_id, tuple(objects),
-            tuple(columns), _identity(where, content, tuple(objects)),
+            billing_period,
+            formats.pop() if formats else "legacy_csv",
+            where,
+            assembly_id,
+            tuple(objects),
+            tuple(columns),
+            _identity(where, content, tuple(objects)),
         )
 
     @staticmethod
@@ -328,7 +351,7 @@ class AwsExportClient:
         position = report_key.find(f"/{folder}/")
         if position < 0:
             raise SourceError(f"manifest {where}: report key {report_key} is not under the period folder {folder}/")
-        return report_key[position + 1:]
+        return report_key[position + 1 :]
 
     def _athena_status(self) -> tuple[str, bytes]:
         """The export's status (READY or UPDATING) and the status files' versions."""
@@ -343,7 +366,9 @@ class AwsExportClient:
             try:
                 values.update(pq.read_table(path, columns=["status"]).column("status").to_pylist())
             except (OSError, KeyError, ValueError) as error:
-                raise SourceError(f"{self.store.describe(stored.key)}: cannot read the `status` column ({error})") from None
+                raise SourceError(
+                    f"{self.store.describe(stored.key)}: cannot read the `status` column ({error})"
+                ) from None
         status = PARQUET_STATUS_READY if values == {PARQUET_STATUS_READY} else ",".join(sorted(map(str, values)))
         return status, "|".join(f"{o.key}:{o.version}" for o in status_files).encode()
 

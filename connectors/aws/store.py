@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from connectors.errors import SourceError
 from connectors.aws.settings import AWS_MAX_ATTEMPTS, AWS_RETRY_MODE
+from connectors.errors import SourceError
 
 COPY_CHUNK_BYTES = 8 * 1024 * 1024
 
@@ -164,7 +164,7 @@ def split_s3_uri(uri: str) -> tuple[str, str]:
     """(bucket, key prefix without trailing slash) of an `s3://bucket/prefix` URI."""
     if not uri.startswith("s3://"):
         raise SourceError(f"{uri}: not an s3:// URI")
-    bucket, _, prefix = uri[len("s3://"):].partition("/")
+    bucket, _, prefix = uri[len("s3://") :].partition("/")
     if not bucket:
         raise SourceError(f"{uri}: no bucket name")
     return bucket, prefix.strip("/")
@@ -214,12 +214,14 @@ class S3ExportStore:
             yield from paginator.paginate(Bucket=self.bucket, Prefix=f"{full}/" if full else "", **extra)
         except ClientError as error:
             code = error.response.get("Error", {}).get("Code", "error")
-            raise SourceError(f"cannot list {self.describe(prefix)}: {code} (needs s3:ListBucket on the bucket)") from None
+            raise SourceError(
+                f"cannot list {self.describe(prefix)}: {code} (needs s3:ListBucket on the bucket)"
+            ) from None
         except BotoCoreError as error:
             raise SourceError(f"cannot list {self.describe(prefix)}: {error}") from None
 
     def _relative(self, full_key: str) -> str:
-        return full_key[len(self.prefix) + 1:] if self.prefix else full_key
+        return full_key[len(self.prefix) + 1 :] if self.prefix else full_key
 
     def folders(self, prefix: str = "") -> list[str]:
         names = []
@@ -233,7 +235,9 @@ class S3ExportStore:
         for page in self._pages(prefix) if recursive else self._pages(prefix, Delimiter="/"):
             for item in page.get("Contents", []):
                 if not item["Key"].endswith("/"):
-                    found.append(StoredObject(self._relative(item["Key"]), int(item["Size"]), item.get("ETag", "").strip('"')))
+                    found.append(
+                        StoredObject(self._relative(item["Key"]), int(item["Size"]), item.get("ETag", "").strip('"'))
+                    )
         return sorted(found, key=lambda o: o.key)
 
     def stat(self, key: str) -> StoredObject:
@@ -254,8 +258,12 @@ class S3ExportStore:
         try:
             with download.open("wb") as out:
                 self._call(
-                    "cannot download", stored.key, self.client.download_fileobj,
-                    Bucket=self.bucket, Key=self._full_key(stored.key), Fileobj=out,
+                    "cannot download",
+                    stored.key,
+                    self.client.download_fileobj,
+                    Bucket=self.bucket,
+                    Key=self._full_key(stored.key),
+                    Fileobj=out,
                 )
             if compressed:
                 with download.open("rb") as source:

@@ -11,8 +11,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from connectors.errors import SourceError
 from connectors.aws.settings import AWS_MAX_ATTEMPTS, AWS_RETRY_MODE, TAGGING_PAGE_SIZE
+from connectors.errors import SourceError
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,8 @@ def region_resources(region: str, endpoint_url: str | None = None) -> Iterator[T
             page = client.get_resources(**request)
         except ClientError as error:
             code = error.response.get("Error", {}).get("Code", "error")
-            raise SourceError(
-                f"tag:GetResources in region {region}: {code} {error.response.get('Error', {}).get('Message', '')}".rstrip()
-            ) from None
+            message = error.response.get("Error", {}).get("Message", "")
+            raise SourceError(f"tag:GetResources in region {region}: {code} {message}".rstrip()) from None
         except BotoCoreError as error:
             raise SourceError(f"tag:GetResources in region {region}: {error}") from None
         for mapping in page.get("ResourceTagMappingList", []):

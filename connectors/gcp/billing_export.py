@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from functools import cache
-from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -24,13 +24,31 @@ SQL_DIR = Path(__file__).resolve().parent / "sql"
 
 # Top-level export columns the FOCUS mapping reads; older tables lack some of them.
 EXPORT_COLUMNS = (
-    "billing_account_id", "service", "sku", "usage_start_time", "usage_end_time", "project", "labels",
-    "system_labels", "location", "resource", "export_time", "cost", "currency", "currency_conversion_rate",
-    "usage", "credits", "invoice", "cost_type", "adjustment_info", "cost_at_list", "seller_name",
+    "billing_account_id",
+    "service",
+    "sku",
+    "usage_start_time",
+    "usage_end_time",
+    "project",
+    "labels",
+    "system_labels",
+    "location",
+    "resource",
+    "export_time",
+    "cost",
+    "currency",
+    "currency_conversion_rate",
+    "usage",
+    "credits",
+    "invoice",
+    "cost_type",
+    "adjustment_info",
+    "cost_at_list",
+    "seller_name",
 )
 REQUIRED_COLUMNS = ("cost", "currency", "credits", "invoice", "export_time", "usage_start_time", "usage_end_time")
 PARTITION_FILTER = "and _PARTITIONTIME >= @partition_from"
-EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 PARTITION_SLACK = timedelta(days=1)
 
 
@@ -59,11 +77,11 @@ class MonthSnapshot:
 
 
 def _naive_utc(moment: datetime) -> datetime:
-    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
 
 
 def _aware_utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 class BigQueryBillingExport:
@@ -85,7 +103,9 @@ class BigQueryBillingExport:
         self._metadata: bigquery.Table | None = None
 
     @classmethod
-    def connect(cls, table: str, *, project: str | None = None, endpoint_url: str | None = None) -> BigQueryBillingExport:
+    def connect(
+        cls, table: str, *, project: str | None = None, endpoint_url: str | None = None
+    ) -> BigQueryBillingExport:
         """A client for `table` with credentials from the standard google-auth chain.
 
         Args:
@@ -118,7 +138,9 @@ class BigQueryBillingExport:
             try:
                 self._metadata = self.client.get_table(self.table)
             except google_exceptions.NotFound:
-                raise SourceError(f"BigQuery table {self.table} not found (check the `table` key and the dataset's location)") from None
+                raise SourceError(
+                    f"BigQuery table {self.table} not found (check the `table` key and the dataset's location)"
+                ) from None
             except google_exceptions.GoogleAPICallError as error:
                 raise SourceError(f"BigQuery table {self.table}: {error.message}") from None
         return self._metadata
@@ -164,12 +186,14 @@ class BigQueryBillingExport:
         if watermark is None:
             return self._month_counts("")
         since = _aware_utc(watermark) - PARTITION_SLACK
-        partition_from = datetime.combine(since.date(), datetime.min.time(), timezone.utc) - PARTITION_SLACK
+        partition_from = datetime.combine(since.date(), datetime.min.time(), UTC) - PARTITION_SLACK
         partition_filter = self._partition_filter()
         parameters = [bigquery.ScalarQueryParameter("watermark", "TIMESTAMP", since)]
         if partition_filter:
             parameters.append(bigquery.ScalarQueryParameter("partition_from", "TIMESTAMP", partition_from))
-        touched = [row["invoice_month"] for row in self._query("touched_months", parameters, partition_filter=partition_filter)]
+        touched = [
+            row["invoice_month"] for row in self._query("touched_months", parameters, partition_filter=partition_filter)
+        ]
         if not touched:
             return []
         first_month = min(self._checked_month(month) for month in touched)
@@ -180,7 +204,7 @@ class BigQueryBillingExport:
         partition_filter = self._partition_filter() if first_month else ""
         parameters = [bigquery.ScalarQueryParameter("first_month", "STRING", first_month)]
         if partition_filter:
-            first_day = datetime(int(first_month[:4]), int(first_month[4:]), 1, tzinfo=timezone.utc)
+            first_day = datetime(int(first_month[:4]), int(first_month[4:]), 1, tzinfo=UTC)
             parameters.append(bigquery.ScalarQueryParameter("partition_from", "TIMESTAMP", first_day - PARTITION_SLACK))
         months = []
         for row in self._query("month_counts", parameters, partition_filter=partition_filter):
@@ -188,7 +212,9 @@ class BigQueryBillingExport:
             if row["max_export_time"] is None:
                 raise SourceError(f"BigQuery table {self.table}: invoice month {month} has rows without export_time")
             months.append(
-                TouchedMonth(date(int(month[:4]), int(month[4:]), 1), _naive_utc(row["max_export_time"]), row["row_count"])
+                TouchedMonth(
+                    date(int(month[:4]), int(month[4:]), 1), _naive_utc(row["max_export_time"]), row["row_count"]
+                )
             )
         return months
 
@@ -208,11 +234,9 @@ class BigQueryBillingExport:
         partition_filter = self._partition_filter()
         parameters = [bigquery.ScalarQueryParameter("invoice_month", "STRING", f"{billing_period:%Y%m}")]
         if partition_filter:
-            first_day = datetime.combine(billing_period, datetime.min.time(), timezone.utc)
+            first_day = datetime.combine(billing_period, datetime.min.time(), UTC)
             parameters.append(bigquery.ScalarQueryParameter("partition_from", "TIMESTAMP", first_day - PARTITION_SLACK))
-        rows = self._query(
-            "month_snapshot", parameters, columns=", ".join(columns), partition_filter=partition_filter
-        )
+        rows = self._query("month_snapshot", parameters, columns=", ".join(columns), partition_filter=partition_filter)
         written = self._write_parquet(rows, target)
         if written == 0:
             raise SourceError(f"BigQuery table {self.table} has no rows for invoice month {billing_period:%Y%m}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 EVENT_KINDS = ("start", "checkpoint", "failure", "resume", "end")
@@ -96,7 +96,9 @@ def parse_event_line(line: str, origin: str) -> RunEvent:
         raise RunEventsError(f"{origin}: not a JSON object")
     unknown = sorted(set(document) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
-        raise RunEventsError(f"{origin}: {', '.join(unknown)}: unknown key (keys: {', '.join(REQUIRED_KEYS + OPTIONAL_KEYS)})")
+        raise RunEventsError(
+            f"{origin}: {', '.join(unknown)}: unknown key (keys: {', '.join(REQUIRED_KEYS + OPTIONAL_KEYS)})"
+        )
     missing = [key for key in REQUIRED_KEYS if document.get(key) is None]
     if missing:
         raise RunEventsError(f"{origin}: {', '.join(missing)}: missing")
@@ -133,10 +135,12 @@ def parse_utc_time(value: object, origin: str) -> datetime:
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise RunEventsError(f"{origin}: time: {value!r} is not an ISO-8601 time such as 2026-10-03T06:00:00Z") from None
+        raise RunEventsError(
+            f"{origin}: time: {value!r} is not an ISO-8601 time such as 2026-10-03T06:00:00Z"
+        ) from None
     if moment.tzinfo is None:
         raise RunEventsError(f"{origin}: time: {value!r} has no UTC offset; write it as UTC, e.g. {value}Z")
-    return moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.astimezone(UTC).replace(tzinfo=None)
 
 
 def repeated_events(events: list[RunEvent]) -> list[str]:

@@ -14,7 +14,7 @@ The tag `config_hash` gives the configuration hash.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from connectors.training.event_files import RunEvent, RunEventsError
@@ -115,4 +115,4 @@ def _positive_int_tag(value: str | None, origin: str) -> int | None:
 
 
 def _utc(millis: int) -> datetime:
-    return datetime.fromtimestamp(millis / 1000, tz=timezone.utc).replace(tzinfo=None)
+    return datetime.fromtimestamp(millis / 1000, tz=UTC).replace(tzinfo=None)

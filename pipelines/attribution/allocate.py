@@ -10,20 +10,24 @@ string.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import duckdb
 
 from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
 from pipelines.ingest.load import ConservationError
-from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.connection import transaction, unordered_inserts
+from pipelines.warehouse.sql import read_sql
+
 
 def _load_dimension_keys(conn: duckdb.DuckDBPyConnection, dimensions: dict[str, list[str]]) -> None:
     conn.execute(read_sql("attribution/working_tables", "create_dimension_keys"))
     for dimension, keys in dimensions.items():
         for priority, key in enumerate(keys):
-            conn.execute(read_sql("attribution/working_tables", "insert_dimension_key"), {"dimension": dimension, "tag_key": key, "priority": priority})
+            conn.execute(
+                read_sql("attribution/working_tables", "insert_dimension_key"),
+                {"dimension": dimension, "tag_key": key, "priority": priority},
+            )
 
 
 def _load_shared_rules(conn: duckdb.DuckDBPyConnection, rules: Sequence[SharedRule]) -> None:
@@ -76,7 +80,9 @@ def allocate_period_if_changed(
         ConservationError: the recomputed allocations do not balance; nothing was replaced.
     """
     digest = inputs_digest(conn, billing_period, dimensions, shared_rules)
-    recorded = conn.execute(read_sql("ops/allocation_inputs", "recorded"), {"billing_period": billing_period}).fetchone()
+    recorded = conn.execute(
+        read_sql("ops/allocation_inputs", "recorded"), {"billing_period": billing_period}
+    ).fetchone()
     if recorded and recorded[0] == digest:
         return None
     return allocate_period(conn, billing_period, dimensions, shared_rules, inputs_digest=digest)
@@ -143,7 +149,7 @@ def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_d
         if inputs_digest is not None:
             conn.execute(
                 read_sql("ops/allocation_inputs", "replace"),
-                params | {"inputs_digest": inputs_digest, "allocated_at": datetime.now(timezone.utc).replace(tzinfo=None)},
+                params | {"inputs_digest": inputs_digest, "allocated_at": datetime.now(UTC).replace(tzinfo=None)},
             )
     return checks
 

@@ -9,16 +9,24 @@ from pipelines.attribution.allocate import allocate_period_if_changed, period_to
 from pipelines.attribution.registry import load_registry, replace_run_registry
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
-from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.sql import read_sql
 
 CONSERVATION_CHECK = "conservation"
 RECONCILIATION_CHECK = "zero_differences"
 UNTAGGED_SHARE_CHECK = "untagged_share"
 TOP_OFFENDERS = 10
 RECONCILIATION_PREVIEW_COLUMNS = (
-    "source_name", "billing_period", "currency", "raw_rows", "focus_rows", "allocated_rows",
-    "raw_billed_cost", "focus_billed_cost", "allocated_billed_cost", "allocated_effective_cost",
+    "source_name",
+    "billing_period",
+    "currency",
+    "raw_rows",
+    "focus_rows",
+    "allocated_rows",
+    "raw_billed_cost",
+    "focus_billed_cost",
+    "allocated_billed_cost",
+    "allocated_effective_cost",
 )
 
 
@@ -59,7 +67,9 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     billing_period = billing_period_of(context.partition_key)
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        checks = allocate_period_if_changed(conn, billing_period, config.attribution.dimensions, config.attribution.shared)
+        checks = allocate_period_if_changed(
+            conn, billing_period, config.attribution.dimensions, config.attribution.shared
+        )
         recomputed = checks is not None
         if not recomputed:
             context.log.info(
@@ -67,10 +77,14 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
                 "(their per-line balance was proven when they were written; totals checked again)"
             )
             checks = period_totals(conn, billing_period)
-        method_rows = conn.execute(read_sql("attribution/cost_allocations", "period_methods"), {"billing_period": billing_period}).fetchall()
+        method_rows = conn.execute(
+            read_sql("attribution/cost_allocations", "period_methods"), {"billing_period": billing_period}
+        ).fetchall()
     totals_differ = [
-        c for c in checks
-        if c["focus_billed_cost"] != c["allocated_billed_cost"] or c["focus_effective_cost"] != c["allocated_effective_cost"]
+        c
+        for c in checks
+        if c["focus_billed_cost"] != c["allocated_billed_cost"]
+        or c["focus_effective_cost"] != c["allocated_effective_cost"]
     ]
     for method, rows, effective in method_rows:
         context.log.info(f"{billing_period:%Y-%m} {method}: {rows:,} allocations, effective cost {effective:,.2f}")
@@ -105,7 +119,9 @@ def _refresh_view(conn: duckdb.DuckDBPyConnection, path: str) -> int:
     return rows
 
 
-@dg.asset(deps=[cost_allocations], group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
+@dg.asset(
+    deps=[cost_allocations], group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL
+)
 def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Attributed spend per training run, cost category and billing period (a view)."""
     config = runledger.load_config()
@@ -146,10 +162,17 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     with runledger.warehouse(config) as conn:
         rows = _refresh_view(conn, "marts/unattributed_costs")
         shares = conn.execute(read_sql("marts/unattributed_costs", "share")).fetchall()
-        over = [(period, currency, share) for period, currency, _, _, share in shares if share is not None and share > threshold]
+        over = [
+            (period, currency, share)
+            for period, currency, _, _, share in shares
+            if share is not None and share > threshold
+        ]
         offenders = conn.execute(
             read_sql("marts/unattributed_costs", "top_offenders"),
-            {"billing_periods": [period for period, _, _ in over] or [period for period, *_ in shares], "limit": TOP_OFFENDERS},
+            {
+                "billing_periods": [period for period, _, _ in over] or [period for period, *_ in shares],
+                "limit": TOP_OFFENDERS,
+            },
         ).fetchall()
     return dg.MaterializeResult(
         metadata={"rows": dg.MetadataValue.int(rows)},
@@ -161,19 +184,24 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
                 description=(
                     "untagged share above "
                     f"{threshold:.0%} in " + ", ".join(f"{p:%Y-%m} {c} ({s:.1%})" for p, c, s in over)
-                    if over else f"untagged share at most {threshold:.0%} in every billing period"
+                    if over
+                    else f"untagged share at most {threshold:.0%} in every billing period"
                 ),
                 metadata={
                     "threshold": dg.MetadataValue.float(float(threshold)),
                     "share_by_period": dg.MetadataValue.md(
                         "| period | currency | effective | untagged | share |\n|---|---|---:|---:|---:|\n"
-                        + "\n".join(f"| {p:%Y-%m} | {c} | {t:,.2f} | {u:,.2f} | {s if s is None else f'{s:.2%}'} |" for p, c, t, u, s in shares)
+                        + "\n".join(
+                            f"| {p:%Y-%m} | {c} | {t:,.2f} | {u:,.2f} | {s if s is None else f'{s:.2%}'} |"
+                            for p, c, t, u, s in shares
+                        )
                     ),
                     "top_offenders": dg.MetadataValue.md(
                         "| period | provider | account | service | resource | owner | effective | share |\n"
                         "|---|---|---|---|---|---|---:|---:|\n"
                         + "\n".join(
-                            f"| {p:%Y-%m} | {pr} | {a} | {sv} | {r} | {o or ''} | {e:,.2f} {c} | {sh if sh is None else f'{sh:.2%}'} |"
+                            f"| {p:%Y-%m} | {pr} | {a} | {sv} | {r} | {o or ''} | {e:,.2f} {c} | "
+                            f"{sh if sh is None else f'{sh:.2%}'} |"
                             for p, pr, a, sv, r, o, c, e, sh in offenders
                         )
                     ),
@@ -216,7 +244,8 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
                 "| source | period | currency | raw rows | focus rows | allocated rows | raw billed | focus billed "
                 "| allocated billed | allocated effective |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
                 + "\n".join(
-                    f"| {s} | {p:%Y-%m} | {c} | {rr:,} | {fr:,} | {ar:,} | {rb:,.2f} | {fb:,.2f} | {ab:,.2f} | {ae:,.2f} |"
+                    f"| {s} | {p:%Y-%m} | {c} | {rr:,} | {fr:,} | {ar:,} | "
+                    f"{rb:,.2f} | {fb:,.2f} | {ab:,.2f} | {ae:,.2f} |"
                     for s, p, c, rr, fr, ar, rb, fb, ab, ae in totals
                 )
             ),

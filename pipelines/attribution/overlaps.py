@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from itertools import combinations
 
 from pipelines.attribution.registry import RegisteredRun
@@ -36,7 +36,10 @@ class Overlap:
     end: datetime | None
 
     def describe(self) -> str:
-        window = f"{_moment(self.start) if self.start else 'the beginning'} to {_moment(self.end) if self.end else 'open end'}"
+        window = (
+            f"{_moment(self.start) if self.start else 'the beginning'} to "
+            f"{_moment(self.end) if self.end else 'open end'}"
+        )
         return (
             f"overlap: runs {self.first.id} ({self.first_pattern!r}) and {self.second.id} ({self.second_pattern!r}) "
             f"both claim resources such as {self.example_resource!r} from {window}; "
@@ -46,7 +49,7 @@ class Overlap:
 
 def _moment(moment: datetime) -> str:
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -150,7 +153,11 @@ def registry_overlaps(runs: list[RegisteredRun]) -> list[Overlap]:
             continue
         for first_pattern in first.resources:
             witness = next(
-                ((pattern, example) for pattern in second.resources if (example := common_match(first_pattern, pattern)) is not None),
+                (
+                    (pattern, example)
+                    for pattern in second.resources
+                    if (example := common_match(first_pattern, pattern)) is not None
+                ),
                 None,
             )
             if witness:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -42,7 +42,7 @@ class RunRegistry(BaseModel):
 def _utc_naive(moment: datetime | None) -> datetime | None:
     if moment is None or moment.tzinfo is None:
         return moment
-    return moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.astimezone(UTC).replace(tzinfo=None)
 
 
 def load_registry(path: Path) -> list[RegisteredRun]:

@@ -10,8 +10,8 @@ from pipelines.budgets.tables import (
     replace_budget_baselines,
 )
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
-from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.sql import read_sql
 
 
 @dg.asset(group_name="budgets", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
@@ -22,7 +22,9 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
     budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
     with runledger.warehouse(config) as conn, transaction(conn):
         rows = replace_budget_baselines(conn, budgets)
-    return dg.MaterializeResult(metadata={"budgets": dg.MetadataValue.int(len(budgets)), "rows": dg.MetadataValue.int(rows)})
+    return dg.MaterializeResult(
+        metadata={"budgets": dg.MetadataValue.int(len(budgets)), "rows": dg.MetadataValue.int(rows)}
+    )
 
 
 @dg.asset(

@@ -127,8 +127,7 @@ class ResourceModel(_Section):
     def _one_speed(self) -> ResourceModel:
         if self.mfu is not None and self.tokens_per_second_per_gpu is not None:
             raise _InvalidValue(
-                "cannot be given together with `mfu`: give the speed either as MFU or as "
-                "measured throughput",
+                "cannot be given together with `mfu`: give the speed either as MFU or as measured throughput",
                 key="tokens_per_second_per_gpu",
             )
         if self.mfu is None and self.tokens_per_second_per_gpu is None:
@@ -200,18 +199,14 @@ class Budget(_Section):
     @classmethod
     def _run_id_not_blank(cls, training_run: str) -> str:
         if not training_run.strip() or training_run != training_run.strip():
-            raise ValueError(
-                f"must be the run id without surrounding blanks, got {training_run!r}"
-            )
+            raise ValueError(f"must be the run id without surrounding blanks, got {training_run!r}")
         return training_run
 
     @field_validator("currency")
     @classmethod
     def _currency_code(cls, currency: str) -> str:
         if len(currency) != 3 or not currency.isascii() or not currency.isupper():
-            raise ValueError(
-                f"must be a 3-letter ISO 4217 code in capitals such as USD, got {currency!r}"
-            )
+            raise ValueError(f"must be a 3-letter ISO 4217 code in capitals such as USD, got {currency!r}")
         return currency
 
     @field_validator("storage")
@@ -226,14 +221,10 @@ class Budget(_Section):
 
     @field_validator("fixed")
     @classmethod
-    def _fixed_categories(
-        cls, fixed: dict[str, Decimal], info: ValidationInfo
-    ) -> dict[str, Decimal]:
+    def _fixed_categories(cls, fixed: dict[str, Decimal], info: ValidationInfo) -> dict[str, Decimal]:
         for category in fixed:
             if category not in CATEGORIES:
-                raise _InvalidValue(
-                    f"unknown cost category; use one of {', '.join(CATEGORIES)}", key=category
-                )
+                raise _InvalidValue(f"unknown cost category; use one of {', '.join(CATEGORIES)}", key=category)
         for category, section in SECTION_CATEGORIES.items():
             if category in fixed and info.data.get(section) is not None:
                 raise _InvalidValue(
@@ -331,9 +322,7 @@ def load_budgets_with_files(folder: Path) -> list[tuple[Budget, Path]]:
             reported together), or two files budget the same training run.
     """
     if not folder.is_dir():
-        raise BudgetError(
-            f"{folder}: budget folder does not exist; create it or fix `budgets` in runledger.yaml"
-        )
+        raise BudgetError(f"{folder}: budget folder does not exist; create it or fix `budgets` in runledger.yaml")
     paths = sorted(
         (path for path in folder.iterdir() if path.suffix in BUDGET_SUFFIXES and path.is_file()),
         key=lambda path: path.name,
@@ -438,9 +427,7 @@ def estimate(budget: Budget) -> Estimate:
             cost_per_billion_tokens=_quantize(total / (model.tokens / BILLION)),
             mfu=_quantize(speed.mfu) if speed.mfu is not None else None,
             tokens_per_second_per_gpu=_quantize(speed.tokens_per_second_per_gpu),
-            gpu_hours_at_peak=(
-                _quantize(speed.gpu_hours_at_peak) if speed.gpu_hours_at_peak is not None else None
-            ),
+            gpu_hours_at_peak=(_quantize(speed.gpu_hours_at_peak) if speed.gpu_hours_at_peak is not None else None),
             effective_mfu=(
                 _quantize(speed.gpu_hours_at_peak / gpu_hours)
                 if speed.gpu_hours_at_peak is not None and gpu_hours
@@ -454,8 +441,10 @@ def estimate(budget: Budget) -> Estimate:
 def format_estimate(budget: Budget, estimate: Estimate) -> str:
     """Renders an estimate as the plain-text table `runledger estimate` prints."""
     lines = [
-        f"Estimate for {budget.training_run}: window {budget.window.start} to "
-        f"{budget.window.end}, amounts in {budget.currency}",
+        (
+            f"Estimate for {budget.training_run}: window {budget.window.start} to "
+            f"{budget.window.end}, amounts in {budget.currency}"
+        ),
         "",
     ]
     if budget.model is not None:
@@ -526,8 +515,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     if not isinstance(document, dict):
         found = "an empty file" if document is None else type(document).__name__
         raise BudgetError(
-            f"{path}: expected a mapping of budget keys (training_run, currency, window, ...), "
-            f"got {found}"
+            f"{path}: expected a mapping of budget keys (training_run, currency, window, ...), got {found}"
         )
     return document
 
@@ -586,13 +574,9 @@ def _duplicate_runs(loaded: list[tuple[Budget, Path]]) -> list[str]:
 
 def _speed(model: ResourceModel, flops: Decimal) -> _Speed:
     """The model's speed both ways (MFU and tokens per second per GPU), whichever was given."""
-    peak_flops_per_gpu_second = (
-        model.gpu_peak_tflops * TERA if model.gpu_peak_tflops is not None else None
-    )
+    peak_flops_per_gpu_second = model.gpu_peak_tflops * TERA if model.gpu_peak_tflops is not None else None
     gpu_hours_at_peak = (
-        flops / (peak_flops_per_gpu_second * SECONDS_PER_HOUR)
-        if peak_flops_per_gpu_second is not None
-        else None
+        flops / (peak_flops_per_gpu_second * SECONDS_PER_HOUR) if peak_flops_per_gpu_second is not None else None
     )
     flops_per_token = 6 * model.parameters
     if model.mfu is not None:
@@ -600,13 +584,9 @@ def _speed(model: ResourceModel, flops: Decimal) -> _Speed:
         return _Speed(model.mfu, throughput, gpu_hours_at_peak, gpu_hours_at_peak / model.mfu)
     throughput = model.tokens_per_second_per_gpu
     implied_mfu = (
-        throughput * flops_per_token / peak_flops_per_gpu_second
-        if peak_flops_per_gpu_second is not None
-        else None
+        throughput * flops_per_token / peak_flops_per_gpu_second if peak_flops_per_gpu_second is not None else None
     )
-    return _Speed(
-        implied_mfu, throughput, gpu_hours_at_peak, model.tokens / (throughput * SECONDS_PER_HOUR)
-    )
+    return _Speed(implied_mfu, throughput, gpu_hours_at_peak, model.tokens / (throughput * SECONDS_PER_HOUR))
 
 
 def _storage_cost(storage: Storage, wall_hours: Decimal) -> Decimal:
@@ -643,19 +623,16 @@ def _resource_lines(model: ResourceModel, estimate: Estimate) -> list[str]:
             f"{model.gpu_peak_tflops:,f} TFLOP/s per GPU)"
         )
     lines += [
-        f"  {'tokens per second per GPU':<28}{estimate.tokens_per_second_per_gpu:>20,.1f}"
-        f"  ({throughput_source})",
+        f"  {'tokens per second per GPU':<28}{estimate.tokens_per_second_per_gpu:>20,.1f}  ({throughput_source})",
         f"  {'overhead':<28}{_percent(model.overhead):>20}  (restarts, evaluation, idle)",
     ]
     if estimate.effective_mfu is not None:
         lines.append(
-            f"  {'effective MFU':<28}{_percent(estimate.effective_mfu):>20}  (over every "
-            "GPU-hour, overhead included)"
+            f"  {'effective MFU':<28}{_percent(estimate.effective_mfu):>20}  (over every GPU-hour, overhead included)"
         )
     lines += [
         f"  {'GPU-hours':<28}{estimate.gpu_hours:>20,.2f}",
-        f"  {'wall-clock hours':<28}{estimate.wall_hours:>20,.2f}"
-        f"  ({days:,.2f} days on {model.gpus:,} GPUs)",
+        f"  {'wall-clock hours':<28}{estimate.wall_hours:>20,.2f}  ({days:,.2f} days on {model.gpus:,} GPUs)",
         "",
     ]
     return lines

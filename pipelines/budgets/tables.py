@@ -51,7 +51,10 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
 
 def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
     """Every training run with spend attributed in `cost_allocations`."""
-    return {training_run for (training_run,) in conn.execute(read_sql("attribution/cost_allocations", "attributed_runs")).fetchall()}
+    return {
+        training_run
+        for (training_run,) in conn.execute(read_sql("attribution/cost_allocations", "attributed_runs")).fetchall()
+    }
 
 
 def build_budget_alerts(conn: duckdb.DuckDBPyConnection) -> int:

@@ -173,9 +173,15 @@ PRODUCT_NAMES = {
 
 def _box_usage(instance: InstanceType, sku: str) -> CurProduct:
     return CurProduct(
-        "AmazonEC2", f"USE1-BoxUsage:{instance.name}", "RunInstances", "Compute Instance", "Hrs",
-        instance.on_demand_hourly, sku,
-        f"${instance.on_demand_hourly} per On Demand Linux {instance.name} Instance Hour", instance,
+        "AmazonEC2",
+        f"USE1-BoxUsage:{instance.name}",
+        "RunInstances",
+        "Compute Instance",
+        "Hrs",
+        instance.on_demand_hourly,
+        sku,
+        f"${instance.on_demand_hourly} per On Demand Linux {instance.name} Instance Hour",
+        instance,
     )
 
 
@@ -183,52 +189,129 @@ P5_BOX_USAGE = _box_usage(P5, "B2M3Z6T6KX8V2Q4N")
 P4D_BOX_USAGE = _box_usage(P4D, "7Q9UXNH3C2MKB6WR")
 G5_BOX_USAGE = _box_usage(G5_12XLARGE, "XQ4T8S3ZK7YF2D9M")
 EBS_GP3 = CurProduct(
-    "AmazonEC2", "USE1-EBS:VolumeUsage.gp3", "CreateVolume-Gp3", "Storage", "GB-Mo", 0.08,
-    "D7EGG5W7JDE4SU4A", "$0.08 per GB-month of General Purpose (gp3) provisioned storage - US East (N. Virginia)",
+    "AmazonEC2",
+    "USE1-EBS:VolumeUsage.gp3",
+    "CreateVolume-Gp3",
+    "Storage",
+    "GB-Mo",
+    0.08,
+    "D7EGG5W7JDE4SU4A",
+    "$0.08 per GB-month of General Purpose (gp3) provisioned storage - US East (N. Virginia)",
 )
 S3_STANDARD = CurProduct(
-    "AmazonS3", "USE1-TimedStorage-ByteHrs", "StandardStorage", "Storage", "GB-Mo", 0.023,
-    "WP9ANXZGBYYSGJEA", "$0.023 per GB - first 50 TB / month of storage used",
+    "AmazonS3",
+    "USE1-TimedStorage-ByteHrs",
+    "StandardStorage",
+    "Storage",
+    "GB-Mo",
+    0.023,
+    "WP9ANXZGBYYSGJEA",
+    "$0.023 per GB - first 50 TB / month of storage used",
 )
 INTER_REGION_TRANSFER = CurProduct(
-    "AWSDataTransfer", "USE1-USW2-AWS-Out-Bytes", "PublicIP-Out", "Data Transfer", "GB", 0.02,
-    "HQEH3ZNPMHY7UZTD", "$0.02 per GB - US East (Northern Virginia) data transfer to US West (Oregon)",
+    "AWSDataTransfer",
+    "USE1-USW2-AWS-Out-Bytes",
+    "PublicIP-Out",
+    "Data Transfer",
+    "GB",
+    0.02,
+    "HQEH3ZNPMHY7UZTD",
+    "$0.02 per GB - US East (Northern Virginia) data transfer to US West (Oregon)",
     to_region=AWS_REPLICA_REGION,
 )
 LOG_INGESTION = CurProduct(
-    "AmazonCloudWatch", "USE1-DataProcessing-Bytes", "PutLogEvents", "Data Payload", "GB", 0.50,
-    "TFB5V4EJ9BC6PQ2R", "$0.50 per GB custom log data ingested",
+    "AmazonCloudWatch",
+    "USE1-DataProcessing-Bytes",
+    "PutLogEvents",
+    "Data Payload",
+    "GB",
+    0.50,
+    "TFB5V4EJ9BC6PQ2R",
+    "$0.50 per GB custom log data ingested",
 )
 CLOUDWATCH_REQUESTS = CurProduct(
-    "AmazonCloudWatch", "USE1-CW:Requests", "GetMetricData", "API Request", "Requests", 0.00001,
-    "8JZ5Y9AWUXN6HQ3C", "$0.01 per 1,000 metrics requested using GetMetricData API - US East (Northern Virginia)",
+    "AmazonCloudWatch",
+    "USE1-CW:Requests",
+    "GetMetricData",
+    "API Request",
+    "Requests",
+    0.00001,
+    "8JZ5Y9AWUXN6HQ3C",
+    "$0.01 per 1,000 metrics requested using GetMetricData API - US East (Northern Virginia)",
 )
 NAT_GATEWAY_HOURS = CurProduct(
-    "AmazonEC2", "USE1-NatGateway-Hours", "NatGateway", "NAT Gateway", "Hrs", 0.045,
-    "M2YSHUBETB3JX4M4", "$0.045 per NAT Gateway Hour",
+    "AmazonEC2",
+    "USE1-NatGateway-Hours",
+    "NatGateway",
+    "NAT Gateway",
+    "Hrs",
+    0.045,
+    "M2YSHUBETB3JX4M4",
+    "$0.045 per NAT Gateway Hour",
 )
 NAT_GATEWAY_BYTES = CurProduct(
-    "AmazonEC2", "USE1-NatGateway-Bytes", "NatGateway", "NAT Gateway", "GB", 0.045,
-    "Q9SS9CE4RXPCX5KG", "$0.045 per GB Data Processed by NAT Gateways",
+    "AmazonEC2",
+    "USE1-NatGateway-Bytes",
+    "NatGateway",
+    "NAT Gateway",
+    "GB",
+    0.045,
+    "Q9SS9CE4RXPCX5KG",
+    "$0.045 per GB Data Processed by NAT Gateways",
 )
 GLUE_JOB = CurProduct(
-    "AWSGlue", "USE1-ETL-DPU-Hour", "Jobrun", "AWS Glue", "DPU-Hour", 0.44,
-    "ZQ3NW4K8BDHTC6AF", "$0.44 per DPU-Hour for each Apache Spark or Spark Streaming job",
+    "AWSGlue",
+    "USE1-ETL-DPU-Hour",
+    "Jobrun",
+    "AWS Glue",
+    "DPU-Hour",
+    0.44,
+    "ZQ3NW4K8BDHTC6AF",
+    "$0.44 per DPU-Hour for each Apache Spark or Spark Streaming job",
 )
 SAVINGS_PLAN_FEE = CurProduct(
-    "ComputeSavingsPlans", "ComputeSP:1yrNoUpfront", None, "Savings Plan", "Hrs", 0.0,
-    "K4FJ8HY2S7ZQDN3W", "1 year No Upfront Compute Savings Plan", region=None,
+    "ComputeSavingsPlans",
+    "ComputeSP:1yrNoUpfront",
+    None,
+    "Savings Plan",
+    "Hrs",
+    0.0,
+    "K4FJ8HY2S7ZQDN3W",
+    "1 year No Upfront Compute Savings Plan",
+    region=None,
 )
 RESERVED_INSTANCE_FEE = CurProduct(
-    "AmazonEC2", "USE1-HeavyUsage:p4d.24xlarge", "RunInstances", "Compute Instance", "Hrs", 0.0,
+    "AmazonEC2",
+    "USE1-HeavyUsage:p4d.24xlarge",
+    "RunInstances",
+    "Compute Instance",
+    "Hrs",
+    0.0,
     "7Q9UXNH3C2MKB6WR",
-    f"USD {RESERVATION_RECURRING_HOURLY} hourly fee per Linux/UNIX (Amazon VPC), p4d.24xlarge instance", P4D,
+    f"USD {RESERVATION_RECURRING_HOURLY} hourly fee per Linux/UNIX (Amazon VPC), p4d.24xlarge instance",
+    P4D,
 )
 SUPPORT_FEE = CurProduct(
-    "AWSSupportBusiness", "Dollar", None, None, None, 0.0, None, "AWS Support (Business)", region=None,
+    "AWSSupportBusiness",
+    "Dollar",
+    None,
+    None,
+    None,
+    0.0,
+    None,
+    "AWS Support (Business)",
+    region=None,
 )
 PROMOTIONAL_CREDIT = CurProduct(
-    "AmazonEC2", None, None, None, None, 0.0, None, "AWS Credits: ML research program", region=None,
+    "AmazonEC2",
+    None,
+    None,
+    None,
+    None,
+    0.0,
+    None,
+    "AWS Credits: ML research program",
+    region=None,
 )
 
 SALES_TAX_RATE = 0.0625
@@ -393,29 +476,67 @@ class GcpSku:
 
 
 H100_GPU = GcpSku(
-    COMPUTE_ENGINE, "9A2B-73C1-4E5D", "Nvidia H100 80GB GPU running in Americas", 9.7965, "seconds", "hour", 3600,
+    COMPUTE_ENGINE,
+    "9A2B-73C1-4E5D",
+    "Nvidia H100 80GB GPU running in Americas",
+    9.7965,
+    "seconds",
+    "hour",
+    3600,
 )
 A3_CORE = GcpSku(
-    COMPUTE_ENGINE, "3C8E-91F4-A6B2", "A3 Instance Core running in Americas", 0.0295, "seconds", "hour", 3600,
+    COMPUTE_ENGINE,
+    "3C8E-91F4-A6B2",
+    "A3 Instance Core running in Americas",
+    0.0295,
+    "seconds",
+    "hour",
+    3600,
 )
 A3_RAM = GcpSku(
-    COMPUTE_ENGINE, "5D1A-2E7F-B803", "A3 Instance Ram running in Americas", 0.003, "byte-seconds", "gibibyte hour",
+    COMPUTE_ENGINE,
+    "5D1A-2E7F-B803",
+    "A3 Instance Ram running in Americas",
+    0.003,
+    "byte-seconds",
+    "gibibyte hour",
     GIB * 3600,
 )
 N2_CORE = GcpSku(
-    COMPUTE_ENGINE, "BB77-5FDA-4A4D", "N2 Instance Core running in Americas", 0.031611, "seconds", "hour", 3600,
+    COMPUTE_ENGINE,
+    "BB77-5FDA-4A4D",
+    "N2 Instance Core running in Americas",
+    0.031611,
+    "seconds",
+    "hour",
+    3600,
 )
 N2_RAM = GcpSku(
-    COMPUTE_ENGINE, "7C19-20B5-E9F3", "N2 Instance Ram running in Americas", 0.004237, "byte-seconds", "gibibyte hour",
+    COMPUTE_ENGINE,
+    "7C19-20B5-E9F3",
+    "N2 Instance Ram running in Americas",
+    0.004237,
+    "byte-seconds",
+    "gibibyte hour",
     GIB * 3600,
 )
 STANDARD_STORAGE = GcpSku(
-    CLOUD_STORAGE, "0D5D-6E23-4250", "Standard Storage US Multi-region", 0.026, "byte-seconds", "gibibyte month",
+    CLOUD_STORAGE,
+    "0D5D-6E23-4250",
+    "Standard Storage US Multi-region",
+    0.026,
+    "byte-seconds",
+    "gibibyte month",
     GIB * HOURS_PER_PRICING_MONTH * 3600,
 )
 EGRESS_TO_EMEA = GcpSku(
-    NETWORKING, "9DE9-9092-B3BC", "Network Inter Region Data Transfer Out from Americas to EMEA", 0.05, "bytes",
-    "gibibyte", GIB,
+    NETWORKING,
+    "9DE9-9092-B3BC",
+    "Network Inter Region Data Transfer Out from Americas to EMEA",
+    0.05,
+    "bytes",
+    "gibibyte",
+    GIB,
 )
 LOG_VOLUME = GcpSku(CLOUD_LOGGING, "143F-A1B0-E0BE", "Log Volume", 0.50, "bytes", "gibibyte", GIB)
 SALES_TAX = GcpSku(INVOICE_SERVICE, "B1C4-83A9-0001", "Sales tax", 0.0, "", "", 1)
@@ -498,8 +619,14 @@ RUN_REGISTRY = (
         "owner": "alice",
         "start": datetime(2026, 10, 3),
         "end": datetime(2026, 10, 11),
-        "resources": ["i-0a1*", "vol-0a1*", RUN_7B_BUCKET, f"arn:aws:s3:::{RUN_7B_BUCKET}",
-                      "arn:aws:ec2:*/i-0a1*", "arn:aws:ec2:*/vol-0a1*"],
+        "resources": [
+            "i-0a1*",
+            "vol-0a1*",
+            RUN_7B_BUCKET,
+            f"arn:aws:s3:::{RUN_7B_BUCKET}",
+            "arn:aws:ec2:*/i-0a1*",
+            "arn:aws:ec2:*/vol-0a1*",
+        ],
         "weight": 1,
     },
     {
@@ -509,8 +636,14 @@ RUN_REGISTRY = (
         "owner": "bob",
         "start": datetime(2026, 10, 24),
         "end": datetime(2026, 11, 14),
-        "resources": ["i-0b13*", "vol-0b13*", RUN_13B_BUCKET, f"arn:aws:s3:::{RUN_13B_BUCKET}",
-                      "arn:aws:ec2:*/i-0b13*", "arn:aws:ec2:*/vol-0b13*"],
+        "resources": [
+            "i-0b13*",
+            "vol-0b13*",
+            RUN_13B_BUCKET,
+            f"arn:aws:s3:::{RUN_13B_BUCKET}",
+            "arn:aws:ec2:*/i-0b13*",
+            "arn:aws:ec2:*/vol-0b13*",
+        ],
         "weight": 1,
     },
     {
@@ -520,8 +653,11 @@ RUN_REGISTRY = (
         "owner": "carol",
         "start": datetime(2026, 10, 27),
         "end": datetime(2026, 11, 4),
-        "resources": ["llm-3b-train-*", "//compute.googleapis.com/projects/ml-train-prod/zones/*/instances/72340*",
-                      f"*{RUN_3B_BUCKET}"],
+        "resources": [
+            "llm-3b-train-*",
+            "//compute.googleapis.com/projects/ml-train-prod/zones/*/instances/72340*",
+            f"*{RUN_3B_BUCKET}",
+        ],
         "weight": 1,
     },
 )
@@ -530,9 +666,17 @@ BUDGETS = {
         "training_run": RUN_7B,
         "currency": "USD",
         "window": {"start": date(2026, 10, 1), "end": date(2026, 11, 1)},
-        "model": {"parameters": 7.0e9, "tokens": 6.5e11, "gpu_peak_tflops": 989, "mfu": 0.40,
-                  "overhead": 0.10, "gpus": 128, "gpu_hour_price": SAVINGS_PLAN_P5_HOURLY / P5.gpus,
-                  "batch_size": 1024, "sequence_length": 4096},
+        "model": {
+            "parameters": 7.0e9,
+            "tokens": 6.5e11,
+            "gpu_peak_tflops": 989,
+            "mfu": 0.40,
+            "overhead": 0.10,
+            "gpus": 128,
+            "gpu_hour_price": SAVINGS_PLAN_P5_HOURLY / P5.gpus,
+            "batch_size": 1024,
+            "sequence_length": 4096,
+        },
         "storage": {"checkpoint_gb": 98, "checkpoints_retained": 5, "dataset_gb": 4000, "price_gb_month": 0.023},
         "network": {"egress_gb": 2000, "price_gb": 0.02},
         "fixed": {"data": 800, "monitoring": 400},
@@ -542,9 +686,15 @@ BUDGETS = {
         "training_run": RUN_13B,
         "currency": "USD",
         "window": {"start": date(2026, 10, 20), "end": date(2026, 11, 20)},
-        "model": {"parameters": 1.3e10, "tokens": 1.0e11, "gpu_peak_tflops": 312, "mfu": 0.38,
-                  "overhead": 0.10, "gpus": 32,
-                  "gpu_hour_price": (RESERVATION_UPFRONT_HOURLY + RESERVATION_RECURRING_HOURLY) / P4D.gpus},
+        "model": {
+            "parameters": 1.3e10,
+            "tokens": 1.0e11,
+            "gpu_peak_tflops": 312,
+            "mfu": 0.38,
+            "overhead": 0.10,
+            "gpus": 32,
+            "gpu_hour_price": (RESERVATION_UPFRONT_HOURLY + RESERVATION_RECURRING_HOURLY) / P4D.gpus,
+        },
         "storage": {"checkpoint_gb": 182, "checkpoints_retained": 4, "dataset_gb": 300, "price_gb_month": 0.023},
         "network": {"egress_gb": 0, "price_gb": 0.02},
         "fixed": {"monitoring": 200},
@@ -554,8 +704,15 @@ BUDGETS = {
         "training_run": RUN_3B,
         "currency": "USD",
         "window": {"start": date(2026, 10, 25), "end": date(2026, 11, 10)},
-        "model": {"parameters": 3.0e9, "tokens": 4.5e11, "gpu_peak_tflops": 989, "mfu": 0.42,
-                  "overhead": 0.08, "gpus": 32, "gpu_hour_price": 7.64},
+        "model": {
+            "parameters": 3.0e9,
+            "tokens": 4.5e11,
+            "gpu_peak_tflops": 989,
+            "mfu": 0.42,
+            "overhead": 0.08,
+            "gpus": 32,
+            "gpu_hour_price": 7.64,
+        },
         "storage": {"checkpoint_gb": 42, "checkpoints_retained": 10, "dataset_gb": 2500, "price_gb_month": 0.026},
         "network": {"egress_gb": 1500, "price_gb": 0.05},
         "fixed": {"monitoring": 150},
@@ -611,8 +768,18 @@ def write_demo(root: Path) -> Path:
         _write_yaml(root / BUDGETS_FOLDER / f"{run}.yaml", budget)
     for run, events in (
         (RUN_7B, _llm_7b_events()),
-        (RUN_3B, _clean_run_events(RUN_3B, RUN_3B_START, RUN_3B_END, RUN_3B_CHECKPOINT_EVERY, RUN_3B_GPUS,
-                                    RUN_3B_STEPS_PER_HOUR, RUN_3B_CONFIG_HASH)),
+        (
+            RUN_3B,
+            _clean_run_events(
+                RUN_3B,
+                RUN_3B_START,
+                RUN_3B_END,
+                RUN_3B_CHECKPOINT_EVERY,
+                RUN_3B_GPUS,
+                RUN_3B_STEPS_PER_HOUR,
+                RUN_3B_CONFIG_HASH,
+            ),
+        ),
     ):
         _write_json_lines(root / EVENTS_FOLDER / f"{run}.jsonl", events)
     _write_yaml(config_path, CONFIG, header=CONFIG_HEADER)
@@ -777,24 +944,32 @@ def _savings_plan_covered(on_demand: dict) -> list[dict]:
     hours = on_demand["line_item_usage_amount"]
     list_cost = on_demand["line_item_unblended_cost"]
     plan = {"savings_plan_savings_plan_a_r_n": SAVINGS_PLAN_ARN, "savings_plan_offering_type": SAVINGS_PLAN_OFFERING}
-    covered = on_demand | plan | {
-        "line_item_line_item_type": "SavingsPlanCoveredUsage",
-        "savings_plan_savings_plan_effective_cost": _money(hours * SAVINGS_PLAN_P5_HOURLY),
-    }
+    covered = (
+        on_demand
+        | plan
+        | {
+            "line_item_line_item_type": "SavingsPlanCoveredUsage",
+            "savings_plan_savings_plan_effective_cost": _money(hours * SAVINGS_PLAN_P5_HOURLY),
+        }
+    )
     negative_rate = _rate_text(-float(on_demand["line_item_unblended_rate"]))
-    negation = on_demand | plan | {
-        "line_item_line_item_type": "SavingsPlanNegation",
-        "line_item_line_item_description": (
-            f"SavingsPlanNegation used by AccountId : {on_demand['line_item_usage_account_id']} "
-            f"and UsageSku : {on_demand['product_sku']}"
-        ),
-        "line_item_unblended_cost": -list_cost,
-        "line_item_blended_cost": -list_cost,
-        "line_item_unblended_rate": negative_rate,
-        "line_item_blended_rate": negative_rate,
-        "pricing_public_on_demand_cost": 0.0,
-        "pricing_public_on_demand_rate": "0.0",
-    }
+    negation = (
+        on_demand
+        | plan
+        | {
+            "line_item_line_item_type": "SavingsPlanNegation",
+            "line_item_line_item_description": (
+                f"SavingsPlanNegation used by AccountId : {on_demand['line_item_usage_account_id']} "
+                f"and UsageSku : {on_demand['product_sku']}"
+            ),
+            "line_item_unblended_cost": -list_cost,
+            "line_item_blended_cost": -list_cost,
+            "line_item_unblended_rate": negative_rate,
+            "line_item_blended_rate": negative_rate,
+            "pricing_public_on_demand_cost": 0.0,
+            "pricing_public_on_demand_rate": "0.0",
+        }
+    )
     return [covered, negation]
 
 
@@ -832,8 +1007,11 @@ def _llm_7b_tags(node: int) -> dict[str, str]:
     """Tags of the 7B nodes: the last two were launched by hand without any."""
     if node > RUN_7B_COVERED_NODES:
         return {}
-    tags = {"user_training_run": RUN_7B, "user_experiment": "scaling-7b",
-            "aws_created_by": "AssumedRole:AROA4XKQ7EXAMPLE7B:alice-launcher"}
+    tags = {
+        "user_training_run": RUN_7B,
+        "user_experiment": "scaling-7b",
+        "aws_created_by": "AssumedRole:AROA4XKQ7EXAMPLE7B:alice-launcher",
+    }
     if node <= RUN_7B_NODES_WITH_OWNER_TAG:
         tags["user_owner"] = "alice"
     return tags
@@ -847,29 +1025,76 @@ def _llm_7b_lines(rng: random.Random) -> list[dict]:
     lines = _llm_7b_tokenize_lines()
     for hour in _hours(RUN_7B_START, RUN_7B_END):
         for node in range(1, RUN_7B_NODES + 1):
-            on_demand = _cur_line(P5_BOX_USAGE, "Usage", TRAINING_ACCOUNT, hour, hour + HOUR, 1.0,
-                                  resource_id=_llm_7b_instance_id(node), tags=_llm_7b_tags(node))
+            on_demand = _cur_line(
+                P5_BOX_USAGE,
+                "Usage",
+                TRAINING_ACCOUNT,
+                hour,
+                hour + HOUR,
+                1.0,
+                resource_id=_llm_7b_instance_id(node),
+                tags=_llm_7b_tags(node),
+            )
             lines += _savings_plan_covered(on_demand) if node <= RUN_7B_COVERED_NODES else [on_demand]
     for start, end in _day_slices(RUN_7B_START, RUN_7B_END):
         for node in range(1, RUN_7B_NODES + 1):
             volume_gb_months = _gb_months(RUN_7B_VOLUME_GB, start, end)
-            lines.append(_cur_line(EBS_GP3, "Usage", TRAINING_ACCOUNT, start, end, volume_gb_months,
-                                   resource_id=f"vol-0a1b2c3d4e5f6{node:04d}", tags=_llm_7b_tags(node)))
-        saved_that_day = (_checkpoints_saved(RUN_7B_START, RUN_7B_END, RUN_7B_CHECKPOINT_EVERY, end)
-                          - _checkpoints_saved(RUN_7B_START, RUN_7B_END, RUN_7B_CHECKPOINT_EVERY, start))
+            lines.append(
+                _cur_line(
+                    EBS_GP3,
+                    "Usage",
+                    TRAINING_ACCOUNT,
+                    start,
+                    end,
+                    volume_gb_months,
+                    resource_id=f"vol-0a1b2c3d4e5f6{node:04d}",
+                    tags=_llm_7b_tags(node),
+                )
+            )
+        saved_that_day = _checkpoints_saved(
+            RUN_7B_START, RUN_7B_END, RUN_7B_CHECKPOINT_EVERY, end
+        ) - _checkpoints_saved(RUN_7B_START, RUN_7B_END, RUN_7B_CHECKPOINT_EVERY, start)
         replicated_gb = saved_that_day * RUN_7B_CHECKPOINT_GB * rng.uniform(1.0, 1.04)
-        lines.append(_cur_line(INTER_REGION_TRANSFER, "Usage", TRAINING_ACCOUNT, start, end, replicated_gb,
-                               resource_id=_llm_7b_instance_id(1), tags=_llm_7b_tags(1)))
+        lines.append(
+            _cur_line(
+                INTER_REGION_TRANSFER,
+                "Usage",
+                TRAINING_ACCOUNT,
+                start,
+                end,
+                replicated_gb,
+                resource_id=_llm_7b_instance_id(1),
+                tags=_llm_7b_tags(1),
+            )
+        )
         node_hours = RUN_7B_NODES * (end - start) / HOUR
-        lines.append(_cur_line(LOG_INGESTION, "Usage", TRAINING_ACCOUNT, start, end,
-                               node_hours * rng.uniform(*RUN_7B_LOG_GB_PER_NODE_HOUR), resource_id=RUN_7B_LOG_GROUP,
-                               tags={"user_training_run": RUN_7B, "user_owner": "alice"}))
+        lines.append(
+            _cur_line(
+                LOG_INGESTION,
+                "Usage",
+                TRAINING_ACCOUNT,
+                start,
+                end,
+                node_hours * rng.uniform(*RUN_7B_LOG_GB_PER_NODE_HOUR),
+                resource_id=RUN_7B_LOG_GROUP,
+                tags={"user_training_run": RUN_7B, "user_owner": "alice"},
+            )
+        )
     for start, end in _day_slices(RUN_7B_START, AWS_DATA_END):
         checkpoints = _checkpoints_saved(RUN_7B_START, RUN_7B_END, RUN_7B_CHECKPOINT_EVERY, end)
         if start >= RUN_7B_CHECKPOINT_CLEANUP:
             checkpoints = RUN_7B_CHECKPOINTS_KEPT_AFTER_CLEANUP
-        lines.append(_cur_line(S3_STANDARD, "Usage", TRAINING_ACCOUNT, start, end,
-                               _gb_months(checkpoints * RUN_7B_CHECKPOINT_GB, start, end), resource_id=RUN_7B_BUCKET))
+        lines.append(
+            _cur_line(
+                S3_STANDARD,
+                "Usage",
+                TRAINING_ACCOUNT,
+                start,
+                end,
+                _gb_months(checkpoints * RUN_7B_CHECKPOINT_GB, start, end),
+                resource_id=RUN_7B_BUCKET,
+            )
+        )
     return lines
 
 
@@ -877,8 +1102,16 @@ def _llm_7b_tokenize_lines() -> list[dict]:
     """The Glue job that tokenized the 7B data set before the run."""
     tags = {"user_training_run": RUN_7B, "user_dataset_version": "fineweb-edu-v3.2"}
     return [
-        _cur_line(GLUE_JOB, "Usage", TRAINING_ACCOUNT, hour, hour + HOUR, RUN_7B_TOKENIZE_DPUS,
-                  resource_id=RUN_7B_TOKENIZE_JOB, tags=tags)
+        _cur_line(
+            GLUE_JOB,
+            "Usage",
+            TRAINING_ACCOUNT,
+            hour,
+            hour + HOUR,
+            RUN_7B_TOKENIZE_DPUS,
+            resource_id=RUN_7B_TOKENIZE_JOB,
+            tags=tags,
+        )
         for hour in _hours(RUN_7B_TOKENIZE_START, RUN_7B_TOKENIZE_END)
     ]
 
@@ -894,24 +1127,60 @@ def _llm_13b_lines(rng: random.Random) -> list[dict]:
     lines = []
     for hour in _hours(RUN_13B_START, RUN_13B_END):
         for node in range(1, RUN_13B_NODES + 1):
-            on_demand = _cur_line(P4D_BOX_USAGE, "Usage", TRAINING_ACCOUNT, hour, hour + HOUR, 1.0,
-                                  resource_id=f"i-0b13f5e6d7c8a{node:04d}", tags=_llm_13b_tags(node))
+            on_demand = _cur_line(
+                P4D_BOX_USAGE,
+                "Usage",
+                TRAINING_ACCOUNT,
+                hour,
+                hour + HOUR,
+                1.0,
+                resource_id=f"i-0b13f5e6d7c8a{node:04d}",
+                tags=_llm_13b_tags(node),
+            )
             lines.append(_reserved_instance_usage(on_demand))
     for start, end in _day_slices(RUN_13B_START, RUN_13B_END):
         for node in range(1, RUN_13B_NODES + 1):
             volume_gb_months = _gb_months(RUN_13B_VOLUME_GB, start, end)
-            lines.append(_cur_line(EBS_GP3, "Usage", TRAINING_ACCOUNT, start, end, volume_gb_months,
-                                   resource_id=f"vol-0b13f5e6d7c8a{node:04d}", tags=_llm_13b_tags(node)))
+            lines.append(
+                _cur_line(
+                    EBS_GP3,
+                    "Usage",
+                    TRAINING_ACCOUNT,
+                    start,
+                    end,
+                    volume_gb_months,
+                    resource_id=f"vol-0b13f5e6d7c8a{node:04d}",
+                    tags=_llm_13b_tags(node),
+                )
+            )
         node_hours = RUN_13B_NODES * (end - start) / HOUR
-        lines.append(_cur_line(LOG_INGESTION, "Usage", TRAINING_ACCOUNT, start, end,
-                               node_hours * rng.uniform(*RUN_13B_LOG_GB_PER_NODE_HOUR),
-                               resource_id="arn:aws:logs:us-east-1:444455556666:log-group:/llm/llm-13b-ft-r2",
-                               tags={"user_training_run": RUN_13B}))
+        lines.append(
+            _cur_line(
+                LOG_INGESTION,
+                "Usage",
+                TRAINING_ACCOUNT,
+                start,
+                end,
+                node_hours * rng.uniform(*RUN_13B_LOG_GB_PER_NODE_HOUR),
+                resource_id="arn:aws:logs:us-east-1:444455556666:log-group:/llm/llm-13b-ft-r2",
+                tags={"user_training_run": RUN_13B},
+            )
+        )
     for start, end in _day_slices(RUN_13B_START, AWS_DATA_END):
         saved = _checkpoints_saved(RUN_13B_START, RUN_13B_END, RUN_13B_CHECKPOINT_EVERY, end)
         stored_gb = min(saved, RUN_13B_CHECKPOINTS_KEPT) * RUN_13B_CHECKPOINT_GB
-        lines.append(_cur_line(S3_STANDARD, "Usage", TRAINING_ACCOUNT, start, end, _gb_months(stored_gb, start, end),
-                               resource_id=RUN_13B_BUCKET, tags={"user_run_id": RUN_13B}))
+        lines.append(
+            _cur_line(
+                S3_STANDARD,
+                "Usage",
+                TRAINING_ACCOUNT,
+                start,
+                end,
+                _gb_months(stored_gb, start, end),
+                resource_id=RUN_13B_BUCKET,
+                tags={"user_run_id": RUN_13B},
+            )
+        )
     return lines
 
 
@@ -928,17 +1197,34 @@ def _nat_gateway_lines(rng: random.Random) -> list[dict]:
     lines = []
     for start, end in _day_slices(_start_of(OCTOBER), AWS_DATA_END):
         hours = (end - start) / HOUR
-        lines.append(_cur_line(NAT_GATEWAY_HOURS, "Usage", TRAINING_ACCOUNT, start, end, hours,
-                               resource_id=NAT_GATEWAY_ARN))
-        lines.append(_cur_line(NAT_GATEWAY_BYTES, "Usage", TRAINING_ACCOUNT, start, end,
-                               rng.uniform(*NAT_GATEWAY_DAILY_GB), resource_id=NAT_GATEWAY_ARN))
+        lines.append(
+            _cur_line(NAT_GATEWAY_HOURS, "Usage", TRAINING_ACCOUNT, start, end, hours, resource_id=NAT_GATEWAY_ARN)
+        )
+        lines.append(
+            _cur_line(
+                NAT_GATEWAY_BYTES,
+                "Usage",
+                TRAINING_ACCOUNT,
+                start,
+                end,
+                rng.uniform(*NAT_GATEWAY_DAILY_GB),
+                resource_id=NAT_GATEWAY_ARN,
+            )
+        )
     return lines
 
 
 def _shared_bucket_lines() -> list[dict]:
     return [
-        _cur_line(S3_STANDARD, "Usage", TRAINING_ACCOUNT, start, end, _gb_months(SHARED_DATASET_GB, start, end),
-                  resource_id=SHARED_DATASET_BUCKET)
+        _cur_line(
+            S3_STANDARD,
+            "Usage",
+            TRAINING_ACCOUNT,
+            start,
+            end,
+            _gb_months(SHARED_DATASET_GB, start, end),
+            resource_id=SHARED_DATASET_BUCKET,
+        )
         for start, end in _day_slices(_start_of(OCTOBER), AWS_DATA_END)
     ]
 
@@ -962,13 +1248,22 @@ def _savings_plan_fees(usage: list[dict], start: datetime, end: datetime) -> lis
             used[line["line_item_usage_start_date"]] += line["savings_plan_savings_plan_effective_cost"]
     return [
         _cur_line(
-            SAVINGS_PLAN_FEE, "SavingsPlanRecurringFee", TRAINING_ACCOUNT, hour, hour + HOUR, 1.0,
+            SAVINGS_PLAN_FEE,
+            "SavingsPlanRecurringFee",
+            TRAINING_ACCOUNT,
+            hour,
+            hour + HOUR,
+            1.0,
             resource_id=SAVINGS_PLAN_ARN,
-            line_item_unblended_cost=commitment, line_item_blended_cost=commitment,
-            line_item_unblended_rate=_rate_text(commitment), line_item_blended_rate=_rate_text(commitment),
+            line_item_unblended_cost=commitment,
+            line_item_blended_cost=commitment,
+            line_item_unblended_rate=_rate_text(commitment),
+            line_item_blended_rate=_rate_text(commitment),
             pricing_public_on_demand_cost=0.0,
-            savings_plan_savings_plan_a_r_n=SAVINGS_PLAN_ARN, savings_plan_offering_type=SAVINGS_PLAN_OFFERING,
-            savings_plan_total_commitment_to_date=commitment, savings_plan_used_commitment=_money(used[hour]),
+            savings_plan_savings_plan_a_r_n=SAVINGS_PLAN_ARN,
+            savings_plan_offering_type=SAVINGS_PLAN_OFFERING,
+            savings_plan_total_commitment_to_date=commitment,
+            savings_plan_used_commitment=_money(used[hour]),
         )
         for hour in _hours(start, min(end, SAVINGS_PLAN_TERM_END))
     ]
@@ -979,19 +1274,29 @@ def _reserved_instance_fee(usage: list[dict], period: date) -> dict:
     start, end = _start_of(period), _start_of(_month_after(period))
     reserved_hours = RESERVED_INSTANCES * (end - start) / HOUR
     used_hours = sum(
-        line["line_item_usage_amount"] for line in usage
+        line["line_item_usage_amount"]
+        for line in usage
         if line["line_item_line_item_type"] == "DiscountedUsage"
         and line["reservation_reservation_a_r_n"] == RESERVATION_ARN
     )
     unused_hours = reserved_hours - used_hours
     recurring = _money(reserved_hours * RESERVATION_RECURRING_HOURLY)
     return _cur_line(
-        RESERVED_INSTANCE_FEE, "RIFee", TRAINING_ACCOUNT, start, end, reserved_hours,
-        line_item_unblended_cost=recurring, line_item_blended_cost=recurring,
+        RESERVED_INSTANCE_FEE,
+        "RIFee",
+        TRAINING_ACCOUNT,
+        start,
+        end,
+        reserved_hours,
+        line_item_unblended_cost=recurring,
+        line_item_blended_cost=recurring,
         line_item_unblended_rate=_rate_text(RESERVATION_RECURRING_HOURLY),
         line_item_blended_rate=_rate_text(RESERVATION_RECURRING_HOURLY),
-        line_item_normalized_usage_amount=0.0, line_item_availability_zone=None,
-        pricing_public_on_demand_cost=0.0, pricing_public_on_demand_rate="0.0", pricing_term="Reserved",
+        line_item_normalized_usage_amount=0.0,
+        line_item_availability_zone=None,
+        pricing_public_on_demand_cost=0.0,
+        pricing_public_on_demand_rate="0.0",
+        pricing_term="Reserved",
         reservation_reservation_a_r_n=RESERVATION_ARN,
         reservation_amortized_upfront_fee_for_billing_period=_money(reserved_hours * RESERVATION_UPFRONT_HOURLY),
         reservation_unused_amortized_upfront_fee_for_billing_period=_money(unused_hours * RESERVATION_UPFRONT_HOURLY),
@@ -1003,10 +1308,19 @@ def _period_charge(product: CurProduct, line_type: str, period: date, amount: fl
     """A line spanning the whole billing period, with no usage rate (credit, support, tax)."""
     start, end = _start_of(period), _start_of(_month_after(period))
     return _cur_line(
-        product, line_type, TRAINING_ACCOUNT, start, end, 1.0,
-        line_item_unblended_cost=amount, line_item_blended_cost=amount,
-        line_item_unblended_rate=None, line_item_blended_rate=None, pricing_public_on_demand_rate=None,
-        pricing_public_on_demand_cost=0.0, **overrides,
+        product,
+        line_type,
+        TRAINING_ACCOUNT,
+        start,
+        end,
+        1.0,
+        line_item_unblended_cost=amount,
+        line_item_blended_cost=amount,
+        line_item_unblended_rate=None,
+        line_item_blended_rate=None,
+        pricing_public_on_demand_rate=None,
+        pricing_public_on_demand_cost=0.0,
+        **overrides,
     )
 
 
@@ -1031,12 +1345,22 @@ def _tax_lines(lines: list[dict], period: date) -> list[dict]:
         tax = round(amount * SALES_TAX_RATE, 2)
         if tax <= 0:
             continue
-        product = CurProduct(product_code, None, None, None, None, 0.0, None, f"Tax for product code {product_code}",
-                             region=None)
+        product = CurProduct(
+            product_code, None, None, None, None, 0.0, None, f"Tax for product code {product_code}", region=None
+        )
         account = accounts[account_id]
-        taxes.append(_period_charge(product, "Tax", period, tax, line_item_tax_type=SALES_TAX_TYPE,
-                                    line_item_usage_account_id=account.id, line_item_usage_account_name=account.name,
-                                    cost_category={"environment": account.environment}))
+        taxes.append(
+            _period_charge(
+                product,
+                "Tax",
+                period,
+                tax,
+                line_item_tax_type=SALES_TAX_TYPE,
+                line_item_usage_account_id=account.id,
+                line_item_usage_account_name=account.name,
+                cost_category={"environment": account.environment},
+            )
+        )
     return taxes
 
 
@@ -1045,7 +1369,8 @@ def _cur_snapshot(delivery: CurExecution, usage_lines: list[dict]) -> list[dict]
     period_start = _start_of(delivery.period)
     cutoff = min(_start_of(_month_after(delivery.period)), delivery.data_end)
     usage = [
-        line for line in usage_lines
+        line
+        for line in usage_lines
         if line["line_item_usage_start_date"] >= period_start and line["line_item_usage_end_date"] <= cutoff
     ]
     charges = usage + _savings_plan_fees(usage, period_start, cutoff) + [_reserved_instance_fee(usage, delivery.period)]
@@ -1060,10 +1385,18 @@ def _cur_snapshot(delivery: CurExecution, usage_lines: list[dict]) -> list[dict]
 
 def _with_identity(line: dict) -> dict:
     """identity_*: a line id stable across deliveries and hours, unique with the time interval."""
-    key = "|".join(str(line[column]) for column in (
-        "line_item_usage_account_id", "line_item_line_item_type", "line_item_product_code", "line_item_usage_type",
-        "line_item_operation", "line_item_resource_id", "line_item_line_item_description",
-    ))
+    key = "|".join(
+        str(line[column])
+        for column in (
+            "line_item_usage_account_id",
+            "line_item_line_item_type",
+            "line_item_product_code",
+            "line_item_usage_type",
+            "line_item_operation",
+            "line_item_resource_id",
+            "line_item_line_item_description",
+        )
+    )
     digest = base64.b32encode(hashlib.sha256(key.encode()).digest()).decode().lower().rstrip("=")
     start, end = line["line_item_usage_start_date"], line["line_item_usage_end_date"]
     return line | {
@@ -1098,8 +1431,9 @@ def _write_cur_export(export_root: Path, usage_lines: list[dict], rng: random.Ra
         files = _write_cur_data_files(export_root / "data" / partition / execution_folder, lines)
         if delivery.in_manifest:
             data_uris = [f"{CUR_S3_PREFIX}/data/{partition}/{execution_folder}/{name}" for name in files]
-            _write_cur_manifest(export_root / "metadata" / partition / f"{CUR_EXPORT_NAME}-Manifest.json",
-                                execution_id, data_uris)
+            _write_cur_manifest(
+                export_root / "metadata" / partition / f"{CUR_EXPORT_NAME}-Manifest.json", execution_id, data_uris
+            )
 
 
 def _write_cur_data_files(folder: Path, lines: list[dict]) -> list[str]:
@@ -1109,7 +1443,7 @@ def _write_cur_data_files(folder: Path, lines: list[dict]) -> list[str]:
     names = []
     for index in range(CUR_DATA_FILES_PER_DELIVERY):
         name = f"{CUR_EXPORT_NAME}-{index + 1:05d}.snappy.parquet"
-        chunk = lines[index * size:(index + 1) * size]
+        chunk = lines[index * size : (index + 1) * size]
         table = pa.Table.from_pylist([_parquet_row(line) for line in chunk], schema=CUR_SCHEMA)
         pq.write_table(table, folder / name, compression="snappy", version="2.6", write_statistics=True)
         names.append(name)
@@ -1118,10 +1452,7 @@ def _write_cur_data_files(folder: Path, lines: list[dict]) -> list[str]:
 
 def _parquet_row(line: dict) -> dict:
     """Map columns as sorted (key, value) pairs, the form pyarrow expects."""
-    return {
-        name: sorted(line[name].items()) if isinstance(line[name], dict) else line[name]
-        for name, _ in CUR_COLUMNS
-    }
+    return {name: sorted(line[name].items()) if isinstance(line[name], dict) else line[name] for name, _ in CUR_COLUMNS}
 
 
 def _write_cur_manifest(path: Path, execution_id: str, data_uris: list[str]) -> None:
@@ -1272,15 +1603,25 @@ def _vm_resource(
     project: GcpProject, name: str, vm_id: int, machine: GcpMachine, labels: dict[str, str]
 ) -> GcpResource:
     return GcpResource(
-        project, name, f"//compute.googleapis.com/projects/{project.id}/zones/{GCP_ZONE}/instances/{vm_id}", labels,
-        {"compute.googleapis.com/machine_spec": machine.machine_type,
-         "compute.googleapis.com/cores": str(machine.vcpus),
-         "compute.googleapis.com/memory": str(machine.memory_gib * 1024)},
+        project,
+        name,
+        f"//compute.googleapis.com/projects/{project.id}/zones/{GCP_ZONE}/instances/{vm_id}",
+        labels,
+        {
+            "compute.googleapis.com/machine_spec": machine.machine_type,
+            "compute.googleapis.com/cores": str(machine.vcpus),
+            "compute.googleapis.com/memory": str(machine.memory_gib * 1024),
+        },
     )
 
 
-def _vm_hour_rows(machine: GcpMachine, resource: GcpResource, hour: datetime, export_time: datetime,
-                  core_credits: tuple[tuple[str, str, float], ...] = ()) -> list[dict]:
+def _vm_hour_rows(
+    machine: GcpMachine,
+    resource: GcpResource,
+    hour: datetime,
+    export_time: datetime,
+    core_credits: tuple[tuple[str, str, float], ...] = (),
+) -> list[dict]:
     """A VM's rows for one hour: GPUs (with committed-use credits), cores and memory."""
     rows = []
     if machine.gpu_sku:
@@ -1305,9 +1646,13 @@ def _llm_3b_vm_rows(rng: random.Random) -> list[dict]:
 
 
 def _llm_3b_storage_rows(rng: random.Random) -> list[dict]:
-    bucket = GcpResource(TRAIN_PROJECT, f"projects/_/buckets/{RUN_3B_BUCKET}",
-                         f"//storage.googleapis.com/projects/_/buckets/{RUN_3B_BUCKET}",
-                         {"training_run": RUN_3B}, zone=None)
+    bucket = GcpResource(
+        TRAIN_PROJECT,
+        f"projects/_/buckets/{RUN_3B_BUCKET}",
+        f"//storage.googleapis.com/projects/_/buckets/{RUN_3B_BUCKET}",
+        {"training_run": RUN_3B},
+        zone=None,
+    )
     rows = []
     for start, end in _day_slices(RUN_3B_START, GCP_DATA_END):
         stored_gib = _checkpoints_saved(RUN_3B_START, RUN_3B_END, RUN_3B_CHECKPOINT_EVERY, end) * RUN_3B_CHECKPOINT_GIB
@@ -1320,23 +1665,39 @@ def _llm_3b_egress_rows(rng: random.Random) -> list[dict]:
     """Checkpoint replication to Europe, billed to the first VM without its labels, plus one late row."""
     first_vm = _vm_resource(TRAIN_PROJECT, "llm-3b-train-0", RUN_3B_VM_ID_BASE, A3_HIGHGPU_8G, {})
     rows = [
-        _gcp_row(EGRESS_TO_EMEA, first_vm, start, end, rng.uniform(*RUN_3B_DAILY_EGRESS_GIB) * ((end - start) / DAY),
-                 _export_time_after(rng, end))
+        _gcp_row(
+            EGRESS_TO_EMEA,
+            first_vm,
+            start,
+            end,
+            rng.uniform(*RUN_3B_DAILY_EGRESS_GIB) * ((end - start) / DAY),
+            _export_time_after(rng, end),
+        )
         for start, end in _day_slices(RUN_3B_START, RUN_3B_END)
     ]
     late_day = datetime(2026, 10, 31)
-    rows.append(_gcp_row(EGRESS_TO_EMEA, first_vm, late_day, late_day + DAY, RUN_3B_LATE_EGRESS_GIB,
-                         RUN_3B_LATE_EXPORT_TIME))
+    rows.append(
+        _gcp_row(EGRESS_TO_EMEA, first_vm, late_day, late_day + DAY, RUN_3B_LATE_EGRESS_GIB, RUN_3B_LATE_EXPORT_TIME)
+    )
     return rows
 
 
 def _llm_3b_logging_rows(rng: random.Random) -> list[dict]:
-    log_bucket = GcpResource(TRAIN_PROJECT, None,
-                             f"//logging.googleapis.com/projects/{TRAIN_PROJECT.id}/locations/global/buckets/_Default",
-                             zone=None)
+    log_bucket = GcpResource(
+        TRAIN_PROJECT,
+        None,
+        f"//logging.googleapis.com/projects/{TRAIN_PROJECT.id}/locations/global/buckets/_Default",
+        zone=None,
+    )
     return [
-        _gcp_row(LOG_VOLUME, log_bucket, start, end, rng.uniform(*RUN_3B_DAILY_LOG_GIB) * ((end - start) / DAY),
-                 _export_time_after(rng, end))
+        _gcp_row(
+            LOG_VOLUME,
+            log_bucket,
+            start,
+            end,
+            rng.uniform(*RUN_3B_DAILY_LOG_GIB) * ((end - start) / DAY),
+            _export_time_after(rng, end),
+        )
         for start, end in _day_slices(RUN_3B_START, RUN_3B_END)
     ]
 
@@ -1350,21 +1711,31 @@ def _sandbox_vm_rows(rng: random.Random) -> list[dict]:
     for hour in _workday_hours(SANDBOX_FIRST_DAY, GCP_DATA_END, SANDBOX_WORKDAY_HOURS):
         hours_this_month[_month_of(hour)] += 1
         past_threshold = hours_this_month[_month_of(hour)] > SANDBOX_SUSTAINED_USE_THRESHOLD * _hours_in_month(hour)
-        rows += _vm_hour_rows(N2_STANDARD_16, resource, hour, _export_time_after(rng, hour + HOUR),
-                              sustained_use if past_threshold else ())
+        rows += _vm_hour_rows(
+            N2_STANDARD_16,
+            resource,
+            hour,
+            _export_time_after(rng, hour + HOUR),
+            sustained_use if past_threshold else (),
+        )
     return rows
 
 
 def _sandbox_bucket_rows(rng: random.Random) -> list[dict]:
-    bucket = GcpResource(SANDBOX_PROJECT, f"projects/_/buckets/{SANDBOX_BUCKET}",
-                         f"//storage.googleapis.com/projects/_/buckets/{SANDBOX_BUCKET}", zone=None)
+    bucket = GcpResource(
+        SANDBOX_PROJECT,
+        f"projects/_/buckets/{SANDBOX_BUCKET}",
+        f"//storage.googleapis.com/projects/_/buckets/{SANDBOX_BUCKET}",
+        zone=None,
+    )
     promotion = (("PROMOTION", "ML research program credit", -1.0),)
     rows = []
     for start, end in _day_slices(SANDBOX_FIRST_DAY, GCP_DATA_END):
         gib_months = SANDBOX_BUCKET_GIB * ((end - start) / HOUR) / HOURS_PER_PRICING_MONTH
         credits = promotion if _invoice_month(start) == SANDBOX_PROMOTION_MONTH else ()
-        rows.append(_gcp_row(STANDARD_STORAGE, bucket, start, end, gib_months, _export_time_after(rng, end),
-                             credits=credits))
+        rows.append(
+            _gcp_row(STANDARD_STORAGE, bucket, start, end, gib_months, _export_time_after(rng, end), credits=credits)
+        )
     return rows
 
 
@@ -1390,11 +1761,13 @@ def _gcp_tax_rows(rows: list[dict]) -> list[dict]:
         month = f"{period:%Y%m}"
         start, end = _pacific_month_start(period), _pacific_month_start(_month_after(period))
         tax = round(net_by_month[month] * GCP_SALES_TAX_RATE, 2)
-        row = _gcp_row(SALES_TAX, GcpResource(TRAIN_PROJECT, None, None, zone=None), start, end,
-                       0.0, GCP_TAX_EXPORT_TIMES[period])
+        row = _gcp_row(
+            SALES_TAX, GcpResource(TRAIN_PROJECT, None, None, zone=None), start, end, 0.0, GCP_TAX_EXPORT_TIMES[period]
+        )
         no_usage = {"amount": 0.0, "unit": None, "amount_in_pricing_units": 0.0, "pricing_unit": None}
-        taxes.append(row | {"cost": tax, "cost_at_list": tax, "cost_type": "tax", "invoice": {"month": month},
-                            "usage": no_usage})
+        taxes.append(
+            row | {"cost": tax, "cost_at_list": tax, "cost_type": "tax", "invoice": {"month": month}, "usage": no_usage}
+        )
     return taxes
 
 
@@ -1432,10 +1805,12 @@ def _event(run: str, moment: datetime, event: str, step: int, **extra: object) -
 def _llm_7b_events() -> list[dict]:
     """Checkpoints every six hours of wall clock; each crash loses the work since the last one,
     and training resumes from it; training ends at RUN_7B_TRAINING_END."""
+
     def step_at(moment: datetime) -> int:
         lost = sum(
             (min(resume, moment) - _last_checkpoint(crash)) / HOUR
-            for crash, resume in RUN_7B_FAILURES if crash < moment
+            for crash, resume in RUN_7B_FAILURES
+            if crash < moment
         )
         return round(((moment - RUN_7B_START) / HOUR - lost) * RUN_7B_STEPS_PER_HOUR)
 
@@ -1459,6 +1834,7 @@ def _clean_run_events(
     run: str, start: datetime, end: datetime, every: timedelta, gpus: int, steps_per_hour: int, config_hash: str
 ) -> list[dict]:
     """A run without incidents: start, a checkpoint every `every`, end."""
+
     def step_at(moment: datetime) -> int:
         return round((moment - start) / HOUR * steps_per_hour)
 

@@ -6,7 +6,7 @@ The per-source assets are built from `runledger.yaml` when the code location loa
 """
 
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import dagster as dg
@@ -33,7 +33,11 @@ RAW_KEY_PREFIX = "raw"
 SCHEMA_DRIFT_CHECK = "schema_drift"
 FRESHNESS_CHECK = "freshness"
 PREVIEW_ROWS = 10
-SOURCE_KINDS = {"aws_cur": {"aws", "polars", "duckdb"}, "gcp_billing": {"gcp", "polars", "duckdb"}, "focus": {"polars", "duckdb"}}
+SOURCE_KINDS = {
+    "aws_cur": {"aws", "polars", "duckdb"},
+    "gcp_billing": {"gcp", "polars", "duckdb"},
+    "focus": {"polars", "duckdb"},
+}
 
 
 class IngestConfig(dg.Config):
@@ -79,7 +83,9 @@ def _skip_delivery(
     try:
         delivery = reader.delivery_identity(billing_period, rules)
     except DeliveryNotReady as error:
-        record_skipped_load(conn, source.name, source.kind, billing_period, delivery=None, status="not_ready", reason=str(error))
+        record_skipped_load(
+            conn, source.name, source.kind, billing_period, delivery=None, status="not_ready", reason=str(error)
+        )
         context.log.warning(f"{source.name} {billing_period:%Y-%m}: not loaded, previous rows kept: {error}")
         return "not ready"
     except Exception as error:
@@ -88,7 +94,13 @@ def _skip_delivery(
     if delivery != loaded_delivery(conn, source.name, billing_period):
         return None
     record_skipped_load(
-        conn, source.name, source.kind, billing_period, delivery=delivery, status="unchanged", reason="delivery already loaded"
+        conn,
+        source.name,
+        source.kind,
+        billing_period,
+        delivery=delivery,
+        status="unchanged",
+        reason="delivery already loaded",
     )
     context.log.info(f"{source.name} {billing_period:%Y-%m}: delivery unchanged since its last load ({delivery})")
     return "unchanged"
@@ -111,11 +123,13 @@ def _load(
             skipped = _skip_delivery(context, conn, reader, source, billing_period, rules)
         if skipped:
             drift = dg.AssetCheckResult(
-                check_name=SCHEMA_DRIFT_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+                check_name=SCHEMA_DRIFT_CHECK,
+                passed=True,
+                severity=dg.AssetCheckSeverity.WARN,
                 metadata={"delivery": f"{skipped}: not read for {billing_period:%Y-%m}"},
             )
         elif billing_period in delivered_periods:
-            ingested_at = datetime.now(timezone.utc).replace(tzinfo=None)
+            ingested_at = datetime.now(UTC).replace(tzinfo=None)
             try:
                 batch = reader.batch(billing_period, rules, ingested_at)
             except Exception as error:
@@ -132,14 +146,20 @@ def _load(
         else:
             context.log.info(f"{source.name}: no delivery or nothing new for {billing_period:%Y-%m}")
             drift = dg.AssetCheckResult(
-                check_name=SCHEMA_DRIFT_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+                check_name=SCHEMA_DRIFT_CHECK,
+                passed=True,
+                severity=dg.AssetCheckSeverity.WARN,
                 metadata={"delivery": f"none for {billing_period:%Y-%m}"},
             )
-        (newest_charge,) = conn.execute(read_sql("staging/focus_line_items", "source_newest_charge"), {"source_name": source.name}).fetchone()
+        (newest_charge,) = conn.execute(
+            read_sql("staging/focus_line_items", "source_newest_charge"), {"source_name": source.name}
+        ).fetchone()
     newest_period = max(delivered_periods, default=None)
     if newest_period is not None and billing_period < newest_period:
         freshness = dg.AssetCheckResult(
-            check_name=FRESHNESS_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+            check_name=FRESHNESS_CHECK,
+            passed=True,
+            severity=dg.AssetCheckSeverity.WARN,
             description=f"judged with the source's newest billing period, {newest_period:%Y-%m}",
             metadata={"newest_billing_period": f"{newest_period:%Y-%m}"},
         )
@@ -162,7 +182,8 @@ def _schema_drift_result(reader: BillingSourceReader, billing_period: date, batc
         severity=dg.AssetCheckSeverity.WARN,
         description=(
             f"missing: {', '.join(drift.missing) or 'none'}; new: {', '.join(drift.new) or 'none'}"
-            if drift.drifted else f"all {len(columns)} columns as expected for {source_format}"
+            if drift.drifted
+            else f"all {len(columns)} columns as expected for {source_format}"
         ),
         metadata={
             "format": source_format,
@@ -174,19 +195,22 @@ def _schema_drift_result(reader: BillingSourceReader, billing_period: date, batc
 
 
 def _freshness_result(newest_charge: datetime | None, max_age_hours: float) -> dg.AssetCheckResult:
-    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    now = datetime.now(UTC).replace(tzinfo=None)
     age_hours = (now - newest_charge) / timedelta(hours=1) if newest_charge else None
     return dg.AssetCheckResult(
         check_name=FRESHNESS_CHECK,
         passed=age_hours is not None and age_hours <= max_age_hours,
         severity=dg.AssetCheckSeverity.WARN,
         description=(
-            "no charges from this source in the warehouse" if age_hours is None
+            "no charges from this source in the warehouse"
+            if age_hours is None
             else f"newest charge {newest_charge:%Y-%m-%d %H:%M} UTC, {age_hours:,.1f} h old (limit {max_age_hours:g} h)"
         ),
         metadata={
             "newest_charge": str(newest_charge) if newest_charge else "none",
-            "age_hours": dg.MetadataValue.float(round(age_hours, 2)) if age_hours is not None else dg.MetadataValue.null(),
+            "age_hours": dg.MetadataValue.float(round(age_hours, 2))
+            if age_hours is not None
+            else dg.MetadataValue.null(),
             "max_age_hours": dg.MetadataValue.float(float(max_age_hours)),
         },
     )
@@ -214,11 +238,13 @@ def build_source_load_asset(source: BillingSource) -> dg.AssetsDefinition:
         ),
         check_specs=[
             dg.AssetCheckSpec(
-                SCHEMA_DRIFT_CHECK, asset=key,
+                SCHEMA_DRIFT_CHECK,
+                asset=key,
                 description="The delivery has every column the reader maps and no column its format does not know.",
             ),
             dg.AssetCheckSpec(
-                FRESHNESS_CHECK, asset=key,
+                FRESHNESS_CHECK,
+                asset=key,
                 description="The source's newest charge is no older than `orchestration.freshness_max_age_hours`.",
             ),
         ],
@@ -267,7 +293,9 @@ def build_focus_line_items(source_keys: list[dg.AssetKey]) -> dg.AssetsDefinitio
         with runledger.warehouse(config) as conn:
             params = {"billing_period": billing_period}
             summary = conn.execute(read_sql("staging/focus_line_items", "period_summary"), params).fetchall()
-            top = conn.execute(read_sql("staging/focus_line_items", "period_top_services"), params | {"limit": PREVIEW_ROWS}).fetchall()
+            top = conn.execute(
+                read_sql("staging/focus_line_items", "period_top_services"), params | {"limit": PREVIEW_ROWS}
+            ).fetchall()
         billed = sum((row[4] for row in summary), Decimal(0))
         effective = sum((row[6] for row in summary), Decimal(0))
         return dg.MaterializeResult(
@@ -280,8 +308,8 @@ def build_focus_line_items(source_keys: list[dg.AssetKey]) -> dg.AssetsDefinitio
                     "| source | currency | rows | raw rows | billed | raw billed | effective | GPU-hours |\n"
                     "|---|---|---:|---:|---:|---:|---:|---:|\n"
                     + "\n".join(
-                        f"| {s} | {c} | {r:,} | {rr if rr is not None else '–'} | {_money_text(b)} | {_money_text(rb)} | "
-                        f"{_money_text(e)} | {_money_text(g)} |"
+                        f"| {s} | {c} | {r:,} | {rr if rr is not None else '–'} | {_money_text(b)} | "
+                        f"{_money_text(rb)} | {_money_text(e)} | {_money_text(g)} |"
                         for s, c, r, rr, b, rb, e, g, _ in summary
                     )
                 ),

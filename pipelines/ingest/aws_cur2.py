@@ -21,8 +21,8 @@ import polars as pl
 from connectors.errors import SourceError, missing_columns_error
 from pipelines.ingest.focus_schema import SERVICE_CATEGORY_OF_COST_CATEGORY
 from pipelines.ingest.mappings import DATA_DIR, RULE_COLUMNS, CategoryRule, glob_like
-from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.connection import MEMORY_LIMIT
+from pipelines.warehouse.sql import read_sql
 
 REQUIRED_COLUMNS = (
     "bill_billing_period_start_date",
@@ -143,11 +143,18 @@ def read_delivery(
     with _memory_connection() as conn:
         conn.execute(read_sql("staging/cur2_normalize"))
         result = conn.execute(
-            read_sql("staging/cur2_delivery_totals"), {"files": [str(file) for file in files], "billing_period": billing_period}
+            read_sql("staging/cur2_delivery_totals"),
+            {"files": [str(file) for file in files], "billing_period": billing_period},
         )
         names = [column[0] for column in result.description]
         by_file = {row["file"]: row for row in (dict(zip(names, values)) for values in result.fetchall())}
-    empty = {"rows": 0, "billed_cost": Decimal(0), "rows_outside_period": 0, "file_outside_period": None, "currencies": []}
+    empty = {
+        "rows": 0,
+        "billed_cost": Decimal(0),
+        "rows_outside_period": 0,
+        "file_outside_period": None,
+        "currencies": [],
+    }
     per_file = [by_file.get(str(file), empty) for file in files]
     location_of = {str(file): location for file, location in zip(files, locations)}
     outside = [row["file_outside_period"] for row in per_file if row["rows_outside_period"]]
@@ -175,10 +182,18 @@ def prepare(conn: duckdb.DuckDBPyConnection, delivery: Cur2Delivery) -> None:
     conn.execute(read_sql("staging/cur2_normalize"))
     conn.execute(
         read_sql("staging/cur2_lookups", "delivery_files"),
-        {"files": [str(file) for file in delivery.files], "locations": list(delivery.locations), "first_rows": list(delivery.first_rows)},
+        {
+            "files": [str(file) for file in delivery.files],
+            "locations": list(delivery.locations),
+            "first_rows": list(delivery.first_rows),
+        },
     )
-    conn.execute(read_sql("staging/cur2_lookups", "gpu_instance_types"), {"file": str(DATA_DIR / "gpu_instance_types.csv")})
-    conn.execute(read_sql("staging/cur2_lookups", "service_categories"), {"file": str(DATA_DIR / "aws_service_categories.csv")})
+    conn.execute(
+        read_sql("staging/cur2_lookups", "gpu_instance_types"), {"file": str(DATA_DIR / "gpu_instance_types.csv")}
+    )
+    conn.execute(
+        read_sql("staging/cur2_lookups", "service_categories"), {"file": str(DATA_DIR / "aws_service_categories.csv")}
+    )
     conn.execute(
         read_sql("staging/cur2_lookups", "cost_category_services"),
         {

@@ -60,7 +60,9 @@ def _timestamps(frame: pl.LazyFrame) -> pl.LazyFrame:
     """CUR text timestamps (`2023-11-01T00:00:00.000Z` or without millis) as UTC datetimes."""
     schema = frame.collect_schema()
     return frame.with_columns(
-        pl.col(name).str.replace(CUR_TIMESTAMP_SUFFIX, "").str.to_datetime("%Y-%m-%dT%H:%M:%S", time_unit="us", strict=True)
+        pl.col(name)
+        .str.replace(CUR_TIMESTAMP_SUFFIX, "")
+        .str.to_datetime("%Y-%m-%dT%H:%M:%S", time_unit="us", strict=True)
         for name in TIMESTAMP_COLUMNS
         if name in schema and schema[name] == pl.String
     )
@@ -98,7 +100,7 @@ def _csv_as_cur2(file: Path) -> tuple[pl.LazyFrame, list[str], list[str]]:
             continue
         by_parquet_name[parquet_column_name(header)].append(header)
         if header.startswith(CSV_TAG_CATEGORY):
-            tags[header[len(CSV_TAG_CATEGORY):]] = header
+            tags[header[len(CSV_TAG_CATEGORY) :]] = header
         else:
             renamed[header] = parquet_column_name(header)
     warnings = []
@@ -108,8 +110,8 @@ def _csv_as_cur2(file: Path) -> tuple[pl.LazyFrame, list[str], list[str]]:
         if not all(o.startswith(CSV_TAG_CATEGORY) for o in originals):
             raise SourceError(f"{file}: columns {', '.join(originals)} all become {name}; cannot tell them apart")
         warnings.append(
-            f"tag keys {', '.join(o[len(CSV_TAG_CATEGORY):] for o in originals)} collide after snake-casing "
-            f"({name[len(PARQUET_TAG_PREFIX):]}); each is kept as written in Tags, none merged"
+            f"tag keys {', '.join(o[len(CSV_TAG_CATEGORY) :] for o in originals)} collide after snake-casing "
+            f"({name[len(PARQUET_TAG_PREFIX) :]}); each is kept as written in Tags, none merged"
         )
     _check_required({name: header for header, name in renamed.items()}, file)
     converted = frame.select(
@@ -127,7 +129,7 @@ def _parquet_as_cur2(file: Path) -> tuple[pl.LazyFrame, list[str]]:
     except (pl.exceptions.PolarsError, OSError) as error:
         raise SourceError(f"cannot read legacy CUR file {file}: {error}") from None
     _check_required(names, file)
-    tags = {name[len(PARQUET_TAG_PREFIX):]: name for name in names if name.startswith(PARQUET_TAG_PREFIX)}
+    tags = {name[len(PARQUET_TAG_PREFIX) :]: name for name in names if name.startswith(PARQUET_TAG_PREFIX)}
     converted = frame.select(
         *[pl.col(name) for name in names if not name.startswith(PARQUET_TAG_PREFIX)],
         _tag_list(tags).alias("resource_tags"),

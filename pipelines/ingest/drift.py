@@ -16,20 +16,51 @@ from pipelines.ingest.focus_schema import FOCUS_COLUMNS
 
 CUR2_MAPPED_COLUMNS = (
     *aws_cur2.REQUIRED_COLUMNS,
-    "bill_billing_period_end_date", "bill_invoice_id", "bill_invoicing_entity", "bill_payer_account_id",
-    "bill_payer_account_name", "line_item_availability_zone", "line_item_line_item_description",
-    "line_item_net_unblended_cost", "line_item_product_code", "line_item_resource_id", "line_item_usage_account_id",
-    "line_item_usage_account_name", "line_item_usage_amount", "line_item_usage_type", "pricing_public_on_demand_cost",
-    "pricing_public_on_demand_rate", "pricing_term", "pricing_unit", "product", "product_instance_type",
-    "product_region_code", "product_servicecode", "product_sku", "reservation_effective_cost",
-    "reservation_reservation_a_r_n", "reservation_unused_amortized_upfront_fee_for_billing_period",
-    "reservation_unused_recurring_fee", "resource_tags", "savings_plan_savings_plan_a_r_n",
-    "savings_plan_savings_plan_effective_cost", "savings_plan_total_commitment_to_date", "savings_plan_used_commitment",
+    "bill_billing_period_end_date",
+    "bill_invoice_id",
+    "bill_invoicing_entity",
+    "bill_payer_account_id",
+    "bill_payer_account_name",
+    "line_item_availability_zone",
+    "line_item_line_item_description",
+    "line_item_net_unblended_cost",
+    "line_item_product_code",
+    "line_item_resource_id",
+    "line_item_usage_account_id",
+    "line_item_usage_account_name",
+    "line_item_usage_amount",
+    "line_item_usage_type",
+    "pricing_public_on_demand_cost",
+    "pricing_public_on_demand_rate",
+    "pricing_term",
+    "pricing_unit",
+    "product",
+    "product_instance_type",
+    "product_region_code",
+    "product_servicecode",
+    "product_sku",
+    "reservation_effective_cost",
+    "reservation_reservation_a_r_n",
+    "reservation_unused_amortized_upfront_fee_for_billing_period",
+    "reservation_unused_recurring_fee",
+    "resource_tags",
+    "savings_plan_savings_plan_a_r_n",
+    "savings_plan_savings_plan_effective_cost",
+    "savings_plan_total_commitment_to_date",
+    "savings_plan_used_commitment",
 )
 # CUR 2.0 has a fixed schema whose columns all belong to these families (BILLING.md).
 CUR2_COLUMN_FAMILIES = (
-    "bill_", "identity_", "line_item_", "pricing_", "product_", "reservation_", "savings_plan_",
-    "split_line_item_", "discount_", "capacity_reservation_",
+    "bill_",
+    "identity_",
+    "line_item_",
+    "pricing_",
+    "product_",
+    "reservation_",
+    "savings_plan_",
+    "split_line_item_",
+    "discount_",
+    "capacity_reservation_",
 )
 CUR2_MAP_COLUMNS = ("product", "resource_tags", "cost_category", "discount")
 # Legacy CUR (CSV `lineItem/UnblendedCost` or its Parquet `line_item_unblended_cost`) has the
@@ -38,23 +69,65 @@ LEGACY_FORMATS = ("aws_legacy_csv", "aws_legacy_parquet")
 CUR2_ONLY_COLUMNS = ("bill_payer_account_name", "line_item_usage_account_name", "product", "resource_tags")
 LEGACY_PER_KEY_COLUMNS = ("resource_tags_", "cost_category_")
 
-FOCUS_MAPPED_COLUMNS = (*focus_files.REQUIRED_COLUMNS, "ChargeCategory", "ChargePeriodEnd", "BillingPeriodEnd", "ResourceId", "ServiceName", "Tags")
+FOCUS_MAPPED_COLUMNS = (
+    *focus_files.REQUIRED_COLUMNS,
+    "ChargeCategory",
+    "ChargePeriodEnd",
+    "BillingPeriodEnd",
+    "ResourceId",
+    "ServiceName",
+    "Tags",
+)
 # FOCUS 1.0-1.2 columns that the warehouse does not keep.
 FOCUS_OTHER_SPEC_COLUMNS = (
-    "Id", "RegionName", "CommitmentDiscountCategory", "CommitmentDiscountName", "CommitmentDiscountQuantity",
-    "CommitmentDiscountUnit", "ContractedUnitPrice", "CapacityReservationId", "CapacityReservationStatus",
-    "PricingCurrency", "PricingCurrencyContractedUnitPrice", "PricingCurrencyEffectiveCost",
-    "PricingCurrencyListUnitPrice", "ServiceSubcategory", "SkuMeter", "SkuPriceDetails",
+    "Id",
+    "RegionName",
+    "CommitmentDiscountCategory",
+    "CommitmentDiscountName",
+    "CommitmentDiscountQuantity",
+    "CommitmentDiscountUnit",
+    "ContractedUnitPrice",
+    "CapacityReservationId",
+    "CapacityReservationStatus",
+    "PricingCurrency",
+    "PricingCurrencyContractedUnitPrice",
+    "PricingCurrencyEffectiveCost",
+    "PricingCurrencyListUnitPrice",
+    "ServiceSubcategory",
+    "SkuMeter",
+    "SkuPriceDetails",
 )
 
 GCP_MAPPED_COLUMNS = (
-    "billing_account_id", "service", "sku", "usage_start_time", "usage_end_time", "project", "labels", "location",
-    "export_time", "cost", "currency", "usage", "credits", "invoice", "cost_type",
+    "billing_account_id",
+    "service",
+    "sku",
+    "usage_start_time",
+    "usage_end_time",
+    "project",
+    "labels",
+    "location",
+    "export_time",
+    "cost",
+    "currency",
+    "usage",
+    "credits",
+    "invoice",
+    "cost_type",
 )
 # Documented export columns the normalizer does not map (BILLING.md).
 GCP_OTHER_COLUMNS = (
-    "system_labels", "tags", "resource", "price", "currency_conversion_rate", "adjustment_info", "cost_at_list",
-    "transaction_type", "seller_name", "subscription", "consumption_model",
+    "system_labels",
+    "tags",
+    "resource",
+    "price",
+    "currency_conversion_rate",
+    "adjustment_info",
+    "cost_at_list",
+    "transaction_type",
+    "seller_name",
+    "subscription",
+    "consumption_model",
 )
 
 

@@ -23,7 +23,14 @@ from pipelines.ingest.focus_schema import (
 )
 from pipelines.ingest.mappings import CategoryRule, cost_category_expr, with_gpu_count
 
-REQUIRED_COLUMNS = ("BilledCost", "EffectiveCost", "BillingCurrency", "BillingPeriodStart", "ChargePeriodStart", "ProviderName")
+REQUIRED_COLUMNS = (
+    "BilledCost",
+    "EffectiveCost",
+    "BillingCurrency",
+    "BillingPeriodStart",
+    "ChargePeriodStart",
+    "ProviderName",
+)
 CSV_NULLS = ["NULL", ""]
 TAG_PAIR = r'"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"'
 TIMESTAMP_TEXT = r"(?i)(Z|UTC|\+00:?00)$"
@@ -64,9 +71,7 @@ def _timestamp_text(name: str) -> pl.Expr:
 def _parses_as_timestamp(name: str) -> pl.Expr:
     """NULL where the text is in none of the ISO 8601 forms FOCUS exports use."""
     text = _timestamp_text(name)
-    return pl.coalesce(
-        *[text.str.to_datetime(form, time_unit="us", strict=False) for form in TIMESTAMP_FORMS]
-    )
+    return pl.coalesce(*[text.str.to_datetime(form, time_unit="us", strict=False) for form in TIMESTAMP_FORMS])
 
 
 def _as_timestamp(schema: pl.Schema, name: str) -> pl.Expr:
@@ -74,7 +79,11 @@ def _as_timestamp(schema: pl.Schema, name: str) -> pl.Expr:
         return pl.lit(None, dtype=pl.Datetime("us"))
     if schema[name] == pl.String:
         return _timestamp_text(name).str.to_datetime(time_unit="us", strict=True)
-    return pl.col(name).cast(pl.Datetime("us", "UTC")).dt.replace_time_zone(None) if getattr(schema[name], "time_zone", None) else pl.col(name).cast(pl.Datetime("us"))
+    return (
+        pl.col(name).cast(pl.Datetime("us", "UTC")).dt.replace_time_zone(None)
+        if getattr(schema[name], "time_zone", None)
+        else pl.col(name).cast(pl.Datetime("us"))
+    )
 
 
 def _tags(schema: pl.Schema) -> pl.Expr:
@@ -105,7 +114,10 @@ def normalize_focus(
     text_columns = [n for n, t in FOCUS_COLUMNS.items() if t == pl.String and not n.startswith("x_")]
     typed = frame.with_columns(
         *[_as_money(schema, n).alias(n) for n in money_columns],
-        *[blank_to_null(pl.col(n)).alias(n) if n in schema else pl.lit(None, dtype=pl.String).alias(n) for n in text_columns],
+        *[
+            blank_to_null(pl.col(n)).alias(n) if n in schema else pl.lit(None, dtype=pl.String).alias(n)
+            for n in text_columns
+        ],
         *[_as_timestamp(schema, n).alias(n) for n in TIMESTAMP_COLUMNS],
         _tags(schema).alias("Tags"),
         pl.format("{}|{}|{}", pl.lit(source_name), pl.col("_source_file"), pl.col("_row")).alias("x_LineItemKey"),
@@ -113,7 +125,9 @@ def normalize_focus(
         pl.lit(source_format).alias("x_SourceFormat"),
         pl.col("_source_file").alias("x_SourceFile"),
         pl.lit(ingested_at).cast(pl.Datetime("us")).alias("x_IngestedAt"),
-        (pl.col("x_InstanceType") if "x_InstanceType" in schema else pl.lit(None, dtype=pl.String)).alias("x_InstanceType"),
+        (pl.col("x_InstanceType") if "x_InstanceType" in schema else pl.lit(None, dtype=pl.String)).alias(
+            "x_InstanceType"
+        ),
     )
     categorized = typed.with_columns(
         pl.col("ServiceName").alias("_service_key"),
@@ -136,8 +150,11 @@ def check_values(frame: pl.LazyFrame) -> None:
     """
     schema = frame.collect_schema()
     lenient = {
-        **{n: blank_to_null(pl.col(n)).cast(WIDE_DECIMAL, strict=False) for n, t in FOCUS_COLUMNS.items()
-           if t == MONEY and not n.startswith("x_") and n in schema},
+        **{
+            n: blank_to_null(pl.col(n)).cast(WIDE_DECIMAL, strict=False)
+            for n, t in FOCUS_COLUMNS.items()
+            if t == MONEY and not n.startswith("x_") and n in schema
+        },
         **{n: _parses_as_timestamp(n) for n in TIMESTAMP_COLUMNS if schema.get(n) == pl.String},
     }
     flags = [(pl.col(n).is_not_null() & expr.is_null()).alias(f"_bad_{n}") for n, expr in lenient.items()]
@@ -146,7 +163,11 @@ def check_values(frame: pl.LazyFrame) -> None:
         return
     row = first.row(0, named=True)
     column = next(n for n in lenient if row[f"_bad_{n}"])
-    kind = "a finite number" if column not in TIMESTAMP_COLUMNS else "a timestamp YYYY-MM-DD HH:MM:SS (optionally with T and Z)"
+    kind = (
+        "a finite number"
+        if column not in TIMESTAMP_COLUMNS
+        else "a timestamp YYYY-MM-DD HH:MM:SS (optionally with T and Z)"
+    )
     raise SourceError(
         f"{row['_source_file']}, row {row['_row'] + 1}, column {column}: {str(row[column])!r} is not {kind}; "
         "fix or re-export the file, nothing was loaded"

@@ -21,7 +21,16 @@ from pathlib import Path
 import polars as pl
 
 from connectors.errors import SourceError
-from pipelines.ingest.focus_schema import MONEY, TAGS, TIMESTAMP, WIDE_DECIMAL, blank_to_null, money, service_category_from_cost_category, to_focus_columns
+from pipelines.ingest.focus_schema import (
+    MONEY,
+    TAGS,
+    TIMESTAMP,
+    WIDE_DECIMAL,
+    blank_to_null,
+    money,
+    service_category_from_cost_category,
+    to_focus_columns,
+)
 from pipelines.ingest.mappings import CategoryRule, cost_category_expr, with_gpu_count
 
 PROVIDER = "Google Cloud"
@@ -44,8 +53,12 @@ EXPORT_SCHEMA = {
     "cost": pl.String,
     "currency": pl.String,
     "currency_conversion_rate": pl.String,
-    "usage": pl.Struct({"amount": pl.String, "unit": pl.String, "amount_in_pricing_units": pl.String, "pricing_unit": pl.String}),
-    "credits": pl.List(pl.Struct({"name": pl.String, "amount": pl.String, "full_name": pl.String, "id": pl.String, "type": pl.String})),
+    "usage": pl.Struct(
+        {"amount": pl.String, "unit": pl.String, "amount_in_pricing_units": pl.String, "pricing_unit": pl.String}
+    ),
+    "credits": pl.List(
+        pl.Struct({"name": pl.String, "amount": pl.String, "full_name": pl.String, "id": pl.String, "type": pl.String})
+    ),
     "invoice": pl.Struct({"month": pl.String}),
     "cost_type": pl.String,
     "adjustment_info": pl.Struct({"id": pl.String, "description": pl.String, "mode": pl.String, "type": pl.String}),
@@ -127,10 +140,12 @@ def scan_export(files: Sequence[Path]) -> pl.LazyFrame:
         except (pl.exceptions.PolarsError, OSError) as error:
             raise SourceError(f"cannot read GCP billing export file {file}: {error}") from None
         frames.append(
-            frame.with_row_index("_row").with_columns(
+            frame.with_row_index("_row")
+            .with_columns(
                 pl.lit(str(file)).alias("_source_file"),
                 pl.format("{}|{}", pl.lit(str(file)), pl.col("_row")).alias("_line_key"),
-            ).drop("_row")
+            )
+            .drop("_row")
         )
     return pl.concat(frames)
 
@@ -144,15 +159,19 @@ def scan_snapshot(file: Path, table: str) -> pl.LazyFrame:
     """
     frame = conform(pl.scan_parquet(file), table)
     content = pl.struct(list(EXPORT_SCHEMA)).hash(seed=0)
-    return frame.with_columns(content.alias("_content_hash")).with_columns(
-        pl.lit(table).alias("_source_file"),
-        pl.format(
-            "{}|{}|{}",
-            pl.lit(table),
-            pl.col("_content_hash"),
-            pl.int_range(pl.len(), dtype=pl.UInt32).over("_content_hash"),
-        ).alias("_line_key"),
-    ).drop("_content_hash")
+    return (
+        frame.with_columns(content.alias("_content_hash"))
+        .with_columns(
+            pl.lit(table).alias("_source_file"),
+            pl.format(
+                "{}|{}|{}",
+                pl.lit(table),
+                pl.col("_content_hash"),
+                pl.int_range(pl.len(), dtype=pl.UInt32).over("_content_hash"),
+            ).alias("_line_key"),
+        )
+        .drop("_content_hash")
+    )
 
 
 def billing_period_expr() -> pl.Expr:
@@ -161,12 +180,7 @@ def billing_period_expr() -> pl.Expr:
 
 
 def _credits_total() -> pl.Expr:
-    return (
-        pl.col("credits").fill_null([])
-        .list.eval(money(pl.element().struct.field("amount")))
-        .list.sum()
-        .cast(MONEY)
-    )
+    return pl.col("credits").fill_null([]).list.eval(money(pl.element().struct.field("amount"))).list.sum().cast(MONEY)
 
 
 def _credits_by_type(frame: pl.LazyFrame) -> pl.LazyFrame:
@@ -177,7 +191,11 @@ def _credits_by_type(frame: pl.LazyFrame) -> pl.LazyFrame:
         .explode("credits", empty_as_null=False)
         .select(
             "_line_key",
-            pl.coalesce(blank_to_null(credit.struct.field("type")), blank_to_null(credit.struct.field("name")), pl.lit("UNKNOWN")).alias("key"),
+            pl.coalesce(
+                blank_to_null(credit.struct.field("type")),
+                blank_to_null(credit.struct.field("name")),
+                pl.lit("UNKNOWN"),
+            ).alias("key"),
             money(credit.struct.field("amount")).alias("value"),
         )
         .group_by("_line_key", "key")
@@ -199,7 +217,8 @@ def _pacific_month_start(month_start: pl.Expr) -> pl.Expr:
 
 def _label(labels: str, key: str) -> pl.Expr:
     return (
-        pl.col(labels).fill_null([])
+        pl.col(labels)
+        .fill_null([])
         .list.eval(pl.element().filter(pl.element().struct.field("key") == key).struct.field("value"))
         .list.first()
     )
@@ -217,7 +236,9 @@ def _tags() -> pl.Expr:
 
 def _charge_class() -> pl.Expr:
     info = pl.col("adjustment_info")
-    is_correction = info.struct.field("type").is_in(CORRECTION_TYPES) | info.struct.field("mode").is_in(CORRECTION_MODES)
+    is_correction = info.struct.field("type").is_in(CORRECTION_TYPES) | info.struct.field("mode").is_in(
+        CORRECTION_MODES
+    )
     return pl.when(is_correction.fill_null(False)).then(pl.lit("Correction")).otherwise(pl.lit(None, dtype=pl.String))
 
 
@@ -283,11 +304,19 @@ def _first_bad_amount(frame: pl.LazyFrame) -> SourceError | None:
         .when(unconvertible(pl.col("cost")))
         .then(pl.format("cost {} is not a number DECIMAL(38,10) can hold", pl.col("cost").str.slice(0, 40)))
         .alias("bad"),
-        pl.col("credits").list.eval(credit_amount.filter(unconvertible(credit_amount))).list.first().alias("bad_credit"),
+        pl.col("credits")
+        .list.eval(credit_amount.filter(unconvertible(credit_amount)))
+        .list.first()
+        .alias("bad_credit"),
     )
     first = (
         checked.with_columns(
-            pl.coalesce("bad", pl.format("credit amount {} is not a number DECIMAL(38,10) can hold", pl.col("bad_credit").str.slice(0, 40))).alias("bad")
+            pl.coalesce(
+                "bad",
+                pl.format(
+                    "credit amount {} is not a number DECIMAL(38,10) can hold", pl.col("bad_credit").str.slice(0, 40)
+                ),
+            ).alias("bad")
         )
         .filter(pl.col("bad").is_not_null())
         .head(1)
@@ -298,7 +327,11 @@ def _first_bad_amount(frame: pl.LazyFrame) -> SourceError | None:
     row = first.row(0, named=True)
     source, line_key, bad = row["_source_file"], row["_line_key"], row["bad"]
     # file exports key rows `file|row`; BigQuery snapshots `table|content hash|n`
-    located = f"{source}, line {int(line_key.rsplit('|', 1)[1]) + 1}" if line_key.count("|") == 1 else f"{source}, row {line_key}"
+    located = (
+        f"{source}, line {int(line_key.rsplit('|', 1)[1]) + 1}"
+        if line_key.count("|") == 1
+        else f"{source}, row {line_key}"
+    )
     return SourceError(f"{located}: {bad}; fix the export, nothing was loaded")
 
 
@@ -321,10 +354,16 @@ def normalize_gcp(
         _pacific_month_start(month_start.dt.offset_by("1mo")).alias("BillingPeriodEnd"),
         pl.col("usage_start_time").alias("ChargePeriodStart"),
         pl.col("usage_end_time").alias("ChargePeriodEnd"),
-        pl.col("cost_type").fill_null("regular").replace_strict(CHARGE_CATEGORY, default="Adjustment", return_dtype=pl.String).alias("ChargeCategory"),
+        pl.col("cost_type")
+        .fill_null("regular")
+        .replace_strict(CHARGE_CATEGORY, default="Adjustment", return_dtype=pl.String)
+        .alias("ChargeCategory"),
         _charge_class().alias("ChargeClass"),
         pl.col("sku").struct.field("description").alias("ChargeDescription"),
-        pl.when(pl.col("cost_type") == "tax").then(pl.lit("One-Time")).otherwise(pl.lit("Usage-Based")).alias("ChargeFrequency"),
+        pl.when(pl.col("cost_type") == "tax")
+        .then(pl.lit("One-Time"))
+        .otherwise(pl.lit("Usage-Based"))
+        .alias("ChargeFrequency"),
         pl.lit(PROVIDER).alias("ProviderName"),
         pl.coalesce(blank_to_null(pl.col("seller_name")), pl.lit("Google")).alias("PublisherName"),
         pl.lit("Google").alias("InvoiceIssuerName"),

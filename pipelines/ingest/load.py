@@ -13,7 +13,7 @@ from __future__ import annotations
 import shutil
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,8 +21,8 @@ import duckdb
 
 from pipelines.ingest import aws_cur2
 from pipelines.ingest.sources import PeriodBatch
-from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.connection import transaction, unordered_inserts
+from pipelines.warehouse.sql import read_sql
 
 
 class ConservationError(RuntimeError):
@@ -45,12 +45,21 @@ class LoadResult:
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 LOAD_COLUMNS = (
-    "delivery", "files", "raw_rows", "raw_billed_cost", "loaded_rows", "loaded_billed_cost",
-    "loaded_effective_cost", "currency", "error", "snapshot_export_time", "watermark",
+    "delivery",
+    "files",
+    "raw_rows",
+    "raw_billed_cost",
+    "loaded_rows",
+    "loaded_billed_cost",
+    "loaded_effective_cost",
+    "currency",
+    "error",
+    "snapshot_export_time",
+    "watermark",
 )
 
 
@@ -90,8 +99,15 @@ def record_read_failure(
     """Records a load that failed before any row was read (bad manifest, missing file)."""
     now = _utc_now()
     _record_load(
-        conn, source_name, source_format, billing_period,
-        files=[], status="failed", error=str(error)[:2000], started_at=now, finished_at=now,
+        conn,
+        source_name,
+        source_format,
+        billing_period,
+        files=[],
+        status="failed",
+        error=str(error)[:2000],
+        started_at=now,
+        finished_at=now,
     )
 
 
@@ -117,8 +133,16 @@ def record_skipped_load(
     `not_ready` (the export is being rewritten); the period's rows stay as they are."""
     now = _utc_now()
     _record_load(
-        conn, source_name, source_format, billing_period,
-        delivery=delivery, files=[], status=status, error=reason, started_at=now, finished_at=now,
+        conn,
+        source_name,
+        source_format,
+        billing_period,
+        delivery=delivery,
+        files=[],
+        status=status,
+        error=reason,
+        started_at=now,
+        finished_at=now,
     )
 
 
@@ -141,7 +165,10 @@ def _check_contents(
             f"(first in {file_outside_period}); a delivery must hold only its own period"
         )
     if len(currencies) > 1:
-        raise LoadError(f"{_where(batch)}: rows in several currencies ({','.join(currencies)}); one currency per period is supported")
+        raise LoadError(
+            f"{_where(batch)}: rows in several currencies ({','.join(currencies)}); "
+            "one currency per period is supported"
+        )
 
 
 def _check_conservation(batch: PeriodBatch, checked: dict) -> None:
@@ -149,8 +176,8 @@ def _check_conservation(batch: PeriodBatch, checked: dict) -> None:
     raw_billed = batch.raw_billed_cost or Decimal(0)
     if checked["rows"] != batch.raw_rows or checked["billed_cost"] != raw_billed:
         raise ConservationError(
-            f"{_where(batch)}: normalized rows {checked['rows']} / BilledCost {checked['billed_cost']} differ from the raw "
-            f"export's {batch.raw_rows} rows / {raw_billed}; nothing was replaced"
+            f"{_where(batch)}: normalized rows {checked['rows']} / BilledCost {checked['billed_cost']} "
+            f"differ from the raw export's {batch.raw_rows} rows / {raw_billed}; nothing was replaced"
         )
 
 
@@ -161,7 +188,9 @@ def _fetch_dict(conn: duckdb.DuckDBPyConnection, sql: str, params: dict) -> dict
 
 def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: Path) -> dict:
     checked = _fetch_dict(
-        conn, read_sql("staging/staged_period_check"), {"staging_file": _staged_files(staged), "billing_period": batch.billing_period}
+        conn,
+        read_sql("staging/staged_period_check"),
+        {"staging_file": _staged_files(staged), "billing_period": batch.billing_period},
     )
     _check_contents(
         batch,
@@ -247,7 +276,9 @@ def replace_period(
             conn.execute(read_sql("attribution/cost_allocations", "delete_source_period"), params)
             conn.execute(read_sql("staging/focus_line_items", "delete_period"), params)
             if staged is not None:
-                conn.execute(read_sql("staging/focus_line_items", "insert_staged"), {"staging_file": _staged_files(staged)})
+                conn.execute(
+                    read_sql("staging/focus_line_items", "insert_staged"), {"staging_file": _staged_files(staged)}
+                )
             else:
                 aws_cur2.insert_focus_rows(conn, batch.cur2)
                 checked = _check_loaded(conn, batch)
@@ -265,7 +296,12 @@ def replace_period(
             )
     except Exception as error:
         _record_load(
-            conn, **_batch_facts(batch), status="failed", error=str(error)[:2000], started_at=started_at, finished_at=_utc_now()
+            conn,
+            **_batch_facts(batch),
+            status="failed",
+            error=str(error)[:2000],
+            started_at=started_at,
+            finished_at=_utc_now(),
         )
         raise
     finally:

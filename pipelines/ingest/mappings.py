@@ -103,11 +103,11 @@ def cost_category_expr(rules: list[CategoryRule]) -> pl.Expr:
     chain = pl
     for rule in rules:
         conditions = [
-            glob_condition(RULE_TARGETS[column], pattern)
-            for column, pattern in rule.patterns.items()
-            if pattern != "*"
+            glob_condition(RULE_TARGETS[column], pattern) for column, pattern in rule.patterns.items() if pattern != "*"
         ]
-        chain = chain.when(pl.all_horizontal(conditions) if conditions else pl.lit(True)).then(pl.lit(rule.cost_category))
+        chain = chain.when(pl.all_horizontal(conditions) if conditions else pl.lit(True)).then(
+            pl.lit(rule.cost_category)
+        )
     return chain.otherwise(pl.lit("other")) if rules else pl.lit("other")
 
 

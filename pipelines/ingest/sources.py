@@ -18,14 +18,13 @@ import polars as pl
 from connectors.aws.exports import CurExportClient, DeliveryNotReady, local_export_client, s3_export_client
 from connectors.errors import SourceError
 from connectors.gcp.billing_export import BigQueryBillingExport, TouchedMonth
-from connectors.local.files import list_export_files
 from connectors.gcp.settings import GCP_EXPORT_SUFFIXES
+from connectors.local.files import list_export_files
 from connectors.local.settings import FOCUS_SUFFIXES
 from pipelines.config import AwsCurSource, BillingSource, ConfigError, FocusSource, GcpBillingSource, RunLedgerConfig
 from pipelines.ingest import aws_cur2, aws_legacy_cur, focus_files, gcp_billing
 from pipelines.ingest.mappings import CategoryRule
 from pipelines.warehouse.sql import read_sql
-
 
 AWS_SOURCE_FORMATS = {
     "cur2": "aws_cur2",
@@ -115,9 +114,15 @@ class AwsExportReader:
                 raw = focus_files.scan_focus(delivery.files).with_columns(location_of)
                 columns = tuple(c for c in raw.collect_schema().names() if c not in ("_row", "_source_file"))
                 rows, billed = focus_files.raw_control_totals(raw, billing_period, delivery.locations)
-                frames = (focus_files.normalize_focus(
-                    raw, source_name=self.name, category_rules=rules, ingested_at=ingested_at, source_format=source_format
-                ),)
+                frames = (
+                    focus_files.normalize_focus(
+                        raw,
+                        source_name=self.name,
+                        category_rules=rules,
+                        ingested_at=ingested_at,
+                        source_format=source_format,
+                    ),
+                )
             else:
                 if delivery.export_format == "cur2":
                     columns = aws_cur2.delivered_columns(delivery.files)
@@ -280,7 +285,9 @@ class GcpExportFilesReader(_FileExportReader):
         raw = self._scan()
         rows, billed = gcp_billing.raw_control_totals(raw, billing_period, ", ".join(map(str, self.files)))
         period_rows = raw.filter(gcp_billing.billing_period_expr() == billing_period)
-        frame = gcp_billing.normalize_gcp(period_rows, source_name=self.name, category_rules=rules, ingested_at=ingested_at)
+        frame = gcp_billing.normalize_gcp(
+            period_rows, source_name=self.name, category_rules=rules, ingested_at=ingested_at
+        )
         return self._batch(billing_period, frame, rows, billed)
 
 
@@ -311,15 +318,22 @@ class GcpBigQueryReader:
     """The GCP billing export in BigQuery, read incrementally.
 
     The invoice months with rows exported since a day before the watermark, and not yet in the
-    loaded snapshot (a newer row, or another row count), are pending; each is re-read whole (a snapshot, so late rows never double count)
-    and replaces the period. The watermark advances, to the newest export_time seen, with the
-    load that leaves no other month pending. `full_refresh` lists every invoice month instead.
+    loaded snapshot (a newer row, or another row count), are pending; each is re-read whole (a
+    snapshot, so late rows never double count) and replaces the period. The watermark advances,
+    to the newest export_time seen, with the load that leaves no other month pending.
+    `full_refresh` lists every invoice month instead.
     """
 
     source_format = "gcp_billing"
 
     def __init__(
-        self, name: str, export: BigQueryBillingExport, state: ExportState, staging_dir: Path, *, full_refresh: bool = False
+        self,
+        name: str,
+        export: BigQueryBillingExport,
+        state: ExportState,
+        staging_dir: Path,
+        *,
+        full_refresh: bool = False,
     ) -> None:
         self.name = name
         self.export = export
@@ -343,7 +357,9 @@ class GcpBigQueryReader:
 
     def delivery_marks(self) -> dict[date, str]:
         """The latest export_time and row count per invoice month: late rows change one or both."""
-        return {m.billing_period: f"{m.max_export_time.isoformat()} rows={m.rows}" for m in self.export.touched_months(None)}
+        return {
+            m.billing_period: f"{m.max_export_time.isoformat()} rows={m.rows}" for m in self.export.touched_months(None)
+        }
 
     def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
         return self.source_format, self.export.table, list(self.export.table_columns())
@@ -416,7 +432,9 @@ class FocusFilesReader(_FileExportReader):
         raw = self._scan()
         rows, billed = focus_files.raw_control_totals(raw, billing_period, self.files)
         period_rows = raw.filter(focus_files.billing_period_expr(raw) == billing_period)
-        frame = focus_files.normalize_focus(period_rows, source_name=self.name, category_rules=rules, ingested_at=ingested_at)
+        frame = focus_files.normalize_focus(
+            period_rows, source_name=self.name, category_rules=rules, ingested_at=ingested_at
+        )
         return self._batch(billing_period, frame, rows, billed)
 
 
@@ -448,7 +466,9 @@ def reader_for(
         return AwsExportReader(source, s3_export_client(source.uri, cache_dir, source.endpoint_url), staging)
     if isinstance(source, GcpBillingSource):
         if source.table is not None:
-            export = BigQueryBillingExport.connect(source.table, project=source.project, endpoint_url=source.endpoint_url)
+            export = BigQueryBillingExport.connect(
+                source.table, project=source.project, endpoint_url=source.endpoint_url
+            )
             state = ExportState.read(warehouse, source.name)
             staging = config.warehouse_path.parent / "staging"
             return GcpBigQueryReader(source.name, export, state, staging, full_refresh=full_refresh)

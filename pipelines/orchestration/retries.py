@@ -11,8 +11,16 @@ from __future__ import annotations
 import dagster as dg
 
 TRANSIENT_AWS_CODES = {
-    "Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded", "SlowDown",
-    "RequestTimeout", "RequestTimeoutException", "ServiceUnavailable", "InternalError", "503",
+    "Throttling",
+    "ThrottlingException",
+    "TooManyRequestsException",
+    "RequestLimitExceeded",
+    "SlowDown",
+    "RequestTimeout",
+    "RequestTimeoutException",
+    "ServiceUnavailable",
+    "InternalError",
+    "503",
 }
 MAX_RETRIES = 3
 FIRST_RETRY_DELAY_SECONDS = 60
@@ -20,7 +28,8 @@ FIRST_RETRY_DELAY_SECONDS = 60
 
 def is_transient(error: BaseException) -> bool:
     """True for errors a later attempt can get past: lost connections, timeouts, throttling."""
-    from botocore.exceptions import ClientError, ConnectionError as BotoConnectionError, ReadTimeoutError
+    from botocore.exceptions import ClientError, ReadTimeoutError
+    from botocore.exceptions import ConnectionError as BotoConnectionError
     from google.api_core import exceptions as google_errors
 
     if isinstance(error, (ConnectionError, TimeoutError, BotoConnectionError, ReadTimeoutError)):
@@ -29,8 +38,13 @@ def is_transient(error: BaseException) -> bool:
         return error.response.get("Error", {}).get("Code") in TRANSIENT_AWS_CODES
     return isinstance(
         error,
-        (google_errors.TooManyRequests, google_errors.ServiceUnavailable, google_errors.InternalServerError,
-         google_errors.GatewayTimeout, google_errors.DeadlineExceeded),
+        (
+            google_errors.TooManyRequests,
+            google_errors.ServiceUnavailable,
+            google_errors.InternalServerError,
+            google_errors.GatewayTimeout,
+            google_errors.DeadlineExceeded,
+        ),
     )
 
 

@@ -4,8 +4,8 @@ import dagster as dg
 
 from pipelines.attribution.assets import reconciliation, run_costs, unattributed_costs
 from pipelines.budgets.assets import budget_alerts, budget_variance
-from pipelines.reports import write_reports
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.reports import write_reports
 from pipelines.waste.assets import waste
 
 

@@ -45,7 +45,7 @@ class InlineRenderer:
         future: Future = Future()
         try:
             future.set_result(render_chart(vega_lite))
-        except Exception as error:  # handed over through the future, as the worker pool does
+        except Exception as error:  # noqa: BLE001 - handed over through the future, as the worker pool does
             future.set_exception(error)
         return future
 
@@ -93,7 +93,7 @@ class WorkerRenderer:
                 process.stdin.write(request)
                 process.stdin.flush()
                 future.set_result(_read_result(process.stdout))
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001 - the caller raises it for that chart
                 future.set_exception(error)
 
 
@@ -123,7 +123,7 @@ def _serve(requests: BinaryIO, results: BinaryIO) -> None:
     for line in requests:
         try:
             svg, png = render_chart(json.loads(line))
-        except Exception as error:  # reported to the parent, which raises it for that chart
+        except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it for that chart
             results.write(json.dumps({"error": f"{type(error).__name__}: {error}"}).encode() + b"\n")
         else:
             svg_bytes = svg.encode()

@@ -95,10 +95,7 @@ def ordered_categories(categories: Iterable[str]) -> list[str]:
 
 def _category_scale(categories: Sequence[str]) -> dict[str, Any]:
     ordered = ordered_categories(categories)
-    palette = [
-        CATEGORY_COLORS[CATEGORY_ORDER.index(name)] if name in CATEGORY_ORDER else None
-        for name in ordered
-    ]
+    palette = [CATEGORY_COLORS[CATEGORY_ORDER.index(name)] if name in CATEGORY_ORDER else None for name in ordered]
     spare = iter(CATEGORY_COLORS[len(CATEGORY_ORDER) :] * len(ordered))
     return {"domain": ordered, "range": [color or next(spare) for color in palette]}
 
@@ -142,9 +139,7 @@ def _day_axis(days: Sequence[str]) -> dict[str, Any]:
     return {"title": "Charge day (UTC)", "format": "%b %d", "labelAngle": 0, "tickCount": ticks}
 
 
-def cumulative_spend_chart(
-    header: RunHeader, total: CostLine, daily: Sequence[DailySpend], currency: str
-) -> ChartSpec:
+def cumulative_spend_chart(header: RunHeader, total: CostLine, daily: Sequence[DailySpend], currency: str) -> ChartSpec:
     """Cumulative effective spend by day against the budget, its thresholds, a planned burn and
     the forecast.
 
@@ -261,14 +256,11 @@ def _budget_levels(header: RunHeader, total: CostLine) -> list[tuple[_Series, fl
     return levels
 
 
-def estimate_vs_actual_chart(
-    categories: Sequence[CostLine], currency: str, *, has_budget: bool
-) -> ChartSpec:
+def estimate_vs_actual_chart(categories: Sequence[CostLine], currency: str, *, has_budget: bool) -> ChartSpec:
     """Grouped bars of estimated and actual cost per category; actual only without a budget."""
     order = ordered_categories(line.cost_category for line in categories)
     rows = [
-        {"category": line.cost_category, "measure": "Actual", "amount": float(line.actual_cost)}
-        for line in categories
+        {"category": line.cost_category, "measure": "Actual", "amount": float(line.actual_cost)} for line in categories
     ]
     if has_budget:
         rows += [
@@ -329,9 +321,7 @@ def daily_spend_chart(daily: Sequence[DailySpend], currency: str) -> ChartSpec:
     return ChartSpec("daily_spend", title, _styled(bars, rows, title, subtitle))
 
 
-def variance_waterfall_chart(
-    total: CostLine, categories: Sequence[CostLine], currency: str
-) -> ChartSpec:
+def variance_waterfall_chart(total: CostLine, categories: Sequence[CostLine], currency: str) -> ChartSpec:
     """Waterfall from the estimate to the actual: compute rate, compute usage, other categories."""
     steps = waterfall_steps(categories)
     rows = [_waterfall_bar("Estimate", Decimal(0), total.estimated_cost, TOTAL_KIND)]

@@ -108,9 +108,7 @@ def _total_status(overview: RunOverview) -> Cell:
     return status_cell(overview.total.status)
 
 
-def run_document(
-    overview: RunOverview, details: RunDetails, charts: Mapping[str, Chart]
-) -> Document:
+def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str, Chart]) -> Document:
     """Builds a run's post-mortem report: each chart with its numbers in a table below it.
 
     Args:
@@ -210,9 +208,7 @@ def _levels_table(overview: RunOverview, alerts: Sequence[BudgetAlert]) -> Table
     )
     rows: list[tuple[Cell, ...]] = []
     if header.has_budget:
-        rows.append(
-            (Cell("Estimate (budget)"), Cell(money(estimate)), share(estimate), Cell(MISSING), Cell(MISSING))
-        )
+        rows.append((Cell("Estimate (budget)"), Cell(money(estimate)), share(estimate), Cell(MISSING), Cell(MISSING)))
         crossed = {alert.threshold: alert for alert in alerts}
         for name, fraction in (("warning", header.warning_threshold), ("over", header.over_threshold)):
             if fraction is None:
@@ -445,17 +441,11 @@ def reconciliation_paragraph(periods: Sequence[date], rows: Sequence[Reconciliat
             tone="over",
         )
     unchecked = sorted(
-        {
-            f"{row.source_name} {billing_period_label(row.billing_period)}"
-            for row in rows
-            if None in row.diffs.values()
-        }
+        {f"{row.source_name} {billing_period_label(row.billing_period)}" for row in rows if None in row.diffs.values()}
     )
     if unchecked:
         return Paragraph(
-            f"Reconciliation: incomplete for {period_text}: no raw control total for "
-            + ", ".join(unchecked)
-            + ".",
+            f"Reconciliation: incomplete for {period_text}: no raw control total for " + ", ".join(unchecked) + ".",
             tone="warning",
         )
     sources = sorted({row.source_name for row in rows})
@@ -582,9 +572,7 @@ def _compute_table(compute: CostLine, currency: str, *, has_budget: bool) -> Tab
 
 def _unattributed_blocks(unattributed: UnattributedInAccounts) -> tuple[Block, ...]:
     if not unattributed.top:
-        return (
-            Paragraph("No unattributed spend in the accounts this run used, in its billing periods."),
-        )
+        return (Paragraph("No unattributed spend in the accounts this run used, in its billing periods."),)
     currencies = sorted({row.currency for row in unattributed.top if row.currency})
     intro = Paragraph(
         f"{unattributed.resource_rows} unattributed resource rows in the accounts this run used, in its "
@@ -637,13 +625,9 @@ def summary_document(
         alerts: every run's threshold crossings, earliest first.
         waste_ranking: runs, then owners, by the waste share of their attributed cost.
     """
-    as_of = max(
-        (_as_of(run.overview) for run in runs if _as_of(run.overview) is not None), default=None
-    )
+    as_of = max((_as_of(run.overview) for run in runs if _as_of(run.overview) is not None), default=None)
     statuses = _status_counts(runs)
-    subtitle = " · ".join(
-        part for part in (f"{len(runs)} runs", statuses, f"as of {_timestamp(as_of)}") if part
-    )
+    subtitle = " · ".join(part for part in (f"{len(runs)} runs", statuses, f"as of {_timestamp(as_of)}") if part)
     return Document(
         title="Training run costs: summary",
         subtitle=subtitle,
@@ -721,7 +705,15 @@ def _waste_ranking_blocks(runs: Sequence[SummaryRun], ranking: Sequence[WasteRan
             for rank, entry in enumerate((entry for entry in ranking if entry.level == level), start=1)
         ]
         return Table(
-            columns=("#", first_column, "Owner" if level == "run" else "Runs", "Currency", "Attributed cost", "Waste", "Waste share"),
+            columns=(
+                "#",
+                first_column,
+                "Owner" if level == "run" else "Runs",
+                "Currency",
+                "Attributed cost",
+                "Waste",
+                "Waste share",
+            ),
             rows=tuple(rows),
             numeric_columns=frozenset({0, 4, 5, 6} | ({2} if level == "owner" else set())),
         )
@@ -783,9 +775,7 @@ def _summary_totals(overviews: Sequence[RunOverview]) -> list[tuple[Cell, ...]]:
     budget, every run's actual spend."""
     rows = []
     for currency in sorted({overview.header.currency or "" for overview in overviews}):
-        same_currency = [
-            overview for overview in overviews if (overview.header.currency or "") == currency
-        ]
+        same_currency = [overview for overview in overviews if (overview.header.currency or "") == currency]
         budgeted = [overview for overview in same_currency if overview.header.has_budget]
         if budgeted:
             rows.append(_budgeted_total_row(currency, budgeted))
@@ -863,4 +853,3 @@ def _shares_table(shares: Sequence[PeriodShare]) -> Table:
         rows=tuple(rows),
         numeric_columns=frozenset({2, 3, 4}),
     )
-

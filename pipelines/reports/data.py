@@ -226,9 +226,7 @@ class RunDetails:
     waste: RunWaste
 
 
-def fetch_rows(
-    conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None
-) -> list[dict[str, Any]]:
+def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Runs a statement (`read_sql(...)`) with bound parameters and returns its rows as dicts.
 
     Args:
@@ -296,7 +294,9 @@ def load_details(
     """
     runs = [overview.header.training_run for overview in overviews]
     daily_spend = _rows_by_run(conn, read_sql("reports/run_daily_spend"), runs)
-    unattributed = _rows_by_run(conn, read_sql("reports/run_unattributed", "rows"), runs, row_limit=TOP_UNATTRIBUTED_ROWS)
+    unattributed = _rows_by_run(
+        conn, read_sql("reports/run_unattributed", "rows"), runs, row_limit=TOP_UNATTRIBUTED_ROWS
+    )
     top_resources = _rows_by_run(conn, read_sql("reports/run_top_resources"), runs, row_limit=TOP_RESOURCE_ROWS)
     waste_kinds = _rows_by_run(conn, read_sql("reports/run_waste_kinds"), runs)
     waste_items = _rows_by_run(conn, read_sql("reports/run_waste_items"), runs, row_limit=TOP_WASTE_ROWS)
@@ -329,10 +329,7 @@ def load_waste_ranking(conn: duckdb.DuckDBPyConnection) -> list[WasteRank]:
 
 def _top_resources(rows: list[dict[str, Any]]) -> TopResources:
     return TopResources(
-        top=tuple(
-            RunResource(**{key: value for key, value in row.items() if key != "resource_rows"})
-            for row in rows
-        ),
+        top=tuple(RunResource(**{key: value for key, value in row.items() if key != "resource_rows"}) for row in rows),
         resource_rows=rows[0]["resource_rows"] if rows else 0,
     )
 
@@ -341,9 +338,7 @@ def _unattributed(rows: list[dict[str, Any]]) -> UnattributedInAccounts:
     if not rows:
         return UnattributedInAccounts(top=(), resource_rows=0, effective_cost=Decimal(0))
     top = tuple(
-        UnattributedResource(
-            **{key: value for key, value in row.items() if not key.startswith("candidate")}
-        )
+        UnattributedResource(**{key: value for key, value in row.items() if not key.startswith("candidate")})
         for row in rows
     )
     return UnattributedInAccounts(

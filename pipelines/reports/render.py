@@ -97,8 +97,7 @@ def _html_block(block: Block) -> str:
             return f'<p class="note tone-{escape(tone)}">{escape(text)}</p>'
         case Facts(items=items):
             facts = "".join(
-                f"<div><dt>{escape(label)}</dt><dd>{_html_cell(value)}</dd></div>"
-                for label, value in items
+                f"<div><dt>{escape(label)}</dt><dd>{_html_cell(value)}</dd></div>" for label, value in items
             )
             return f'<dl class="facts">{facts}</dl>'
         case Chart(title=title, svg=svg):
@@ -112,23 +111,16 @@ def _html_table(table: Table) -> str:
             return ' class="num"'
         return ' class="wrap"' if index in table.wrapping_columns else ""
 
-    head = "".join(
-        f"<th{css_class(index)}>{escape(column)}</th>" for index, column in enumerate(table.columns)
-    )
+    head = "".join(f"<th{css_class(index)}>{escape(column)}</th>" for index, column in enumerate(table.columns))
     first_total = len(table.rows) - table.emphasized_rows
     body = []
     for row_index, row in enumerate(table.rows):
         row_class = ""
         if row_index >= first_total:
             row_class = ' class="total first-total"' if row_index == first_total else ' class="total"'
-        cells = "".join(
-            f"<td{css_class(index)}>{_html_cell(cell)}</td>" for index, cell in enumerate(row)
-        )
+        cells = "".join(f"<td{css_class(index)}>{_html_cell(cell)}</td>" for index, cell in enumerate(row))
         body.append(f"<tr{row_class}>{cells}</tr>")
-    return (
-        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-    )
+    return f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
 
 
 def to_markdown(document: Document) -> str:
@@ -175,9 +167,7 @@ def _md_block(block: Block) -> list[str]:
 
 
 def _md_table(table: Table) -> list[str]:
-    alignments = [
-        "---:" if index in table.numeric_columns else ":---" for index in range(len(table.columns))
-    ]
+    alignments = ["---:" if index in table.numeric_columns else ":---" for index in range(len(table.columns))]
     lines = [
         "| " + " | ".join(_md_text(column) for column in table.columns) + " |",
         "| " + " | ".join(alignments) + " |",

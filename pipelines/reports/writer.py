@@ -101,9 +101,7 @@ class ReportSet:
         return (*per_run, self.summary_html, self.summary_markdown)
 
 
-def write_reports(
-    conn: duckdb.DuckDBPyConnection, out_dir: Path, runs: Sequence[str] | None = None
-) -> ReportSet:
+def write_reports(conn: duckdb.DuckDBPyConnection, out_dir: Path, runs: Sequence[str] | None = None) -> ReportSet:
     """Writes post-mortem reports for runs, and the summary of every run, from the warehouse.
 
     Per run: `<out_dir>/<run>/report.html`, `report.md` and `charts/*.png`. Always:
@@ -157,8 +155,12 @@ def _report_set_record(report_set: ReportSet, digest: str) -> dict:
     return {
         "digest": digest,
         "runs": [
-            {"training_run": run.training_run, "html": str(run.html), "markdown": str(run.markdown),
-             "charts": [str(chart) for chart in run.charts]}
+            {
+                "training_run": run.training_run,
+                "html": str(run.html),
+                "markdown": str(run.markdown),
+                "charts": [str(chart) for chart in run.charts],
+            }
             for run in report_set.runs
         ],
         "summary_html": str(report_set.summary_html),
@@ -177,8 +179,12 @@ def _unchanged_report_set(out_dir: Path, digest: str) -> ReportSet | None:
         return None
     report_set = ReportSet(
         runs=tuple(
-            RunReportPaths(training_run=run["training_run"], html=Path(run["html"]), markdown=Path(run["markdown"]),
-                           charts=tuple(Path(chart) for chart in run["charts"]))
+            RunReportPaths(
+                training_run=run["training_run"],
+                html=Path(run["html"]),
+                markdown=Path(run["markdown"]),
+                charts=tuple(Path(chart) for chart in run["charts"]),
+            )
             for run in record["runs"]
         ),
         summary_html=Path(record["summary_html"]),
@@ -215,7 +221,7 @@ def run_directory_name(training_run: str) -> str:
     if safe == training_run and len(safe) <= MAX_RUN_DIRECTORY:
         return safe
     digest = hashlib.sha256(training_run.encode()).hexdigest()[:8]
-    return f"{safe[:MAX_RUN_DIRECTORY - 9] or 'run'}-{digest}"
+    return f"{safe[: MAX_RUN_DIRECTORY - 9] or 'run'}-{digest}"
 
 
 def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
@@ -302,7 +308,8 @@ def _start_run_report(
     digest_path = run_dir / INPUTS_DIGEST_FILE
     digest = _inputs_digest(overview, details, code_digest)
     unchanged = (
-        digest_path.is_file() and digest_path.read_text() == digest
+        digest_path.is_file()
+        and digest_path.read_text() == digest
         and all(path.is_file() for path in (paths.html, paths.markdown, *paths.charts))
     )
     if unchanged:

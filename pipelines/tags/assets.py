@@ -1,6 +1,6 @@
 """The tag snapshot asset: every configured `aws_tags` source, one dated snapshot per run."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import dagster as dg
 
@@ -17,7 +17,7 @@ def resource_tag_snapshots(context: dg.AssetExecutionContext, runledger: RunLedg
     kept; attribution uses the snapshot valid at a line's charge time."""
     config = runledger.load_config()
     sources = [s for s in config.sources if isinstance(s, AwsTagsSource)]
-    snapshot_at = datetime.now(timezone.utc).replace(tzinfo=None)
+    snapshot_at = datetime.now(UTC).replace(tzinfo=None)
     counts = {}
     with runledger.warehouse(config) as conn:
         for source in sources:

@@ -5,10 +5,10 @@ import dagster as dg
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry
 from pipelines.budgets.assets import budget_baselines
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.sql import read_sql
 from pipelines.waste.events import read_source_events, replace_run_events
 from pipelines.waste.tables import build_waste_if_changed
-from pipelines.warehouse.connection import transaction
 
 
 @dg.asset(group_name="waste", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
@@ -61,7 +61,8 @@ def waste(runledger: RunLedgerResource) -> dg.MaterializeResult:
             "by_run": dg.MetadataValue.md(
                 "| run | owner | attributed | waste | share |\n|---|---|---:|---:|---:|\n"
                 + "\n".join(
-                    f"| {run} | {owner or ''} | {cost:,.2f} | {waste_cost:,.2f} | {'' if share is None else f'{share:.1%}'} |"
+                    f"| {run} | {owner or ''} | {cost:,.2f} | {waste_cost:,.2f} | "
+                    f"{'' if share is None else f'{share:.1%}'} |"
                     for run, owner, cost, waste_cost, share in per_run
                 )
             ),

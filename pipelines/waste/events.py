@@ -3,11 +3,11 @@
 import duckdb
 import pyarrow as pa
 
-from connectors.training.mlflow_runs import mlflow_run_events
 from connectors.training.event_files import RunEvent, read_event_files
+from connectors.training.mlflow_runs import mlflow_run_events
 from pipelines.config import RunEventsSource, RunLedgerConfig
-from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.sql import read_sql
 
 STAGED_EVENTS = "staged_run_events"
 EVENTS_SCHEMA = pa.schema(
@@ -31,9 +31,7 @@ def read_source_events(config: RunLedgerConfig, source: RunEventsSource) -> list
     """
     if source.path is not None:
         return read_event_files(config.resolve(source.path))
-    return mlflow_run_events(
-        source.mlflow.tracking_uri, source.mlflow.experiment_names, source.mlflow.training_run_tag
-    )
+    return mlflow_run_events(source.mlflow.tracking_uri, source.mlflow.experiment_names, source.mlflow.training_run_tag)
 
 
 def replace_run_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[str, list[RunEvent]]) -> int:

@@ -1,6 +1,6 @@
 """Writes the `waste` table; the caller owns the transaction."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 
@@ -22,7 +22,9 @@ def build_waste_if_changed(conn: duckdb.DuckDBPyConnection, settings: Waste) -> 
     Returns:
         True when `waste` was rebuilt.
     """
-    (digest,) = conn.execute(read_sql("ops/waste_inputs", "digest"), {"settings": settings.model_dump_json()}).fetchone()
+    (digest,) = conn.execute(
+        read_sql("ops/waste_inputs", "digest"), {"settings": settings.model_dump_json()}
+    ).fetchone()
     recorded = conn.execute(read_sql("ops/waste_inputs", "recorded")).fetchone()
     if recorded and recorded[0] == digest:
         return False
@@ -30,7 +32,7 @@ def build_waste_if_changed(conn: duckdb.DuckDBPyConnection, settings: Waste) -> 
     conn.execute(read_sql("ops/waste_inputs", "delete"))
     conn.execute(
         read_sql("ops/waste_inputs", "insert"),
-        {"inputs_digest": digest, "built_at": datetime.now(timezone.utc).replace(tzinfo=None)},
+        {"inputs_digest": digest, "built_at": datetime.now(UTC).replace(tzinfo=None)},
     )
     return True
 

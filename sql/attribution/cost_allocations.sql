@@ -4,13 +4,13 @@
 -- name: delete_period
 -- All allocations of one billing period, before they are rebuilt (same transaction).
 delete from cost_allocations
-where in_billing_period(BillingPeriodStart, $billing_period)
+where in_billing_period(BillingPeriodStart, $billing_period);
 
 -- name: delete_source_period
 -- Allocations of one (source, billing period); rebuilt by the cost_allocations step.
 delete from cost_allocations
 where x_SourceName = $source_name
-    and in_billing_period(BillingPeriodStart, $billing_period)
+    and in_billing_period(BillingPeriodStart, $billing_period);
 
 -- name: period_check
 -- Conservation of one billing period, per source and currency: every line item's allocations
@@ -63,7 +63,7 @@ final as (
 )
 
 select * from final
-order by source_name, currency
+order by source_name, currency;
 
 -- name: period_totals
 -- Conservation totals of one billing period whose allocations were kept: per source and currency,
@@ -110,7 +110,7 @@ final as (
 )
 
 select * from final
-order by source_name, currency
+order by source_name, currency;
 
 -- name: period_methods
 -- Allocations of one billing period by method: rows and effective cost.
@@ -118,11 +118,11 @@ select allocation_method, count(*) as allocations, sum(effective_cost) as effect
 from cost_allocations
 where in_billing_period(BillingPeriodStart, $billing_period)
 group by allocation_method
-order by allocation_method
+order by allocation_method;
 
 -- name: attributed_runs
 -- Every training run with attributed spend in the warehouse (`runledger check`).
 select distinct training_run
 from cost_allocations
 where training_run is not null
-order by training_run
+order by training_run;

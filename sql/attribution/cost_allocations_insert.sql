@@ -121,13 +121,17 @@ ranked as (
     select
         *,
         ratio_units - sum(ratio_floor) over line_parts as ratio_left,
-        row_number() over (partition by line_row order by ratio_remainder desc, training_run nulls last) as ratio_rank,
+        row_number() over (partition by line_row order by ratio_remainder desc, training_run nulls last)
+            as ratio_rank,
         abs(billed_units) - sum(billed_floor) over line_parts as billed_left,
-        row_number() over (partition by line_row order by billed_remainder desc, training_run nulls last) as billed_rank,
+        row_number() over (partition by line_row order by billed_remainder desc, training_run nulls last)
+            as billed_rank,
         abs(effective_units) - sum(effective_floor) over line_parts as effective_left,
-        row_number() over (partition by line_row order by effective_remainder desc, training_run nulls last) as effective_rank,
+        row_number() over (partition by line_row order by effective_remainder desc, training_run nulls last)
+            as effective_rank,
         abs(gpu_units) - sum(gpu_floor) over line_parts as gpu_left,
-        row_number() over (partition by line_row order by gpu_remainder desc, training_run nulls last) as gpu_rank
+        row_number() over (partition by line_row order by gpu_remainder desc, training_run nulls last)
+            as gpu_rank
     from floored
     window line_parts as (partition by line_row)
 ),
@@ -140,7 +144,8 @@ split_parts as (
         allocation_rule,
         ratio_floor + case when ratio_rank <= ratio_left then 1 else 0 end as ratio_part,
         sign(billed_units) * (billed_floor + case when billed_rank <= billed_left then 1 else 0 end) as billed_part,
-        sign(effective_units) * (effective_floor + case when effective_rank <= effective_left then 1 else 0 end) as effective_part,
+        sign(effective_units) * (effective_floor + case when effective_rank <= effective_left then 1 else 0 end)
+            as effective_part,
         sign(gpu_units) * (gpu_floor + case when gpu_rank <= gpu_left then 1 else 0 end) as gpu_part
     from ranked
 ),
@@ -156,10 +161,14 @@ allocated as (
         allocation_method,
         allocation_rule,
         false as whole_line,
-        cast(cast(ratio_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as allocation_ratio,
-        cast(cast(billed_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as billed_cost,
-        cast(cast(effective_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as effective_cost,
-        cast(cast(gpu_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10)) as gpu_hours
+        cast(cast(ratio_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10))
+            as allocation_ratio,
+        cast(cast(billed_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10))
+            as billed_cost,
+        cast(cast(effective_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10))
+            as effective_cost,
+        cast(cast(gpu_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10))
+            as gpu_hours
     from split_parts
 ),
 
@@ -169,9 +178,12 @@ line_parts as (
         allocated.allocation_method,
         allocated.allocation_rule,
         allocated.allocation_ratio,
-        case when allocated.whole_line then line_items.billed_cost else allocated.billed_cost end as billed_cost,
-        case when allocated.whole_line then line_items.effective_cost else allocated.effective_cost end as effective_cost,
-        case when allocated.whole_line then line_items.gpu_hours else allocated.gpu_hours end as gpu_hours,
+        case when allocated.whole_line then line_items.billed_cost else allocated.billed_cost end
+            as billed_cost,
+        case when allocated.whole_line then line_items.effective_cost else allocated.effective_cost end
+            as effective_cost,
+        case when allocated.whole_line then line_items.gpu_hours else allocated.gpu_hours end
+            as gpu_hours,
         line_items.* exclude (line_row, billed_cost, effective_cost, gpu_hours),
         dimensions.tag_experiment,
         dimensions.tag_dataset_version,
@@ -201,16 +213,31 @@ final as (
         line_parts.ResourceId,
         line_parts.training_run,
         case
-            when line_parts.allocation_method = 'shared' then coalesce(registry.experiment, run_dimensions.experiment)
-            else coalesce(line_parts.tag_experiment, case when line_parts.snapshot_applies then line_parts.snapshot_experiment end, registry.experiment)
+            when line_parts.allocation_method = 'shared'
+                then coalesce(registry.experiment, run_dimensions.experiment)
+            else coalesce(
+                line_parts.tag_experiment,
+                case when line_parts.snapshot_applies then line_parts.snapshot_experiment end,
+                registry.experiment
+            )
         end as experiment,
         case
-            when line_parts.allocation_method = 'shared' then coalesce(registry.dataset_version, run_dimensions.dataset_version)
-            else coalesce(line_parts.tag_dataset_version, case when line_parts.snapshot_applies then line_parts.snapshot_dataset_version end, registry.dataset_version)
+            when line_parts.allocation_method = 'shared'
+                then coalesce(registry.dataset_version, run_dimensions.dataset_version)
+            else coalesce(
+                line_parts.tag_dataset_version,
+                case when line_parts.snapshot_applies then line_parts.snapshot_dataset_version end,
+                registry.dataset_version
+            )
         end as dataset_version,
         case
-            when line_parts.allocation_method = 'shared' then coalesce(registry.owner, run_dimensions.owner)
-            else coalesce(line_parts.tag_owner, case when line_parts.snapshot_applies then line_parts.snapshot_owner end, registry.owner)
+            when line_parts.allocation_method = 'shared'
+                then coalesce(registry.owner, run_dimensions.owner)
+            else coalesce(
+                line_parts.tag_owner,
+                case when line_parts.snapshot_applies then line_parts.snapshot_owner end,
+                registry.owner
+            )
         end as owner,
         line_parts.allocation_method,
         line_parts.allocation_rule,

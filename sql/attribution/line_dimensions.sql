@@ -63,7 +63,7 @@ snapshot_tags as (
         entry.key as tag_key,
         normalize_tag_key(entry.key) as key_norm,
         nullif(trim(entry.value), '') as tag_value
-    from (select resource_key, snapshot_at, unnest(map_entries(tags)) as entry from snapshots)
+    from (select resource_key, snapshot_at, unnest(map_entries(tags)) as entry from snapshots) as snapshot_entries
 ),
 
 snapshot_matches as (
@@ -83,11 +83,16 @@ snapshot_dimensions as (
     select
         snapshots.resource_key,
         snapshots.snapshot_at,
-        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'training_run') as training_run,
-        max(snapshot_matches.tag_key) filter (where snapshot_matches.dimension = 'training_run') as training_run_key,
-        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'experiment') as experiment,
-        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'dataset_version') as dataset_version,
-        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'owner') as owner
+        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'training_run')
+            as training_run,
+        max(snapshot_matches.tag_key) filter (where snapshot_matches.dimension = 'training_run')
+            as training_run_key,
+        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'experiment')
+            as experiment,
+        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'dataset_version')
+            as dataset_version,
+        max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'owner')
+            as owner
     from snapshots
     left join snapshot_matches
         on snapshots.resource_key = snapshot_matches.resource_key

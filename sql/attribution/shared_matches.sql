@@ -83,9 +83,9 @@ final as (
     group by line_row
 )
 
-select * from final
+select * from final;
 
 -- name: drop_from_shares
 -- Lines a shared-cost rule takes leave the step 1-3 shares; step 4 splits them afterwards.
 delete from allocation_shares
-where line_row in (select line_row from shared_line_rules)
+where line_row in (select line_row from shared_line_rules);

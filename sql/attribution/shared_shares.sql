@@ -61,8 +61,14 @@ run_shares as (
         run_spend.training_run,
         rules.rule_name,
         rules.split,
-        case rules.split when 'proportional' then run_spend.effective_units else cast(1 as hugeint) end as share,
-        case rules.split when 'proportional' then proportional_totals.total_units else cast(even_totals.run_count as hugeint) end as total_share
+        case rules.split
+            when 'proportional' then run_spend.effective_units
+            else cast(1 as hugeint)
+        end as share,
+        case rules.split
+            when 'proportional' then proportional_totals.total_units
+            else cast(even_totals.run_count as hugeint)
+        end as total_share
     from line_items
     inner join rules on line_items.rule_name = rules.rule_name
     inner join run_spend

@@ -17,7 +17,8 @@ with line_items as (
         ResourceId,
         ChargePeriodStart,
         coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end,
-        greatest(date_diff('second', ChargePeriodStart, coalesce(ChargePeriodEnd, ChargePeriodStart)), 0) as duration_seconds
+        greatest(date_diff('second', ChargePeriodStart, coalesce(ChargePeriodEnd, ChargePeriodStart)), 0)
+            as duration_seconds
     from focus_line_items
     where in_billing_period(BillingPeriodStart, $billing_period)
 ),
@@ -43,7 +44,8 @@ claimed as (
         case when tag_training_run is not null then 'tag' else 'resource_tags' end as allocation_method,
         case
             when tag_training_run is not null then 'tag ' || tag_training_run_key
-            else 'resource_tags ' || snapshot_training_run_key || ' (snapshot ' || strftime(snapshot_at, '%Y-%m-%dT%H:%M:%SZ') || ')'
+            else 'resource_tags ' || snapshot_training_run_key
+                || ' (snapshot ' || strftime(snapshot_at, '%Y-%m-%dT%H:%M:%SZ') || ')'
         end as allocation_rule
     from dimensions
     where coalesce(tag_training_run, snapshot_training_run) is not null
@@ -65,15 +67,25 @@ registry_overlaps as (
             case
                 when unclaimed_lines.duration_seconds = 0 then
                     case
-                        when unclaimed_lines.ChargePeriodStart >= coalesce(registry_patterns.window_start, unclaimed_lines.ChargePeriodStart)
-                            and unclaimed_lines.ChargePeriodStart < coalesce(registry_patterns.window_end, unclaimed_lines.ChargePeriodStart + interval 1 second)
+                        when unclaimed_lines.ChargePeriodStart >= coalesce(
+                                registry_patterns.window_start, unclaimed_lines.ChargePeriodStart
+                            )
+                            and unclaimed_lines.ChargePeriodStart < coalesce(
+                                registry_patterns.window_end, unclaimed_lines.ChargePeriodStart + interval 1 second
+                            )
                         then 1 else 0
                     end
                 else greatest(
                     date_diff(
                         'second',
-                        greatest(unclaimed_lines.ChargePeriodStart, coalesce(registry_patterns.window_start, unclaimed_lines.ChargePeriodStart)),
-                        least(unclaimed_lines.charge_end, coalesce(registry_patterns.window_end, unclaimed_lines.charge_end))
+                        greatest(
+                            unclaimed_lines.ChargePeriodStart,
+                            coalesce(registry_patterns.window_start, unclaimed_lines.ChargePeriodStart)
+                        ),
+                        least(
+                            unclaimed_lines.charge_end,
+                            coalesce(registry_patterns.window_end, unclaimed_lines.charge_end)
+                        )
                     ),
                     0
                 )
@@ -116,7 +128,8 @@ final as (
         registry_overlaps.training_run,
         'registry' as allocation_method,
         'registry ' || registry_overlaps.pattern as allocation_rule,
-        cast(registry_lines.covered_seconds as hugeint) * registry_overlaps.overlap_seconds * registry_overlaps.weight_units as share,
+        cast(registry_lines.covered_seconds as hugeint) * registry_overlaps.overlap_seconds
+            * registry_overlaps.weight_units as share,
         greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) * registry_lines.weighted_overlap as total_share
     from registry_overlaps
     inner join registry_lines on registry_overlaps.line_row = registry_lines.line_row

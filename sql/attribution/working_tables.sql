@@ -3,10 +3,10 @@
 
 -- name: create_dimension_keys
 -- The configured tag keys of each attribution dimension, in priority order (this connection only).
-create or replace temp table attribution_keys (dimension varchar, tag_key varchar, priority integer)
+create or replace temp table attribution_keys (dimension varchar, tag_key varchar, priority integer);
 
 -- name: insert_dimension_key
-insert into attribution_keys values ($dimension, $tag_key, $priority)
+insert into attribution_keys values ($dimension, $tag_key, $priority);
 
 -- name: create_shared_rules
 -- The configured shared-cost rules (attribution.shared), their column globs and fixed weights
@@ -16,13 +16,13 @@ create or replace temp table shared_rule_conditions (rule_name varchar, column_n
 create or replace temp table shared_rule_weights (rule_name varchar, training_run varchar, weight decimal(38, 10));
 
 -- name: insert_shared_rule
-insert into shared_rules values ($rule_name, $priority, $split, $condition_count)
+insert into shared_rules values ($rule_name, $priority, $split, $condition_count);
 
 -- name: insert_shared_rule_condition
-insert into shared_rule_conditions values ($rule_name, $column_name, $pattern)
+insert into shared_rule_conditions values ($rule_name, $column_name, $pattern);
 
 -- name: insert_shared_rule_weight
-insert into shared_rule_weights values ($rule_name, $training_run, $weight)
+insert into shared_rule_weights values ($rule_name, $training_run, $weight);
 
 -- name: drop
 -- The working tables of one period's attribution, dropped once its allocations are written.

@@ -2,7 +2,7 @@
 
 -- name: delete
 -- Empties budget_baselines before the budgets are loaded again (pipelines.budgets.tables).
-delete from budget_baselines
+delete from budget_baselines;
 
 -- name: insert
 -- One budget_baselines row (pipelines.budgets.model.baseline_rows); every value is bound by name.
@@ -33,4 +33,4 @@ values (
     cast($thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
     cast($window as struct("start" date, "end" date)),
     $budget_file
-)
+);

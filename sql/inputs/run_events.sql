@@ -2,7 +2,7 @@
 
 -- name: delete
 -- Empties run_events before the events of every configured source are inserted again.
-delete from run_events
+delete from run_events;
 
 -- name: insert
 -- The events of one source, from the Arrow table registered as staged_run_events.
@@ -24,7 +24,7 @@ final as (
     from staged
 )
 
-select * from final
+select * from final;
 
 -- name: summary
 -- Events per source and kind, for the run_events asset's metadata.
@@ -39,4 +39,4 @@ final as (
 )
 
 select * from final
-order by source_name, event
+order by source_name, event;

@@ -39,7 +39,8 @@ thresholds as (
     from budgets
     union all
     select training_run, currency, estimated_cost, 'over' as threshold,
-        thresholds."over" as threshold_fraction
+        -- "over" is a DuckDB keyword naming a struct field: it stays quoted
+        thresholds."over" as threshold_fraction  -- noqa: RF06
     from budgets
 ),
 
@@ -88,7 +89,7 @@ final as (
     group by all
 )
 
-select * from final
+select * from final;
 
 -- name: summary
 -- The threshold crossings `runledger run` lists after its summary, money rounded to cents.
@@ -100,4 +101,4 @@ select
     round(cumulative_cost, 2) as cumulative_cost,
     currency
 from budget_alerts
-order by crossed_on, training_run, threshold_fraction
+order by crossed_on, training_run, threshold_fraction;

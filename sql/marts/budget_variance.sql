@@ -184,14 +184,14 @@ final as (
     from variances
 )
 
-select * from final
+select * from final;
 
 -- name: totals
 -- The `total` row of every run's budget variance.
 select training_run, estimated_cost, actual_cost, variance, status
 from budget_variance
 where cost_category = 'total'
-order by training_run
+order by training_run;
 
 -- name: currency_mismatches
 -- Budgeted runs with allocations billed in another currency than their budget's. RunLedger does
@@ -221,4 +221,4 @@ final as (
 )
 
 select * from final
-order by training_run
+order by training_run;

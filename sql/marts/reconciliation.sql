@@ -53,7 +53,8 @@ final as (
         coalesce(latest_loads.raw_rows, 0) - coalesce(focus.focus_rows, 0) as rows_raw_focus_diff,
         coalesce(focus.focus_rows, 0) - coalesce(allocated.allocated_rows, 0) as rows_focus_allocated_diff,
         coalesce(latest_loads.raw_billed_cost, 0) - coalesce(focus.focus_billed_cost, 0) as billed_raw_focus_diff,
-        coalesce(focus.focus_billed_cost, 0) - coalesce(allocated.allocated_billed_cost, 0) as billed_focus_allocated_diff,
+        coalesce(focus.focus_billed_cost, 0) - coalesce(allocated.allocated_billed_cost, 0)
+            as billed_focus_allocated_diff,
         coalesce(focus.focus_effective_cost, 0) - coalesce(allocated.allocated_effective_cost, 0)
             as effective_focus_allocated_diff
     from focus
@@ -67,7 +68,7 @@ final as (
 )
 
 select * from final
-order by source_name, billing_period, currency
+order by source_name, billing_period, currency;
 
 -- name: rows
 -- Every row of the reconciliation view, read once by the reconciliation asset (its checks and
@@ -77,4 +78,4 @@ with final as (
 )
 
 select * from final
-order by source_name, billing_period, currency
+order by source_name, billing_period, currency;

@@ -35,7 +35,7 @@ main_values as (
         from dimension_values
         where value is not null
         group by training_run, dimension, value
-    )
+    ) as value_spend
     qualify row_number() over (partition by training_run, dimension order by spend desc, value) = 1
 ),
 
@@ -83,7 +83,7 @@ final as (
     left join registry on spend.training_run = registry.training_run
 )
 
-select * from final
+select * from final;
 
 -- name: preview
 -- Attributed spend per training run over every billing period, and the run_costs rows behind it:
@@ -107,4 +107,4 @@ final as (
 )
 
 select * from final
-order by effective_cost desc, training_run
+order by effective_cost desc, training_run;

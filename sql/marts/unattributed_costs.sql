@@ -56,11 +56,11 @@ final as (
 )
 
 select * from final
-order by billing_period desc, abs(effective_cost) desc
+order by billing_period desc, abs(effective_cost) desc;
 
 -- name: count
 -- Rows of the unattributed_costs view.
-select count(*) from unattributed_costs
+select count(*) from unattributed_costs;
 
 -- name: share
 -- Per billing period and currency: total effective spend, the part with no training run and its
@@ -87,7 +87,7 @@ final as (
 )
 
 select * from final
-order by billing_period, currency
+order by billing_period, currency;
 
 -- name: top_offenders
 -- The largest unattributed resources of the given billing periods: who to ask for tags.
@@ -104,4 +104,4 @@ final as (
 
 select * from final
 order by abs(effective_cost) desc, billing_period, provider, service, resource
-limit $limit
+limit $limit;

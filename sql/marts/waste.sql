@@ -90,7 +90,9 @@ parts as (
         )), false) as is_checkpoint,
         allocations.allocation_method <> 'shared' and allocations.ResourceId is not null as is_run_resource,
         date_diff(
-            'second', allocations.ChargePeriodStart, coalesce(allocations.ChargePeriodEnd, allocations.ChargePeriodStart)
+            'second',
+            allocations.ChargePeriodStart,
+            coalesce(allocations.ChargePeriodEnd, allocations.ChargePeriodStart)
         ) as charge_seconds
     from allocations
     left join run_ends on allocations.training_run = run_ends.training_run
@@ -180,7 +182,8 @@ lost_work as (
     select
         failures.*,
         greatest(last_checkpoint, last_launch) as lost_from,
-        decimal_divide(date_diff('second', greatest(last_checkpoint, last_launch), failed_at) * gpus, 3600) as lost_gpu_hours
+        decimal_divide(date_diff('second', greatest(last_checkpoint, last_launch), failed_at) * gpus, 3600)
+            as lost_gpu_hours
     from failures
     where greatest(last_checkpoint, last_launch) is not null and gpus is not null
 ),
@@ -260,11 +263,16 @@ transfer_items as (
         active_parts.cost_category,
         sum(active_parts.active_cost) as effective_cost,
         cast(0 as decimal(38, 10)) as gpu_hours,
-        'resource ' || coalesce(active_parts.resource_id, '(none)') || ': ' || transfer_line_items.ChargeDescription as detail
+        'resource ' || coalesce(active_parts.resource_id, '(none)') || ': '
+            || transfer_line_items.ChargeDescription as detail
     from active_parts
     inner join transfer_line_items on active_parts.x_LineItemKey = transfer_line_items.x_LineItemKey
     where active_parts.cost_category = 'network'
-    group by active_parts.training_run, active_parts.cost_category, active_parts.resource_id, transfer_line_items.ChargeDescription
+    group by
+        active_parts.training_run,
+        active_parts.cost_category,
+        active_parts.resource_id,
+        transfer_line_items.ChargeDescription
 ),
 
 monitoring_items as (
@@ -289,8 +297,8 @@ run_keys as (
         runs.training_run,
         runs.experiment,
         runs.dataset_version,
-        hashes.config_hash,
-        coalesce(hashes.first_start, runs.first_charge) as started_at
+        config_hashes.config_hash,
+        coalesce(config_hashes.first_start, runs.first_charge) as started_at
     from runs
     left join (
         select
@@ -299,8 +307,8 @@ run_keys as (
             min(event_time) filter (where event = 'start') as first_start
         from events
         group by training_run
-    ) as hashes on runs.training_run = hashes.training_run
-    where runs.experiment is not null and runs.dataset_version is not null and hashes.config_hash is not null
+    ) as config_hashes on runs.training_run = config_hashes.training_run
+    where runs.experiment is not null and runs.dataset_version is not null and config_hashes.config_hash is not null
 ),
 
 repeated_runs as (
@@ -360,7 +368,8 @@ capped as (
         greatest(
             runs.attributed_cost - coalesce(sum(kept_items.effective_cost) over (
                 partition by kept_items.training_run
-                order by kept_items.priority, kept_items.effective_cost desc, kept_items.cost_category, kept_items.detail
+                order by
+                    kept_items.priority, kept_items.effective_cost desc, kept_items.cost_category, kept_items.detail
                 rows between unbounded preceding and 1 preceding
             ), 0),
             0
@@ -376,7 +385,8 @@ final as (
         kind,
         cost_category,
         least(effective_cost, room) as effective_cost,
-        case when room < effective_cost then decimal_divide(gpu_hours * room, effective_cost) else gpu_hours end as gpu_hours,
+        case when room < effective_cost then decimal_divide(gpu_hours * room, effective_cost) else gpu_hours end
+            as gpu_hours,
         case kind
             when 'idle_after_run' then 'spend on the run''s own resources (tag, snapshot or registry attribution, '
                 || 'checkpoint storage excepted) charged after its last end event, or after its registry window '
@@ -388,7 +398,8 @@ final as (
                 || '- the budget''s checkpoints_retained) / checkpoints written'
             when 'cross_region_transfer' then 'network lines described as inter-region data transfer '
                 || '(waste.inter_region_transfer), charged before the run''s end'
-            when 'monitoring_growth' then 'monitoring spend before the run''s end above the budget''s monitoring estimate'
+            when 'monitoring_growth' then 'monitoring spend before the run''s end above the budget''s '
+                || 'monitoring estimate'
             when 'duplicate_experiment' then 'the whole attributed cost of a run repeating an earlier run''s '
                 || 'experiment, dataset version and config_hash'
         end as method,
@@ -397,11 +408,11 @@ final as (
     where least(effective_cost, room) > 0
 )
 
-select * from final
+select * from final;
 
 -- name: count
 -- Rows of waste.
-select count(*) from waste
+select count(*) from waste;
 
 -- name: summary
 -- Waste per run (largest share first): attributed effective cost, waste and its share.
@@ -433,7 +444,7 @@ final as (
 )
 
 select * from final
-order by waste_share desc nulls last, training_run
+order by waste_share desc nulls last, training_run;
 
 -- name: run_summary
 -- Waste per run for the end of `runledger run`, largest share first; money rounded to cents for
@@ -459,4 +470,4 @@ final as (
 )
 
 select * from final
-order by waste_pct desc, training_run
+order by waste_pct desc, training_run;

@@ -27,4 +27,4 @@ final as (
     group by waste_items.training_run, waste_items.kind, waste_items.cost_category
 )
 
-select * from final
+select * from final;

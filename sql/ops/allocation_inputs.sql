@@ -22,8 +22,14 @@ snapshots as (
 
 digests as (
     select
-        (select coalesce(string_agg(source_name || '=' || load_id, ',' order by source_name), '') from period_loads) as loads_digest,
-        (select coalesce(md5(string_agg(cast(registry as varchar), '|' order by training_run)), '') from registry) as registry_digest,
+        (
+            select coalesce(string_agg(source_name || '=' || load_id, ',' order by source_name), '')
+            from period_loads
+        ) as loads_digest,
+        (
+            select coalesce(md5(string_agg(cast(registry as varchar), '|' order by training_run)), '')
+            from registry
+        ) as registry_digest,
         (
             select coalesce(md5(string_agg(source_name || snapshot_at || resource_arn || tags_digest, '|'
                 order by source_name, snapshot_at, resource_arn)), '')
@@ -36,13 +42,13 @@ final as (
     from digests
 )
 
-select * from final
+select * from final;
 
 -- name: recorded
 -- The inputs digest the period's cost_allocations were last computed from, if any.
-select inputs_digest from allocation_inputs where billing_period = $billing_period
+select inputs_digest from allocation_inputs where billing_period = $billing_period;
 
 -- name: replace
 -- Records the inputs digest a period's cost_allocations were just computed from.
 insert or replace into allocation_inputs (billing_period, inputs_digest, allocated_at)
-values ($billing_period, $inputs_digest, $allocated_at)
+values ($billing_period, $inputs_digest, $allocated_at);

@@ -11,7 +11,7 @@ values (
     $load_id, $source_name, $source_format, $billing_period, $delivery, $files, $raw_rows, $raw_billed_cost,
     $loaded_rows, $loaded_billed_cost, $loaded_effective_cost, $currency, $status, $error, $started_at, $finished_at,
     $snapshot_export_time, $watermark
-)
+);
 
 -- name: loaded_delivery
 -- The delivery of a (source, billing period)'s latest good load, when focus_line_items still
@@ -40,7 +40,7 @@ final as (
     where latest_load.loaded_rows = present.rows
 )
 
-select * from final
+select * from final;
 
 -- name: gcp_export_state
 -- A BigQuery billing source's incremental state: per billing period, the latest export_time and
@@ -77,4 +77,4 @@ final as (
 )
 
 select * from final
-order by billing_period
+order by billing_period;

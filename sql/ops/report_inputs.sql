@@ -18,12 +18,14 @@ registry as (
 ),
 
 baselines as (
-    select coalesce(md5(string_agg(cast(budget_baselines as varchar), '|' order by training_run, cost_category)), '') as digest
+    select coalesce(md5(string_agg(cast(budget_baselines as varchar), '|' order by training_run, cost_category)), '')
+        as digest
     from budget_baselines
 ),
 
 variance as (
-    select coalesce(md5(string_agg(cast(budget_variance as varchar), '|' order by training_run, cost_category)), '') as digest
+    select coalesce(md5(string_agg(cast(budget_variance as varchar), '|' order by training_run, cost_category)), '')
+        as digest
     from budget_variance
 ),
 
@@ -45,10 +47,10 @@ waste_items as (
 
 final as (
     select md5(concat_ws(
-        '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest, loads_recorded.digest,
-        waste_items.digest
+        '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest,
+        loads_recorded.digest, waste_items.digest
     )) as inputs_digest
     from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items
 )
 
-select * from final
+select * from final;

@@ -7,18 +7,22 @@
 -- the run registry and the waste settings ($settings, as text). Reads no line item.
 with allocations as (
     select
-        coalesce(string_agg(billing_period || '=' || inputs_digest || '@' || allocated_at, ',' order by billing_period), '')
+        coalesce(
+            string_agg(billing_period || '=' || inputs_digest || '@' || allocated_at, ',' order by billing_period),
+            ''
+        )
             || ':' || (select count(*) from cost_allocations) as digest
     from allocation_inputs
 ),
 
 events as (
     select coalesce(md5(string_agg(event_text, '|' order by event_text)), '') as digest
-    from (select cast(run_events as varchar) as event_text from run_events)
+    from (select cast(run_events as varchar) as event_text from run_events) as event_texts
 ),
 
 baselines as (
-    select coalesce(md5(string_agg(cast(budget_baselines as varchar), '|' order by training_run, cost_category)), '') as digest
+    select coalesce(md5(string_agg(cast(budget_baselines as varchar), '|' order by training_run, cost_category)), '')
+        as digest
     from budget_baselines
 ),
 
@@ -28,20 +32,21 @@ registry as (
 ),
 
 final as (
-    select md5(concat_ws('#', allocations.digest, events.digest, baselines.digest, registry.digest, $settings)) as inputs_digest
+    select md5(concat_ws('#', allocations.digest, events.digest, baselines.digest, registry.digest, $settings))
+        as inputs_digest
     from allocations, events, baselines, registry
 )
 
-select * from final
+select * from final;
 
 -- name: recorded
 -- The inputs digest the `waste` table was last built from, if any.
-select inputs_digest from waste_inputs
+select inputs_digest from waste_inputs;
 
 -- name: delete
 -- Forgets the digest of the previous `waste` build (its replacement follows in the same transaction).
-delete from waste_inputs
+delete from waste_inputs;
 
 -- name: insert
 -- Records the inputs digest `waste` was just built from.
-insert into waste_inputs (inputs_digest, built_at) values ($inputs_digest, $built_at)
+insert into waste_inputs (inputs_digest, built_at) values ($inputs_digest, $built_at);

@@ -46,8 +46,9 @@ baseline as (
         count(*) as baseline_rows,
         any_value(currency) as currency,
         any_value(thresholds.warning) as warning_threshold,
-        any_value(thresholds."over") as over_threshold,
-        any_value("window"."start") as window_start,
+        -- "over" and "start" are DuckDB keywords naming struct fields: they stay quoted, as "end" must
+        any_value(thresholds."over") as over_threshold,  -- noqa: RF06
+        any_value("window"."start") as window_start,  -- noqa: RF06
         any_value("window"."end") as window_end
     from budget_baselines
     group by training_run

@@ -4,7 +4,7 @@
 -- The unattributed_costs view computed once for all the reports of a batch (this connection
 -- only): each run's report picks the resources of its accounts from it.
 create or replace temp table report_unattributed_costs as
-select * from unattributed_costs
+select * from unattributed_costs;
 
 -- name: rows
 -- For each run in $training_runs: the largest unattributed resources ($row_limit per run) in the
@@ -108,4 +108,4 @@ final as (
 )
 
 select * exclude (candidate_rank) from final
-order by training_run, candidate_rank
+order by training_run, candidate_rank;

@@ -41,7 +41,11 @@ owners as (
 
 final as (
     select *, decimal_divide(waste_cost, attributed_cost) as waste_share
-    from (select * from runs union all select * from owners)
+    from (
+        select * from runs
+        union all
+        select * from owners
+    ) as ranked
 )
 
 select * from final

@@ -10,8 +10,9 @@ rule_inputs as (
     select distinct
         cur2_service_key(line_item_product_code, product_servicecode) as service_key,
         cur2_blank(line_item_usage_type) as detail,
-        cur2_charge_category(line_item_line_item_type, line_item_product_code, reservation_reservation_a_r_n, line_item_tax_type)
-            as charge_category
+        cur2_charge_category(
+            line_item_line_item_type, line_item_product_code, reservation_reservation_a_r_n, line_item_tax_type
+        ) as charge_category
     from delivery
 ),
 
@@ -47,7 +48,8 @@ cost_category_services as (
 final as (
     select
         categorized.*,
-        coalesce(service_categories.service_category, cost_category_services.service_category, 'Other') as service_category
+        coalesce(service_categories.service_category, cost_category_services.service_category, 'Other')
+            as service_category
     from categorized
     left join service_categories on categorized.service_key = service_categories.service_code
     left join cost_category_services on categorized.cost_category = cost_category_services.cost_category

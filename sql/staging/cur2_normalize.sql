@@ -106,7 +106,9 @@ create or replace temp macro cur2_text_money(text) as
             when abs(cast(cur2_blank(text) as decimal(38, 20)) - round(cast(cur2_blank(text) as decimal(38, 20)), 10))
                 = 0.00000000005
                 -- the 10th decimal is odd (an IN list here would become a join over every row)
-                and cast(right(cast(round(cast(cur2_blank(text) as decimal(38, 20)), 10) as varchar), 1) as integer) % 2 = 1
+                and cast(
+                    right(cast(round(cast(cur2_blank(text) as decimal(38, 20)), 10) as varchar), 1) as integer
+                ) % 2 = 1
                 then sign(cast(cur2_blank(text) as decimal(38, 20))) * 0.0000000001
             else 0
         end
@@ -131,11 +133,14 @@ create or replace temp macro cur2_charge_category(line_type, product_code, reser
         when line_type = 'Refund' then
             case
                 when cur2_blank(tax_type) is not null then 'Tax'
-                when coalesce(product_code = 'ComputeSavingsPlans', false) or cur2_blank(reservation_arn) is not null then 'Purchase'
+                when coalesce(product_code = 'ComputeSavingsPlans', false) or cur2_blank(reservation_arn) is not null
+                    then 'Purchase'
                 else 'Usage'
             end
-        when line_type in ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage', 'SavingsPlanNegation', 'BundledDiscount',
-            'EdpDiscount', 'PrivateRateDiscount', 'Discount') then 'Usage'
+        when line_type in (
+            'Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage', 'SavingsPlanNegation', 'BundledDiscount',
+            'EdpDiscount', 'PrivateRateDiscount', 'Discount'
+        ) then 'Usage'
         when line_type in ('SavingsPlanUpfrontFee', 'SavingsPlanRecurringFee', 'RIFee', 'Fee') then 'Purchase'
         when line_type = 'Tax' then 'Tax'
         when line_type = 'Credit' then 'Credit'
@@ -149,7 +154,9 @@ create or replace temp macro cur2_charge_category(line_type, product_code, reser
 create or replace temp macro cur2_tags(resource_tags, resource_tag_entries) as
     case
         when list_aggregate(map_values(resource_tags), 'count') = cardinality(resource_tags)
-            and not regexp_matches(array_to_string(map_values(resource_tags), chr(0)), '(^|\x00)[\s\x0B\x{85}\p{Z}]*(\x00|$)')
+            and not regexp_matches(
+                array_to_string(map_values(resource_tags), chr(0)), '(^|\x00)[\s\x0B\x{85}\p{Z}]*(\x00|$)'
+            )
             then resource_tags
         when resource_tags is null and resource_tag_entries is null then cast(map() as map(varchar, varchar))
         else map_from_entries(list_filter(
@@ -174,7 +181,9 @@ create or replace temp macro cur2_delivery_rows(files) as table
 -- AWS's Cloud Intelligence Dashboards (../shared/BILLING.md): Savings-Plan-covered usage at its SP
 -- effective cost, negations and upfront fees 0, RI usage at its reservation effective cost, and
 -- RI/SP fees at their unused part. Needs `cur2_delivery_files` and `cur2_cost_categories` filled.
-create or replace temp macro cur2_focus_rows(files, source_name, period_label, execution_id, source_format, ingested_at) as table
+create or replace temp macro cur2_focus_rows(
+    files, source_name, period_label, execution_id, source_format, ingested_at
+) as table
 with delivery as (
     select * from cur2_delivery_rows(files)
 ),
@@ -190,8 +199,9 @@ mapped as (
         delivery_files.first_row,
         cur2_service_key(line_item_product_code, product_servicecode) as service_key,
         cur2_blank(line_item_usage_type) as detail,
-        cur2_charge_category(line_item_line_item_type, line_item_product_code, reservation_reservation_a_r_n, line_item_tax_type)
-            as charge_category,
+        cur2_charge_category(
+            line_item_line_item_type, line_item_product_code, reservation_reservation_a_r_n, line_item_tax_type
+        ) as charge_category,
         coalesce(cur2_blank(product_instance_type), product['instance_type']) as instance_type,
         cur2_money(line_item_usage_amount) as usage_amount,
         coalesce(cur2_money(line_item_net_unblended_cost), cur2_money(line_item_unblended_cost)) as billed_cost,
@@ -221,7 +231,10 @@ final as (
             else 'Usage-Based'
         end as ChargeFrequency,
         'Amazon Web Services' as ProviderName,
-        case when bill_billing_entity = 'AWS Marketplace' then 'AWS Marketplace' else 'Amazon Web Services' end as PublisherName,
+        case
+            when bill_billing_entity = 'AWS Marketplace' then 'AWS Marketplace'
+            else 'Amazon Web Services'
+        end as PublisherName,
         cur2_blank(bill_invoicing_entity) as InvoiceIssuerName,
         cur2_blank(bill_invoice_id) as InvoiceId,
         coalesce(product['product_name'], cur2_blank(product_product_name), mapped.service_key) as ServiceName,
@@ -237,23 +250,35 @@ final as (
         cur2_blank(pricing_rate_id) as SkuPriceId,
         case
             when line_item_line_item_type in ('SavingsPlanCoveredUsage', 'DiscountedUsage') then 'Committed'
-            when coalesce(cur2_blank(pricing_term) = 'Spot' or contains(mapped.detail, 'SpotUsage'), false) then 'Dynamic'
-            else case cur2_blank(pricing_term) when 'OnDemand' then 'Standard' when 'Reserved' then 'Committed' when 'Spot' then 'Dynamic' end
+            when coalesce(cur2_blank(pricing_term) = 'Spot' or contains(mapped.detail, 'SpotUsage'), false)
+                then 'Dynamic'
+            else case cur2_blank(pricing_term)
+                when 'OnDemand' then 'Standard'
+                when 'Reserved' then 'Committed'
+                when 'Spot' then 'Dynamic'
+            end
         end as PricingCategory,
         usage_amount as PricingQuantity,
         cur2_blank(pricing_unit) as PricingUnit,
         case when is_usage then usage_amount end as ConsumedQuantity,
         case when is_usage then cur2_blank(pricing_unit) end as ConsumedUnit,
         cur2_money(pricing_public_on_demand_rate) as ListUnitPrice,
-        case when line_item_line_item_type is distinct from 'SavingsPlanNegation' then cur2_money(pricing_public_on_demand_cost) end
-            as ListCost,
+        -- the condition in parentheses: sqlfluff parses `is distinct from '...'` only so
+        case
+            when (line_item_line_item_type is distinct from 'SavingsPlanNegation')
+                then cur2_money(pricing_public_on_demand_cost)
+        end as ListCost,
         cur2_money(line_item_unblended_cost) as ContractedCost,
         case
             when line_item_line_item_type = 'SavingsPlanCoveredUsage'
-                then coalesce(cur2_money(savings_plan_net_savings_plan_effective_cost), cur2_money(savings_plan_savings_plan_effective_cost))
+                then coalesce(
+                    cur2_money(savings_plan_net_savings_plan_effective_cost),
+                    cur2_money(savings_plan_savings_plan_effective_cost)
+                )
             when line_item_line_item_type = 'SavingsPlanRecurringFee'
                 then cur2_money(savings_plan_total_commitment_to_date) - cur2_money(savings_plan_used_commitment)
-            when line_item_line_item_type in ('SavingsPlanNegation', 'SavingsPlanUpfrontFee') then cast(0 as decimal(38, 10))
+            when line_item_line_item_type in ('SavingsPlanNegation', 'SavingsPlanUpfrontFee')
+                then cast(0 as decimal(38, 10))
             when line_item_line_item_type = 'DiscountedUsage'
                 then coalesce(cur2_money(reservation_net_effective_cost), cur2_money(reservation_effective_cost))
             when line_item_line_item_type = 'RIFee' then
@@ -262,16 +287,23 @@ final as (
                     cur2_money(reservation_unused_amortized_upfront_fee_for_billing_period),
                     0
                 )
-                + coalesce(cur2_money(reservation_net_unused_recurring_fee), cur2_money(reservation_unused_recurring_fee), 0)
+                + coalesce(
+                    cur2_money(reservation_net_unused_recurring_fee), cur2_money(reservation_unused_recurring_fee), 0
+                )
             when line_item_line_item_type = 'Fee' and reservation_arn is not null then cast(0 as decimal(38, 10))
-            when line_item_line_item_type = 'Refund' and line_item_product_code = 'ComputeSavingsPlans' then cast(0 as decimal(38, 10))
+            when line_item_line_item_type = 'Refund' and line_item_product_code = 'ComputeSavingsPlans'
+                then cast(0 as decimal(38, 10))
             else billed_cost
         end as EffectiveCost,
         billed_cost as BilledCost,
         coalesce(savings_plan_arn, reservation_arn) as CommitmentDiscountId,
-        case when savings_plan_arn is not null then 'Savings Plan' when reservation_arn is not null then 'Reservation' end
-            as CommitmentDiscountType,
-        case when line_item_line_item_type in ('SavingsPlanCoveredUsage', 'DiscountedUsage') then 'Used' end as CommitmentDiscountStatus,
+        case
+            when savings_plan_arn is not null then 'Savings Plan'
+            when reservation_arn is not null then 'Reservation'
+        end as CommitmentDiscountType,
+        case
+            when line_item_line_item_type in ('SavingsPlanCoveredUsage', 'DiscountedUsage') then 'Used'
+        end as CommitmentDiscountStatus,
         cur2_tags(resource_tags, resource_tag_entries) as Tags,
         concat_ws('|', source_name, period_label, execution_id, first_row + file_row_number) as x_LineItemKey,
         source_name as x_SourceName,
@@ -282,7 +314,8 @@ final as (
         mapped.instance_type as x_InstanceType,
         gpu_instance_types.gpus as x_GpuCount,
         case
-            when is_usage and regexp_matches(coalesce(mapped.detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage)')
+            when is_usage
+                and regexp_matches(coalesce(mapped.detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage)')
                 and gpu_instance_types.gpus is not null
                 then cast(usage_amount * gpu_instance_types.gpus as decimal(38, 10))
             else cast(0 as decimal(38, 10))
@@ -295,7 +328,8 @@ final as (
         on mapped.service_key is not distinct from cost_categories.service_key
         and mapped.detail is not distinct from cost_categories.detail
         and mapped.charge_category is not distinct from cost_categories.charge_category
-    left join cur2_gpu_instance_types as gpu_instance_types on lower(mapped.instance_type) = gpu_instance_types.instance_type
+    left join cur2_gpu_instance_types as gpu_instance_types
+        on lower(mapped.instance_type) = gpu_instance_types.instance_type
 )
 
 select * from final;

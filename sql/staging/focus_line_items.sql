@@ -5,7 +5,7 @@
 -- Removes one (source, billing period) before its new snapshot is inserted (same transaction).
 delete from focus_line_items
 where x_SourceName = $source_name
-    and in_billing_period(BillingPeriodStart, $billing_period)
+    and in_billing_period(BillingPeriodStart, $billing_period);
 
 -- name: insert_staged
 -- Inserts a staged, normalized period (Parquet written by `stage_batch`); key-value lists become MAPs.
@@ -15,12 +15,12 @@ select * replace (
     map_from_entries(x_Credits) as x_Credits,
     map_from_entries(x_SystemLabels) as x_SystemLabels
 )
-from read_parquet($staging_file)
+from read_parquet($staging_file);
 
 -- name: insert_cur2
 -- Inserts a CUR 2.0 delivery's rows, mapped onto FOCUS by `cur2_focus_rows`.
 insert into focus_line_items by name
-select * from cur2_focus_rows($files, $source_name, $period_label, $execution_id, $source_format, $ingested_at)
+select * from cur2_focus_rows($files, $source_name, $period_label, $execution_id, $source_format, $ingested_at);
 
 -- name: source_period_totals
 -- One source's rows of one billing period in focus_line_items, and their totals.
@@ -39,7 +39,7 @@ final as (
     from period_rows
 )
 
-select * from final
+select * from final;
 
 -- name: period_summary
 -- One billing period of focus_line_items per source and currency, beside the raw control totals
@@ -85,7 +85,7 @@ final as (
 )
 
 select * from final
-order by source_name, currency
+order by source_name, currency;
 
 -- name: period_top_services
 -- The most expensive services of a billing period: the Markdown preview of focus_line_items.
@@ -109,7 +109,7 @@ final as (
 
 select * from final
 order by abs(effective_cost) desc, provider, service
-limit $limit
+limit $limit;
 
 -- name: source_newest_charge
 -- The newest charge a source has in the warehouse (the freshness check's "as of"): the latest
@@ -125,4 +125,4 @@ final as (
     from source_rows
 )
 
-select * from final
+select * from final;

@@ -11,8 +11,8 @@ from decimal import Decimal
 import pyarrow.parquet as pq
 import pytest
 
-from bench.generate import data_set
 from bench import harness
+from bench.generate import data_set
 from bench.harness import STAGE_ORDER, BenchFailed, BenchOptions, run_bench
 from bench.report import format_results
 
@@ -24,15 +24,22 @@ SMOKE_RUNS = 5
 def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, object]:
     root = tmp_path_factory.mktemp("bench")
     options = BenchOptions(
-        sizes=(SMOKE_ROWS,), cache_dir=root / "data", results_dir=root / "results",
-        converter=False, multiprocess=False, runs=SMOKE_RUNS, timeout_seconds=900,
+        sizes=(SMOKE_ROWS,),
+        cache_dir=root / "data",
+        results_dir=root / "results",
+        converter=False,
+        multiprocess=False,
+        runs=SMOKE_RUNS,
+        timeout_seconds=900,
     )
     results, path = run_bench(options, echo=lambda _line: None)
     return results, path
 
 
-def test_generated_files_hold_the_requested_rows(smoke: tuple[dict, object], tmp_path_factory: pytest.TempPathFactory) -> None:
-    results, path = smoke
+def test_generated_files_hold_the_requested_rows(
+    smoke: tuple[dict, object], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    _results, path = smoke
     dataset = data_set(path.parent.parent / "data", SMOKE_ROWS, SMOKE_RUNS)
     assert sum(pq.ParquetFile(file).metadata.num_rows for file in dataset.data_files) == SMOKE_ROWS
     assert len({file.parent.parent.name for file in dataset.data_files}) == 2  # two billing periods
@@ -56,7 +63,10 @@ def test_stages_and_measurements_are_consistent(smoke: tuple[dict, object]) -> N
     assert stages == list(STAGE_ORDER)
     assert all(stage["seconds"] > 0 and stage["peak_rss_bytes"] > 0 for stage in nightly["stages"])
     assert sum(stage["seconds"] for stage in nightly["stages"]) <= nightly["wall_seconds"]
-    assert 0 < nightly["peak_rss_bytes"] and max(s["peak_rss_bytes"] for s in nightly["stages"]) <= nightly["peak_rss_bytes"]
+    assert (
+        nightly["peak_rss_bytes"] > 0
+        and max(s["peak_rss_bytes"] for s in nightly["stages"]) <= nightly["peak_rss_bytes"]
+    )
     assert nightly["rows_per_second"] == round(SMOKE_ROWS / nightly["wall_seconds"])
     assert size["rerun"]["wall_seconds"] > 0 and size["yardstick"]["peak_rss_bytes"] > 0
     assert size["converter"] is None and "multiprocess" not in size
@@ -73,7 +83,11 @@ def test_results_are_written_as_json_and_printed(smoke: tuple[dict, object]) -> 
 def test_the_table_ends_with_the_peak_growth_to_the_largest_size(smoke: tuple[dict, object]) -> None:
     results, _path = smoke
     (size,) = results["sizes"]
-    larger = {**size, "size": "40k", "nightly": {**size["nightly"], "peak_rss_bytes": size["nightly"]["peak_rss_bytes"] * 3}}
+    larger = {
+        **size,
+        "size": "40k",
+        "nightly": {**size["nightly"], "peak_rss_bytes": size["nightly"]["peak_rss_bytes"] * 3},
+    }
 
     table = format_results({**results, "sizes": [size, larger]})
 
@@ -93,8 +107,15 @@ def test_a_failed_size_is_recorded_and_the_other_sizes_still_measured(
         return measured
 
     monkeypatch.setattr(harness, "bench_size", bench_size)
-    options = BenchOptions(sizes=(SMOKE_ROWS, 20_000, SMOKE_ROWS), cache_dir=tmp_path, results_dir=tmp_path,
-                           converter=False, multiprocess=False, runs=SMOKE_RUNS, timeout_seconds=60)
+    options = BenchOptions(
+        sizes=(SMOKE_ROWS, 20_000, SMOKE_ROWS),
+        cache_dir=tmp_path,
+        results_dir=tmp_path,
+        converter=False,
+        multiprocess=False,
+        runs=SMOKE_RUNS,
+        timeout_seconds=60,
+    )
     echoed: list[str] = []
     results_with_failure, path = run_bench(options, echo=echoed.append)
 

@@ -39,8 +39,14 @@ def test_run_prints_the_summary_and_the_report_paths(demo: Path) -> None:
 
 
 def test_query_formats(demo: Path) -> None:
-    code, output = invoke("query", "--config", str(demo), "--format", "json",
-                          "select training_run, sum(effective_cost) as cost from run_costs group by 1 order by 1")
+    code, output = invoke(
+        "query",
+        "--config",
+        str(demo),
+        "--format",
+        "json",
+        "select training_run, sum(effective_cost) as cost from run_costs group by 1 order by 1",
+    )
     assert code == 0
     rows = json.loads(output)
     assert [row["training_run"] for row in rows] == ["llm-13b-ft-r2", "llm-3b-pt-gcp", "llm-7b-pt-r1"]
@@ -129,13 +135,17 @@ def test_check_names_a_budget_for_a_run_that_does_not_exist(demo: Path, tmp_path
     # llm-13b-ft-r2 exists through its attributed spend; the typo exists nowhere
     assert code == 2
     assert output.strip().splitlines() == [
-        f"error: {budgets / 'typo.yaml'}: training_run: no run 'llm-7b-pt-rl': it is neither in a run "
-        f"registry nor has spend attributed in {warehouse}; did you mean 'llm-7b-pt-r1'? fix the id, or "
-        "register the run (`- id: llm-7b-pt-rl` under `runs:`)"
+        (
+            f"error: {budgets / 'typo.yaml'}: training_run: no run 'llm-7b-pt-rl': it is neither in a run "
+            f"registry nor has spend attributed in {warehouse}; did you mean 'llm-7b-pt-r1'? fix the id, or "
+            "register the run (`- id: llm-7b-pt-rl` under `runs:`)"
+        )
     ]
 
     (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n")
-    config.write_text(f"warehouse: {tmp_path / 'not-built.duckdb'}\nbudgets: {budgets}\nattribution: {{runs: runs.yaml}}\n")
+    config.write_text(
+        f"warehouse: {tmp_path / 'not-built.duckdb'}\nbudgets: {budgets}\nattribution: {{runs: runs.yaml}}\n"
+    )
     code, output = invoke("check", "--config", str(config))
     assert code == 2 and "no run 'llm-13b-ft-r2'" in output and "not-built.duckdb does not exist yet" in output
     (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n  - id: llm-13b-ft-r2\n")

@@ -39,7 +39,8 @@ def free_port() -> int:
 
 def graphql(port: int, query: str) -> dict:
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/graphql", data=json.dumps({"query": query}).encode(),
+        f"http://127.0.0.1:{port}/graphql",
+        data=json.dumps({"query": query}).encode(),
         headers={"Content-Type": "application/json"},
     )
     try:
@@ -73,9 +74,19 @@ def dagster_dev(tmp_path: Path) -> Iterator[int]:
     env = os.environ | {"TMPDIR": str(tmp_path / "tmp")}
     with log.open("w") as output:
         process = subprocess.Popen(
-            ["make", "--no-print-directory", "dev", f"DAGSTER_PORT={port}",
-             f"DAGSTER_HOME_DIR={tmp_path / 'dagster_home'}", f"RUNLEDGER_CONFIG={config}"],
-            cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                "make",
+                "--no-print-directory",
+                "dev",
+                f"DAGSTER_PORT={port}",
+                f"DAGSTER_HOME_DIR={tmp_path / 'dagster_home'}",
+                f"RUNLEDGER_CONFIG={config}",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         wait_until_served(port, process, log)
@@ -108,19 +119,32 @@ def stop_process_group(process: subprocess.Popen) -> None:
 def test_make_dev_shows_assets_checks_schedule_and_sensor(dagster_dev: int) -> None:
     data = graphql(dagster_dev, QUERY)["data"]
     assets = {"/".join(node["assetKey"]["path"]): node for node in data["assetNodes"]}
-    assert {"raw/aws_main", "raw/gcp_main", "focus_line_items", "cost_allocations", "reconciliation",
-            "budget_variance", "post_mortem_reports"} <= set(assets)
+    assert {
+        "raw/aws_main",
+        "raw/gcp_main",
+        "focus_line_items",
+        "cost_allocations",
+        "reconciliation",
+        "budget_variance",
+        "post_mortem_reports",
+    } <= set(assets)
     assert assets["raw/aws_main"]["groupName"] == "ingest"
     checks = {
         (key, check["name"], check["blocking"])
         for key, node in assets.items()
         for check in node["assetChecksOrError"].get("checks", [])
     }
-    assert {("reconciliation", "zero_differences", True), ("cost_allocations", "conservation", True),
-            ("raw/aws_main", "schema_drift", False), ("raw/gcp_main", "freshness", False),
-            ("unattributed_costs", "untagged_share", False)} <= checks
+    assert {
+        ("reconciliation", "zero_differences", True),
+        ("cost_allocations", "conservation", True),
+        ("raw/aws_main", "schema_drift", False),
+        ("raw/gcp_main", "freshness", False),
+        ("unattributed_costs", "untagged_share", False),
+    } <= checks
     (repository,) = data["repositoriesOrError"]["nodes"]
-    assert repository["schedules"] == [{"name": "nightly_refresh", "cronSchedule": "0 6 * * *", "executionTimezone": "UTC"}]
+    assert repository["schedules"] == [
+        {"name": "nightly_refresh", "cronSchedule": "0 6 * * *", "executionTimezone": "UTC"}
+    ]
     assert repository["sensors"] == [{"name": "new_billing_deliveries", "minIntervalSeconds": 300}]
     assert data["instance"]["poolConfig"]["defaultPoolLimit"] == 1
     assert "runledger/warehouse" in data["instance"]["runQueueConfig"]["tagConcurrencyLimitsYaml"]

@@ -3,9 +3,9 @@
 import json
 import re
 from collections import defaultdict
-from datetime import datetime, timezone
-from fnmatch import fnmatchcase
+from datetime import UTC, datetime
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import duckdb
@@ -15,7 +15,7 @@ import yaml
 
 from pipelines.config import DEFAULT_DIMENSIONS
 from pipelines.demo import write_demo
-from pipelines.orchestration.nightly import run_nightly
+from pipelines.nightly import run_nightly
 from pipelines.reports.data import load_overviews
 
 TEN_DECIMALS = Decimal("1e-10")
@@ -30,7 +30,7 @@ def money(value: object) -> Decimal:
 
 def normalized(key: str) -> str:
     key = re.sub(r"[-\s:]", "_", key.strip().lower())
-    return key[len("user_"):] if key.startswith("user_") else key
+    return key[len("user_") :] if key.startswith("user_") else key
 
 
 def training_run_of(tags: dict[str, str]) -> str | None:
@@ -58,7 +58,11 @@ def aws_effective(row: dict) -> Decimal:
         )
     if kind == "Fee" and row.get("reservation_reservation_a_r_n"):
         return Decimal(0)
-    return money(row["line_item_net_unblended_cost"]) if row["line_item_net_unblended_cost"] is not None else money(row["line_item_unblended_cost"])
+    return (
+        money(row["line_item_net_unblended_cost"])
+        if row["line_item_net_unblended_cost"] is not None
+        else money(row["line_item_unblended_cost"])
+    )
 
 
 def registry_run_of(root: Path, resource_id: str | None, start: datetime) -> str | None:
@@ -66,7 +70,7 @@ def registry_run_of(root: Path, resource_id: str | None, start: datetime) -> str
     demo never cross a window edge)."""
     runs = yaml.safe_load((root / ".runledger" / "demo" / "runs.yaml").read_text())["runs"]
     for run in runs:
-        begins, ends = (run[k].astimezone(timezone.utc).replace(tzinfo=None) for k in ("start", "end"))
+        begins, ends = (run[k].astimezone(UTC).replace(tzinfo=None) for k in ("start", "end"))
         if resource_id and any(fnmatchcase(resource_id, p) for p in run["resources"]) and begins <= start < ends:
             return run["id"]
     return None
@@ -88,7 +92,11 @@ def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
             path = export / "data" / uri.split("/data/", 1)[1]
             listed.add(str(path))
             for row in pq.read_table(path).to_pylist():
-                billed = money(row["line_item_net_unblended_cost"] if row["line_item_net_unblended_cost"] is not None else row["line_item_unblended_cost"])
+                billed = money(
+                    row["line_item_net_unblended_cost"]
+                    if row["line_item_net_unblended_cost"] is not None
+                    else row["line_item_unblended_cost"]
+                )
                 effective = aws_effective(row)
                 entry = periods[("aws-main", period)]
                 entry[0] += 1
@@ -147,7 +155,12 @@ def test_every_source_period_matches_the_raw_files(demo: tuple[Path, Path]) -> N
 def test_only_the_files_the_manifest_lists_are_read(demo: tuple[Path, Path]) -> None:
     root, warehouse = demo
     _, _, listed = raw_expectations(root)
-    read = {row[0] for row in query(warehouse, "select distinct x_SourceFile from focus_line_items where x_SourceName = 'aws-main'")}
+    read = {
+        row[0]
+        for row in query(
+            warehouse, "select distinct x_SourceFile from focus_line_items where x_SourceName = 'aws-main'"
+        )
+    }
     all_parquet = {str(p) for p in (root / ".runledger" / "demo" / "aws").rglob("*.parquet")}
     assert read == listed
     assert all_parquet - listed, "the demo keeps an older delivery beside the latest one"
@@ -188,7 +201,8 @@ def test_reconciliation_is_zero_and_registry_fills_dimensions(demo: tuple[Path, 
     assert len(rows) == 4 and all(value == 0 for row in rows for value in row)
     missing = query(
         warehouse,
-        "select count(*) from cost_allocations where training_run is not null and (experiment is null or dataset_version is null)",
+        "select count(*) from cost_allocations where training_run is not null "
+        "and (experiment is null or dataset_version is null)",
     )
     assert missing == [(0,)]
 
@@ -203,14 +217,18 @@ def test_budget_variance_explains_the_gap_exactly(demo: tuple[Path, Path]) -> No
     assert len(compute) == 3
     for _, variance, rate_variance, usage_variance, actual, estimated in compute:
         assert rate_variance + usage_variance == variance == actual - estimated
-    totals = dict(query(warehouse, "select training_run, actual_cost from budget_variance where cost_category = 'total'"))
+    totals = dict(
+        query(warehouse, "select training_run, actual_cost from budget_variance where cost_category = 'total'")
+    )
     by_run = dict(query(warehouse, "select training_run, sum(effective_cost) from run_costs group by 1"))
     assert totals == by_run
 
 
 def test_reports_show_the_runs_numbers(demo: tuple[Path, Path]) -> None:
     root, warehouse = demo
-    for run, actual in query(warehouse, "select training_run, actual_cost from budget_variance where cost_category = 'total'"):
+    for run, actual in query(
+        warehouse, "select training_run, actual_cost from budget_variance where cost_category = 'total'"
+    ):
         html = (root / ".runledger" / "reports" / run / "report.html").read_text()
         markdown = (root / ".runledger" / "reports" / run / "report.md").read_text()
         shown = f"{actual.quantize(Decimal('0.01')):,}"
@@ -234,7 +252,9 @@ def test_a_second_run_changes_nothing(demo: tuple[Path, Path]) -> None:
     assert after == before
     # GCP periods are rebuilt each run; the AWS deliveries are unchanged, so they are not reloaded.
     assert query(warehouse, "select source_name, status, count(*) from loads group by all order by all") == [
-        ("aws-main", "loaded", 2), ("aws-main", "unchanged", 2), ("gcp-main", "loaded", 4),
+        ("aws-main", "loaded", 2),
+        ("aws-main", "unchanged", 2),
+        ("gcp-main", "loaded", 4),
     ]
 
 
@@ -242,13 +262,17 @@ def test_budget_alerts_mark_the_first_day_over_each_threshold(demo: tuple[Path, 
     root, warehouse = demo
     alerts = {
         (run, threshold): crossed_on
-        for run, threshold, crossed_on in query(warehouse, "select training_run, threshold, crossed_on from budget_alerts")
+        for run, threshold, crossed_on in query(
+            warehouse, "select training_run, threshold, crossed_on from budget_alerts"
+        )
     }
     expected = {}
     for path in sorted((root / ".runledger" / "demo" / "budgets").glob("*.yaml")):
         budget = yaml.safe_load(path.read_text())
         run = budget["training_run"]
-        (estimate,) = query(warehouse, f"select sum(estimated_cost) from budget_baselines where training_run = '{run}'")[0]
+        (estimate,) = query(
+            warehouse, f"select sum(estimated_cost) from budget_baselines where training_run = '{run}'"
+        )[0]
         lines = query(
             warehouse,
             f"select ChargePeriodStart, effective_cost from cost_allocations where training_run = '{run}'",
@@ -275,7 +299,8 @@ def test_actual_effective_mfu_of_the_7b_run(demo: tuple[Path, Path]) -> None:
     # 6 x 7e9 x 6.5e11 FLOPs at 989 TFLOP/s per H100 over the GPU-hours actually billed
     ((gpu_hours,),) = query(
         warehouse,
-        "select sum(gpu_hours) from cost_allocations where training_run = 'llm-7b-pt-r1' and x_CostCategory = 'compute'",
+        "select sum(gpu_hours) from cost_allocations where training_run = 'llm-7b-pt-r1' "
+        "and x_CostCategory = 'compute'",
     )
     ((estimated, actual, throughput),) = query(
         warehouse,
@@ -293,7 +318,9 @@ def test_run_costs_name_each_runs_registry_dimensions(demo: tuple[Path, Path]) -
     root, warehouse = demo
     registry = yaml.safe_load((root / ".runledger" / "demo" / "runs.yaml").read_text())["runs"]
     expected = sorted((run["id"], run["experiment"], run["dataset_version"], run["owner"]) for run in registry)
-    rows = query(warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1")
+    rows = query(
+        warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1"
+    )
     # one set of dimensions per run, although some GCP lines carry the project label team=ml-platform
     assert rows == expected
 
@@ -302,7 +329,9 @@ def test_run_reports_name_the_dimensions_run_costs_names(demo: tuple[Path, Path]
     # The 3B run's GCP lines carry team=ml-platform (an owner key) besides its own owner tag; its
     # report names the registry's owner, as run_costs does, however the allocations are stored.
     root, warehouse = demo
-    expected = query(warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1")
+    expected = query(
+        warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1"
+    )
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         overviews = load_overviews(conn, [run for run, *_ in expected])
     headers = [(run, o.header.experiment, o.header.dataset_version, o.header.owner) for run, o in overviews.items()]
@@ -342,8 +371,7 @@ def test_waste_of_the_demo_runs(demo: tuple[Path, Path]) -> None:
     )
     recompute = query(
         warehouse,
-        "select gpu_hours, effective_cost from waste "
-        "where kind = 'recompute_after_failure' order by gpu_hours",
+        "select gpu_hours, effective_cost from waste where kind = 'recompute_after_failure' order by gpu_hours",
     )
     assert recompute == [
         (Decimal(448), (448 * compute_cost / compute_gpu_hours).quantize(Decimal("1e-10"), rounding=ROUND_HALF_UP)),
@@ -352,7 +380,8 @@ def test_waste_of_the_demo_runs(demo: tuple[Path, Path]) -> None:
     over = query(
         warehouse,
         "select training_run from run_costs group by training_run "
-        "having sum(effective_cost) < coalesce((select sum(effective_cost) from waste w where w.training_run = run_costs.training_run), 0)",
+        "having sum(effective_cost) < coalesce((select sum(effective_cost) from waste w "
+        "where w.training_run = run_costs.training_run), 0)",
     )
     assert over == []
 
@@ -364,8 +393,11 @@ def test_reports_show_the_waste(demo: tuple[Path, Path]) -> None:
     assert "## Waste" in markdown and "![Waste by kind](charts/waste_by_kind.png)" in markdown
     assert "| recompute after failure | 2 | 5,123.91 | 1,056.0 | 4.4 % |" in markdown
     assert "does not change the amounts above" in markdown
-    assert '<h2>Waste</h2>\n<figure class="chart" role="img" aria-label="Waste by kind"><svg' in (reports / "llm-7b-pt-r1" / "report.html").read_text()
+    assert (
+        '<h2>Waste</h2>\n<figure class="chart" role="img" aria-label="Waste by kind"><svg'
+        in (reports / "llm-7b-pt-r1" / "report.html").read_text()
+    )
     summary = (reports / "summary.md").read_text()
-    ranking = summary[summary.index("## Waste by run and owner"):]
+    ranking = summary[summary.index("## Waste by run and owner") :]
     assert ranking.index("llm-7b-pt-r1") < ranking.index("llm-3b-pt-gcp") < ranking.index("llm-13b-ft-r2")
     assert "| 1 | alice | 1 | USD | 117,051.55 | 8,946.12 | 7.6 % |" in ranking

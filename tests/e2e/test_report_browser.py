@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from pipelines.demo import write_demo
-from pipelines.orchestration.nightly import run_nightly
+from pipelines.nightly import run_nightly
 from pipelines.reports.charts import ACTUAL_COLOR
 
 CHROMIUM_FLAGS = (
@@ -212,9 +212,7 @@ def browser(chromium: str, tmp_path: Path) -> Iterator[DevTools]:
         devtools.close()
 
 
-def test_report_renders_its_charts_in_chromium_without_network(
-    browser: DevTools, report: Path, tmp_path: Path
-) -> None:
+def test_report_renders_its_charts_in_chromium_without_network(browser: DevTools, report: Path, tmp_path: Path) -> None:
     target = browser.send("Target.createTarget", url="about:blank")["targetId"]
     session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
     for method in ("Network.enable", "Page.enable"):
@@ -228,9 +226,7 @@ def test_report_renders_its_charts_in_chromium_without_network(
     content = browser.send("Page.getLayoutMetrics", session)["cssContentSize"]
     page = {"x": 0, "y": 0, "width": content["width"], "height": content["height"], "scale": 1}
     screenshot = base64.b64decode(
-        browser.send(
-            "Page.captureScreenshot", session, format="png", clip=page, captureBeyondViewport=True
-        )["data"]
+        browser.send("Page.captureScreenshot", session, format="png", clip=page, captureBeyondViewport=True)["data"]
     )
     screenshot_path = tmp_path / "report.png"
     screenshot_path.write_bytes(screenshot)

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from pipelines.demo import DEV_ACCOUNT, DEV_INSTANCE_ID, write_demo
-from pipelines.orchestration.nightly import run_nightly
+from pipelines.nightly import run_nightly
 from pipelines.warehouse.connection import connect
 
 SNAPSHOT_TAGGED = datetime(2026, 10, 15)
@@ -31,10 +31,13 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # snapshots the tagging source would have written: the dev box (untagged in the export) was
     # untagged on Oct 1 and tagged for a run from Oct 15 on
     conn = connect(warehouse)
-    for taken, tags in ((datetime(2026, 10, 1), {"Name": "dev"}), (SNAPSHOT_TAGGED, {"TrainingRun": "llm-7b-pt-r1", "team": "dev-ex"})):
+    for taken, tags in (
+        (datetime(2026, 10, 1), {"Name": "dev"}),
+        (SNAPSHOT_TAGGED, {"TrainingRun": "llm-7b-pt-r1", "team": "dev-ex"}),
+    ):
         conn.execute(
-            "insert into resource_tag_snapshots values ('aws-tags', $taken, 'us-east-1', $arn, normalize_resource_id($arn), "
-            "map($keys::varchar[], $values::varchar[]))",
+            "insert into resource_tag_snapshots values ('aws-tags', $taken, 'us-east-1', $arn, "
+            "normalize_resource_id($arn), map($keys::varchar[], $values::varchar[]))",
             {"taken": taken, "arn": DEV_BOX_ARN, "keys": list(tags), "values": list(tags.values())},
         )
     conn.close()
@@ -60,7 +63,8 @@ def test_support_is_shared_in_proportion_to_each_runs_aws_spend(warehouse: Path)
                 warehouse,
                 "select training_run, sum(effective_cost) from cost_allocations "
                 "where date_trunc('month', BillingPeriodStart) = $period and ProviderName = 'Amazon Web Services' "
-                "and allocation_method in ('tag', 'resource_tags', 'registry') group by all having sum(effective_cost) > 0",
+                "and allocation_method in ('tag', 'resource_tags', 'registry') "
+                "group by all having sum(effective_cost) > 0",
                 period=period,
             )
         )
@@ -68,7 +72,8 @@ def test_support_is_shared_in_proportion_to_each_runs_aws_spend(warehouse: Path)
             query(
                 warehouse,
                 "select training_run, sum(effective_cost) from cost_allocations "
-                "where date_trunc('month', BillingPeriodStart) = $period and allocation_rule = 'shared support (proportional)' group by all",
+                "where date_trunc('month', BillingPeriodStart) = $period "
+                "and allocation_rule = 'shared support (proportional)' group by all",
                 period=period,
             )
         )
@@ -97,12 +102,14 @@ def test_nat_gateway_is_shared_evenly_and_reconciliation_stays_zero(warehouse: P
 def test_the_dev_box_is_attributed_by_the_snapshot_valid_at_each_charge(warehouse: Path) -> None:
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         lines = conn.execute(
-            "select x_LineItemKey, ChargePeriodEnd, EffectiveCost from focus_line_items where ResourceId = $id", {"id": DEV_INSTANCE_ID}
+            "select x_LineItemKey, ChargePeriodEnd, EffectiveCost from focus_line_items where ResourceId = $id",
+            {"id": DEV_INSTANCE_ID},
         ).fetchall()
         allocations = {
             row[0]: row[1:]
             for row in conn.execute(
-                "select x_LineItemKey, training_run, allocation_method, owner, effective_cost from cost_allocations where ResourceId = $id",
+                "select x_LineItemKey, training_run, allocation_method, owner, effective_cost "
+                "from cost_allocations where ResourceId = $id",
                 {"id": DEV_INSTANCE_ID},
             ).fetchall()
         }

@@ -12,9 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.ingest.load import LoadError
-from pipelines.orchestration.nightly import run_nightly
-from tests.support import write_config
+from pipelines.nightly import run_nightly
 from tests.integration.test_focus_sample import as_money
+from tests.support import write_config
 
 MONEY_COLUMNS = ("BilledCost", "EffectiveCost", "ListCost", "ContractedCost", "PricingQuantity", "ConsumedQuantity")
 TIME_COLUMNS = ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd")
@@ -34,8 +34,16 @@ def typed_rows(rows: list[dict]) -> pa.Table:
                 value = list(json.loads(value).items()) if value else []
             columns[name].append(value)
     fields = [
-        pa.field(n, pa.float64() if n in MONEY_COLUMNS else pa.timestamp("us") if n in TIME_COLUMNS
-                 else pa.map_(pa.string(), pa.string()) if n == "Tags" else pa.string())
+        pa.field(
+            n,
+            pa.float64()
+            if n in MONEY_COLUMNS
+            else pa.timestamp("us")
+            if n in TIME_COLUMNS
+            else pa.map_(pa.string(), pa.string())
+            if n == "Tags"
+            else pa.string(),
+        )
         for n in columns
     ]
     return pa.table({f.name: pa.array(columns[f.name], type=f.type) for f in fields})
@@ -48,12 +56,18 @@ def write_export(root: Path, rows: list[dict]) -> Path:
     pq.write_table(typed_rows(rows), data / "focus-export-00001.snappy.parquet")
     metadata = export / "metadata" / "BILLING_PERIOD=2024-09"
     metadata.mkdir(parents=True)
-    (metadata / "focus-export-Manifest.json").write_text(json.dumps({
-        "executionId": "4e1c",
-        "exportArn": "arn:aws:bcm-data-exports:us-east-1:123456789012:export/focus-export-1",
-        "columns": [{"name": name, "type": "string"} for name in rows[0]],
-        "dataFiles": ["s3://bucket/exports/focus-export/data/BILLING_PERIOD=2024-09/20241002T031500Z-4e1c/focus-export-00001.snappy.parquet"],
-    }))
+    (metadata / "focus-export-Manifest.json").write_text(
+        json.dumps(
+            {
+                "executionId": "4e1c",
+                "exportArn": "arn:aws:bcm-data-exports:us-east-1:123456789012:export/focus-export-1",
+                "columns": [{"name": name, "type": "string"} for name in rows[0]],
+                "dataFiles": [
+                    "s3://bucket/exports/focus-export/data/BILLING_PERIOD=2024-09/20241002T031500Z-4e1c/focus-export-00001.snappy.parquet"
+                ],
+            }
+        )
+    )
     return write_config(root, "sources:\n  - {name: aws-focus, kind: aws_cur, uri: focus-export}\n")
 
 
@@ -68,10 +82,12 @@ def test_aws_focus_export_loads_with_the_files_own_totals(tmp_path: Path, sample
     run_nightly(write_export(tmp_path, aws), echo=lambda line: None)
     with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
         loaded = conn.execute(
-            "select x_SourceFormat, count(*), sum(BilledCost), sum(EffectiveCost), count(*) filter (where cardinality(Tags) > 0) "
-            "from focus_line_items group by 1"
+            "select x_SourceFormat, count(*), sum(BilledCost), sum(EffectiveCost), "
+            "count(*) filter (where cardinality(Tags) > 0) from focus_line_items group by 1"
         ).fetchall()
-        diffs = conn.execute("select billed_raw_focus_diff, effective_focus_allocated_diff from reconciliation").fetchall()
+        diffs = conn.execute(
+            "select billed_raw_focus_diff, effective_focus_allocated_diff from reconciliation"
+        ).fetchall()
     expected_billed = sum((as_money(r["BilledCost"]) for r in aws), Decimal(0))
     expected_effective = sum((as_money(r["EffectiveCost"]) for r in aws), Decimal(0))
     tagged = sum(1 for r in aws if r["Tags"] not in ("NULL", "", "{}"))

@@ -18,7 +18,7 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from connectors.errors import SourceError
-from pipelines.orchestration.nightly import run_nightly
+from pipelines.nightly import run_nightly
 from pipelines.orchestration.resources import RunLedgerResource
 from pipelines.tags.assets import resource_tag_snapshots
 from tests.support import write_config
@@ -33,7 +33,6 @@ from tests.support.cur_exports import (
     write_cur2_delivery,
     write_legacy_delivery,
 )
-
 
 SEPTEMBER, OCTOBER = date(2026, 9, 1), date(2026, 10, 1)
 
@@ -51,8 +50,11 @@ def moto_endpoint() -> Iterator[str]:
 def aws_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Dummy credentials through the standard chain (environment), no user config files."""
     for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_CONFIG_FILE": str(tmp_path / "no-config"), "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-credentials"),
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": str(tmp_path / "no-config"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-credentials"),
     }.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
@@ -77,7 +79,8 @@ def config_for(tmp_path: Path, bucket: BucketSink, moto_endpoint: str, uri_path:
 def loads(tmp_path: Path) -> list[tuple]:
     with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
         return conn.execute(
-            "select strftime(billing_period, '%Y-%m'), status, raw_rows, raw_billed_cost from loads order by started_at, load_id"
+            "select strftime(billing_period, '%Y-%m'), status, raw_rows, raw_billed_cost "
+            "from loads order by started_at, load_id"
         ).fetchall()
 
 
@@ -112,7 +115,10 @@ def test_create_new_loads_the_fresh_assembly_and_rechecks_the_previous_period(
         "2026-10": (4, total(fresh_1 + fresh_2)),
     }
     assert [(p, s) for p, s, *_ in loads(tmp_path)] == [
-        ("2026-09", "loaded"), ("2026-10", "loaded"), ("2026-09", "loaded"), ("2026-10", "unchanged"),
+        ("2026-09", "loaded"),
+        ("2026-10", "loaded"),
+        ("2026-09", "loaded"),
+        ("2026-10", "unchanged"),
     ]
 
 
@@ -196,7 +202,13 @@ def test_a_missing_object_names_bucket_and_key_and_keeps_the_previous_data(
 
     missing = "exports/cur2/data/BILLING_PERIOD=2026-10/20261102T000000Z-exec-2/cur2-00009.snappy.parquet"
     write_cur2_delivery(
-        bucket, "exports", "cur2", OCTOBER, "exec-2", [lines(OCTOBER, "next", ["1"])], bucket=bucket.bucket,
+        bucket,
+        "exports",
+        "cur2",
+        OCTOBER,
+        "exec-2",
+        [lines(OCTOBER, "next", ["1"])],
+        bucket=bucket.bucket,
         manifest_extra_files=(missing,),
     )
     with pytest.raises(SourceError, match=rf"s3://{bucket.bucket}/{missing}.*(404|Not Found)"):
@@ -207,7 +219,9 @@ def test_a_missing_object_names_bucket_and_key_and_keeps_the_previous_data(
 
 def test_a_missing_bucket_is_a_clear_error(tmp_path: Path, moto_endpoint: str) -> None:
     config = write_config(
-        tmp_path, f"sources:\n  - {{name: aws-main, kind: aws_cur, uri: 's3://no-such-bucket-x/cur/r', endpoint_url: '{moto_endpoint}'}}\n"
+        tmp_path,
+        f"sources:\n  - {{name: aws-main, kind: aws_cur, uri: 's3://no-such-bucket-x/cur/r', "
+        f"endpoint_url: '{moto_endpoint}'}}\n",
     )
     with pytest.raises(SourceError, match="cannot list s3://no-such-bucket-x/cur/r: NoSuchBucket"):
         run_nightly(config, echo=lambda line: None)
@@ -218,12 +232,21 @@ def test_tag_snapshots_read_every_page_of_every_region(tmp_path: Path, moto_endp
     west = boto3.client("ec2", endpoint_url=moto_endpoint, region_name="eu-west-1")
     run_tag = f"run-{uuid.uuid4().hex[:8]}"
 
-    def launch(client, count: int, run: str) -> list[str]:  # noqa: ANN001
+    def launch(client, count: int, run: str) -> list[str]:
         reservation = client.run_instances(
-            ImageId="ami-12c6146b", MinCount=count, MaxCount=count, InstanceType="p5.48xlarge",
-            TagSpecifications=[{"ResourceType": "instance", "Tags": [
-                {"Key": "training_run", "Value": run}, {"Key": "Cost Center", "Value": "research"},
-            ]}],
+            ImageId="ami-12c6146b",
+            MinCount=count,
+            MaxCount=count,
+            InstanceType="p5.48xlarge",
+            TagSpecifications=[
+                {
+                    "ResourceType": "instance",
+                    "Tags": [
+                        {"Key": "training_run", "Value": run},
+                        {"Key": "Cost Center", "Value": "research"},
+                    ],
+                }
+            ],
         )
         return [i["InstanceId"] for i in reservation["Instances"]]
 
@@ -243,17 +266,27 @@ def test_tag_snapshots_read_every_page_of_every_region(tmp_path: Path, moto_endp
             "where tags['training_run'] = $run group by all order by all",
             {"run": run_tag},
         ).fetchall()
-        keys = {row[0] for row in conn.execute(
-            "select resource_key from resource_tag_snapshots where tags['training_run'] = $run", {"run": run_tag}
-        ).fetchall()}
+        keys = {
+            row[0]
+            for row in conn.execute(
+                "select resource_key from resource_tag_snapshots where tags['training_run'] = $run", {"run": run_tag}
+            ).fetchall()
+        }
         duplicated = conn.execute(
-            "select count(*) from (select snapshot_at, resource_arn from resource_tag_snapshots group by all having count(*) > 1)"
+            "select count(*) from (select snapshot_at, resource_arn from resource_tag_snapshots "
+            "group by all having count(*) > 1)"
         ).fetchone()[0]
         cost_center = conn.execute(
-            "select distinct tags['Cost Center'] from resource_tag_snapshots where tags['training_run'] = $run", {"run": run_tag}
+            "select distinct tags['Cost Center'] from resource_tag_snapshots where tags['training_run'] = $run",
+            {"run": run_tag},
         ).fetchall()
     first, second = sorted({s for s, _, _ in snapshots})
-    assert snapshots == [(first, "eu-west-1", 7), (first, "us-east-1", 130), (second, "eu-west-1", 7), (second, "us-east-1", 130)]
+    assert snapshots == [
+        (first, "eu-west-1", 7),
+        (first, "us-east-1", 130),
+        (second, "eu-west-1", 7),
+        (second, "us-east-1", 130),
+    ]
     assert keys == set(east_ids + west_ids)  # ARNs reduce to the bare ids the CUR uses
     assert duplicated == 0 and cost_center == [("research",)]
 
@@ -278,7 +311,9 @@ class ThrottlingProxy:
                     seen = proxy.throttled.get(path, 0)
                     if seen < throttled_per_key:
                         proxy.throttled[path] = seen + 1
-                        body = b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
+                        body = (
+                            b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>"
+                        )
                         self.send_response(503)
                         self.send_header("Content-Length", str(len(body)))
                         self.end_headers()
@@ -286,7 +321,9 @@ class ThrottlingProxy:
                         return
                 length = int(self.headers.get("Content-Length") or 0)
                 request = urllib.request.Request(
-                    upstream + self.path, data=self.rfile.read(length) if length else None, method=self.command,
+                    upstream + self.path,
+                    data=self.rfile.read(length) if length else None,
+                    method=self.command,
                     headers={k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")},
                 )
                 try:

@@ -77,7 +77,9 @@ def warehouse_of(config: Path) -> Path:
 
 def last_load(config: Path) -> tuple[str, str | None]:
     with duckdb.connect(str(warehouse_of(config)), read_only=True) as conn:
-        return conn.execute("select status, error from loads order by started_at desc, finished_at desc limit 1").fetchone()
+        return conn.execute(
+            "select status, error from loads order by started_at desc, finished_at desc limit 1"
+        ).fetchone()
 
 
 def run_refused(config: Path, expected_code: int = 1) -> str:
@@ -203,7 +205,9 @@ def test_a_second_run_exits_1_while_another_holds_the_lock(site: Path) -> None:
         before = table_checksums(warehouse, with_journal=True)
         second = subprocess.run(
             [str(Path(sys.executable).with_name("runledger")), "run", "--config", str(site)],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert second.returncode == 1
         assert second.stderr.strip() == (
@@ -223,7 +227,9 @@ def test_a_dagster_step_does_not_write_while_a_run_holds_the_lock(site: Path) ->
     warehouse = warehouse_of(site)
     with lock_held_by_another_process(warehouse) as holder_pid:
         before = table_checksums(warehouse, with_journal=True)
-        with pytest.raises(Exception, match=f"another run is in progress \\(lock {warehouse}.lock held by pid {holder_pid}\\)"):
+        with pytest.raises(
+            Exception, match=f"another run is in progress \\(lock {warehouse}.lock held by pid {holder_pid}\\)"
+        ):
             ingest(site, date(2024, 9, 1))
         assert table_checksums(warehouse, with_journal=True) == before
     assert ingest(site, date(2024, 9, 1)).success
@@ -309,7 +315,9 @@ def test_secrets_in_the_environment_reach_no_output_log_metadata_or_report(site:
     ok = subprocess.run([runledger, "run", "--config", str(site)], capture_output=True, text=True, env=env, timeout=300)
     assert ok.returncode == 0, ok.stderr
     with_first_row(site, "BilledCost", "NaN")
-    failed = subprocess.run([runledger, "run", "--config", str(site)], capture_output=True, text=True, env=env, timeout=300)
+    failed = subprocess.run(
+        [runledger, "run", "--config", str(site)], capture_output=True, text=True, env=env, timeout=300
+    )
     assert failed.returncode == 1 and "is not a finite number" in failed.stderr
 
     outputs = [ok.stdout, ok.stderr, failed.stdout, failed.stderr]
@@ -340,7 +348,9 @@ def test_hostile_tag_values_are_loaded_and_attributed_as_data(site: Path) -> Non
     assert code == 0, output
     with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:
         rows = conn.execute("select count(*) from focus_line_items").fetchone()[0]
-        runs = conn.execute("select training_run, count(*) from cost_allocations where training_run is not null group by 1").fetchall()
+        runs = conn.execute(
+            "select training_run, count(*) from cost_allocations where training_run is not null group by 1"
+        ).fetchall()
     assert rows == 1000
     assert runs == [(HOSTILE, 1)]
 
@@ -378,7 +388,9 @@ OCTOBER = date(2026, 10, 1)
 def aws_site(tmp_path: Path) -> tuple[Path, FolderSink]:
     """A CUR 2.0 export in a local folder with October loaded: two files, 4 lines, 40.00."""
     sink = FolderSink(tmp_path / "exports")
-    write_cur2_delivery(sink, "cur", "c2", OCTOBER, "exec-1", [lines(OCTOBER, "a", ["1", "2"]), lines(OCTOBER, "b", ["3", "34"])])
+    write_cur2_delivery(
+        sink, "cur", "c2", OCTOBER, "exec-1", [lines(OCTOBER, "a", ["1", "2"]), lines(OCTOBER, "b", ["3", "34"])]
+    )
     config = write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: exports/cur/c2}\n")
     code, output = invoke("run", "--config", str(config))
     assert code == 0, output
@@ -389,7 +401,9 @@ def aws_site(tmp_path: Path) -> tuple[Path, FolderSink]:
 def test_a_cur2_file_without_its_cost_column_stops_the_load(aws_site: tuple[Path, FolderSink]) -> None:
     # Read together, the second file's costs would come back NULL, and its lines at zero cost.
     config, sink = aws_site
-    keys = write_cur2_delivery(sink, "cur", "c2", OCTOBER, "exec-2", [lines(OCTOBER, "c", ["5"]), lines(OCTOBER, "d", ["6"])])
+    keys = write_cur2_delivery(
+        sink, "cur", "c2", OCTOBER, "exec-2", [lines(OCTOBER, "c", ["5"]), lines(OCTOBER, "d", ["6"])]
+    )
     without_cost = cur2_table(lines(OCTOBER, "d", ["6"])).drop(["line_item_unblended_cost"])
     sink.put(keys[1], parquet_bytes(without_cost))
     output = run_refused(config)
@@ -470,8 +484,12 @@ def test_a_bad_run_event_line_exits_1_naming_file_and_line_and_keeps_the_events(
     site.write_text(site.read_text() + "  - {name: run-log, kind: run_events, path: events}\n")
     code, output = invoke("run", "--config", str(site))
     assert code == 0, output
-    (events / "r2.jsonl").write_text(good.replace("r1", "r2") + good.replace("r1", "r2").replace("00:00:00Z", "01:00:00"))
+    (events / "r2.jsonl").write_text(
+        good.replace("r1", "r2") + good.replace("r1", "r2").replace("00:00:00Z", "01:00:00")
+    )
     output = run_refused(site)
     assert f"{events / 'r2.jsonl'}:2: time: '2026-10-05T01:00:00' has no UTC offset" in output
     with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:
-        assert conn.execute("select training_run, origin from run_events").fetchall() == [("r1", f"{events / 'r1.jsonl'}:1")]
+        assert conn.execute("select training_run, origin from run_events").fetchall() == [
+            ("r1", f"{events / 'r1.jsonl'}:1")
+        ]

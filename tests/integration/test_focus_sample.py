@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.orchestration.nightly import run_nightly
+from pipelines.nightly import run_nightly
 from tests.support import FIXTURES, write_config
 
 
@@ -78,7 +78,9 @@ def test_nulls_tags_and_keys(sample_warehouse: tuple[Path, Path]) -> None:
         (blank_or_null_literal,) = conn.execute(
             "select count(*) from focus_line_items where ChargeClass in ('NULL', '') or ResourceId in ('NULL', '')"
         ).fetchone()
-        (tagged,) = conn.execute("select count(*) from focus_line_items where Tags['application'] is not null").fetchone()
+        (tagged,) = conn.execute(
+            "select count(*) from focus_line_items where Tags['application'] is not null"
+        ).fetchone()
         (distinct_keys,) = conn.execute("select count(distinct x_LineItemKey) from focus_line_items").fetchone()
     with open(FIXTURES / "focus_1.0_sample_1000.csv", newline="") as handle:
         tagged_in_file = sum(1 for row in csv.DictReader(handle) if '"application"' in row["Tags"])
@@ -99,6 +101,8 @@ def test_a_second_run_changes_nothing(sample_warehouse: tuple[Path, Path]) -> No
     run_nightly(config, echo=lambda line: None)
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         after = conn.execute(snapshot).fetchall(), conn.execute(allocations).fetchall()
-        loads = conn.execute("select count(*), count(distinct billing_period) from loads where status = 'loaded'").fetchone()
+        loads = conn.execute(
+            "select count(*), count(distinct billing_period) from loads where status = 'loaded'"
+        ).fetchone()
     assert after == before
     assert loads == (4, 2)

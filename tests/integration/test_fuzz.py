@@ -25,7 +25,9 @@ from tests.support import FIXTURES
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 DOCUMENTS = st.recursive(
-    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4), max_leaves=12
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
 )
 CONFIG_KEYS = ["warehouse", "reports_dir", "sources", "attribution", "budgets", "cost_categories", "orchestration"]
 RUN_KEYS = ["id", "experiment", "owner", "start", "end", "resources", "weight"]
@@ -50,7 +52,11 @@ def yaml_bytes(document: object) -> bytes:
 
 
 @FUZZ
-@given(st.binary(max_size=200) | DOCUMENTS.map(yaml_bytes) | st.dictionaries(st.sampled_from(CONFIG_KEYS), DOCUMENTS).map(yaml_bytes))
+@given(
+    st.binary(max_size=200)
+    | DOCUMENTS.map(yaml_bytes)
+    | st.dictionaries(st.sampled_from(CONFIG_KEYS), DOCUMENTS).map(yaml_bytes)
+)
 def test_config_loader(fuzz_root: Path, content: bytes) -> None:
     try:
         load_config(written(fuzz_root, content, "runledger.yaml"))
@@ -62,7 +68,9 @@ def test_config_loader(fuzz_root: Path, content: bytes) -> None:
 @given(
     st.binary(max_size=200)
     | DOCUMENTS.map(yaml_bytes)
-    | st.lists(st.dictionaries(st.sampled_from(RUN_KEYS), DOCUMENTS), max_size=3).map(lambda runs: yaml_bytes({"runs": runs}))
+    | st.lists(st.dictionaries(st.sampled_from(RUN_KEYS), DOCUMENTS), max_size=3).map(
+        lambda runs: yaml_bytes({"runs": runs})
+    )
 )
 def test_registry_loader(fuzz_root: Path, content: bytes) -> None:
     try:
@@ -128,9 +136,12 @@ GCP_ROW = {
     "cost_type": "regular",
 }
 WRONG_GCP_VALUES = {
-    "cost": st.sampled_from([None, 1e300, -0.0, 1e-12, 123456789012.123456]) | st.floats(allow_nan=False, allow_infinity=False),
+    "cost": st.sampled_from([None, 1e300, -0.0, 1e-12, 123456789012.123456])
+    | st.floats(allow_nan=False, allow_infinity=False),
     "currency": st.sampled_from([None, "", "JPY", "usd"]),
-    "invoice": st.sampled_from([None, {}, {"month": None}, {"month": "202613"}, {"month": "2026-10"}, {"month": "202611"}]),
+    "invoice": st.sampled_from(
+        [None, {}, {"month": None}, {"month": "202613"}, {"month": "2026-10"}, {"month": "202611"}]
+    ),
     "export_time": st.sampled_from([None, "2026-10-30 14:12:09 UTC", "1970-01-01 00:00:00 UTC"]),
     "usage_start_time": st.sampled_from([None, "2026-09-30 23:00:00 UTC", "2027-01-01 00:00:00 UTC"]),
     "credits": st.sampled_from([None, [], [{"name": "x", "amount": None}], [{"amount": -1e300}]]),
@@ -167,7 +178,8 @@ def load_every_period(reader_of: Callable[[object], object], warehouse: Path) ->
 def period_rows(conn: object, period: object) -> tuple:
     """Rows and a hash of the rows of one billing period in `focus_line_items`."""
     return conn.execute(
-        "select count(*), sum(hash(columns(*))) from focus_line_items where date_trunc('month', BillingPeriodStart) = ?",
+        "select count(*), sum(hash(columns(*))) from focus_line_items "
+        "where date_trunc('month', BillingPeriodStart) = ?",
         [period],
     ).fetchone()
 
@@ -189,7 +201,9 @@ def test_gcp_export_file_reader(fuzz_root: Path, content: bytes) -> None:
         assert str(file) in str(error) or "source fuzz" in str(error), str(error)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(rows=GCP_ROWS)
 @example(rows=[{**GCP_ROW, "export_time": None, "invoice": {"month": "202611"}}])  # found by this test
 @example(rows=[{**GCP_ROW, "invoice": {"month": "202613"}}])  # found by this test
@@ -199,8 +213,8 @@ def test_bigquery_export_reader(bigquery_emulator: str, fuzz_root: Path, rows: l
     from pipelines.config import load_config
     from pipelines.ingest.load import ConservationError, LoadError
     from pipelines.ingest.sources import reader_for
-    from tests.support.bigquery_emulator import DETAILED_EXPORT_SCHEMA, append_rows
     from tests.integration.test_gcp_bigquery import bigquery_config, new_table
+    from tests.support.bigquery_emulator import DETAILED_EXPORT_SCHEMA, append_rows
 
     folder = Path(tempfile.mkdtemp(prefix="example-bq-", dir=fuzz_root))
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)

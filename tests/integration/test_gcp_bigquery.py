@@ -5,6 +5,7 @@ columns. Expected totals are summed here from the rows written, with Decimal."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections import defaultdict
 from datetime import date, datetime
@@ -21,7 +22,8 @@ from pipelines.cli import main
 from pipelines.config import load_config
 from pipelines.ingest.drift import column_drift
 from pipelines.ingest.sources import reader_for
-from pipelines.orchestration.nightly import run_nightly
+from pipelines.nightly import run_nightly
+from tests.support import write_config
 from tests.support.bigquery_emulator import (
     DETAILED_EXPORT_SCHEMA,
     OLD_STANDARD_EXPORT_SCHEMA,
@@ -29,8 +31,6 @@ from tests.support.bigquery_emulator import (
     append_rows,
     create_export_table,
 )
-from tests.support import write_config
-
 
 GPU = ("Compute Engine", "9A2B-73C1-4E5D", "Nvidia H100 80GB GPU running in Americas")
 CORE = ("Compute Engine", "3C8E-91F4-A6B2", "A3 Instance Core running in Americas")
@@ -65,19 +65,39 @@ def export_row(
         "sku": {"id": sku_id, "description": description},
         "usage_start_time": f"{start:%Y-%m-%d %H:%M:%S} UTC",
         "usage_end_time": f"{start.replace(minute=59, second=59):%Y-%m-%d %H:%M:%S} UTC",
-        "project": {"id": "ml-train-prod", "number": "482910375566", "name": "ml-train-prod",
-                    "labels": [{"key": "team", "value": "ml-platform"}]},
+        "project": {
+            "id": "ml-train-prod",
+            "number": "482910375566",
+            "name": "ml-train-prod",
+            "labels": [{"key": "team", "value": "ml-platform"}],
+        },
         "labels": [{"key": k, "value": v} for k, v in (labels or {}).items()],
         "system_labels": [{"key": "compute.googleapis.com/machine_spec", "value": "a3-highgpu-8g"}],
         "location": {"location": "us-central1-a", "country": "US", "region": "us-central1", "zone": "us-central1-a"},
-        "resource": {"name": "llm-3b-train-0", "global_name": "//compute.googleapis.com/projects/ml-train-prod/zones/us-central1-a/instances/7234001"},
+        "resource": {
+            "name": "llm-3b-train-0",
+            "global_name": "//compute.googleapis.com/projects/ml-train-prod/zones/us-central1-a/instances/7234001",
+        },
         "export_time": export_time,
         "cost": cost,
         "currency": "USD",
         "currency_conversion_rate": 1.0,
-        "usage": {"amount": usage_seconds, "unit": "seconds", "amount_in_pricing_units": usage_seconds / 3600, "pricing_unit": "hour"},
-        "credits": [{"name": f"{kind} credit", "amount": amount, "full_name": f"{kind} credit", "id": kind.lower(), "type": kind}
-                    for kind, amount in credits],
+        "usage": {
+            "amount": usage_seconds,
+            "unit": "seconds",
+            "amount_in_pricing_units": usage_seconds / 3600,
+            "pricing_unit": "hour",
+        },
+        "credits": [
+            {
+                "name": f"{kind} credit",
+                "amount": amount,
+                "full_name": f"{kind} credit",
+                "id": kind.lower(),
+                "type": kind,
+            }
+            for kind, amount in credits
+        ],
         "invoice": {"month": invoice_month or f"{start:%Y%m}"},
         "cost_type": cost_type,
         "adjustment_info": adjustment_info,
@@ -88,18 +108,73 @@ def export_row(
 
 
 FIRST_EXPORT = [
-    export_row(GPU, "2026-10-30T10:00:00", "2026-10-30 14:12:09.482113 UTC", 78.372, credits=(("COMMITTED_USAGE_DISCOUNT", -28.99764),), labels={"training-run": "llm-3b-pt-gcp"}, usage_seconds=28800),
-    export_row(CORE, "2026-10-30T10:00:00", "2026-10-30 14:12:09.482113 UTC", 6.136, labels={"training-run": "llm-3b-pt-gcp"}),
-    export_row(GPU, "2026-10-31T22:00:00", "2026-11-01 03:40:00.000001 UTC", 78.372, credits=(("COMMITTED_USAGE_DISCOUNT", -28.99764),), labels={"training-run": "llm-3b-pt-gcp"}, usage_seconds=28800),
-    export_row(STORAGE, "2026-11-02T08:00:00", "2026-11-02 16:00:00 UTC", 1.234567, credits=(("FREE_TIER", -0.5), ("PROMOTION", -0.1)),),
-    export_row(GPU, "2026-11-03T09:00:00", "2026-11-03 15:31:02.5 UTC", 78.372, credits=(("COMMITTED_USAGE_DISCOUNT", -28.99764),), labels={"training-run": "llm-3b-pt-gcp"}, usage_seconds=28800),
-    export_row(TAX, "2026-10-01T07:00:00", "2026-11-04 10:04:12.331907 UTC", 8.42, invoice_month="202610", cost_type="tax", usage_seconds=0),
+    export_row(
+        GPU,
+        "2026-10-30T10:00:00",
+        "2026-10-30 14:12:09.482113 UTC",
+        78.372,
+        credits=(("COMMITTED_USAGE_DISCOUNT", -28.99764),),
+        labels={"training-run": "llm-3b-pt-gcp"},
+        usage_seconds=28800,
+    ),
+    export_row(
+        CORE, "2026-10-30T10:00:00", "2026-10-30 14:12:09.482113 UTC", 6.136, labels={"training-run": "llm-3b-pt-gcp"}
+    ),
+    export_row(
+        GPU,
+        "2026-10-31T22:00:00",
+        "2026-11-01 03:40:00.000001 UTC",
+        78.372,
+        credits=(("COMMITTED_USAGE_DISCOUNT", -28.99764),),
+        labels={"training-run": "llm-3b-pt-gcp"},
+        usage_seconds=28800,
+    ),
+    export_row(
+        STORAGE,
+        "2026-11-02T08:00:00",
+        "2026-11-02 16:00:00 UTC",
+        1.234567,
+        credits=(("FREE_TIER", -0.5), ("PROMOTION", -0.1)),
+    ),
+    export_row(
+        GPU,
+        "2026-11-03T09:00:00",
+        "2026-11-03 15:31:02.5 UTC",
+        78.372,
+        credits=(("COMMITTED_USAGE_DISCOUNT", -28.99764),),
+        labels={"training-run": "llm-3b-pt-gcp"},
+        usage_seconds=28800,
+    ),
+    export_row(
+        TAX,
+        "2026-10-01T07:00:00",
+        "2026-11-04 10:04:12.331907 UTC",
+        8.42,
+        invoice_month="202610",
+        cost_type="tax",
+        usage_seconds=0,
+    ),
 ]
 # Exported later: usage of an earlier November day, and a correction for the October invoice.
 LATE_EXPORT = [
-    export_row(CORE, "2026-11-03T09:00:00", "2026-11-06 05:12:09.100000 UTC", 6.136, labels={"training-run": "llm-3b-pt-gcp"}),
-    export_row(GPU, "2026-10-31T22:00:00", "2026-11-06 05:12:09.482113 UTC", -9.7965, invoice_month="202610", cost_type="adjustment",
-               usage_seconds=0, adjustment_info={"id": "adj-1", "description": "Usage correction", "mode": "PARTIAL_CORRECTION", "type": "USAGE_CORRECTION"}),
+    export_row(
+        CORE, "2026-11-03T09:00:00", "2026-11-06 05:12:09.100000 UTC", 6.136, labels={"training-run": "llm-3b-pt-gcp"}
+    ),
+    export_row(
+        GPU,
+        "2026-10-31T22:00:00",
+        "2026-11-06 05:12:09.482113 UTC",
+        -9.7965,
+        invoice_month="202610",
+        cost_type="adjustment",
+        usage_seconds=0,
+        adjustment_info={
+            "id": "adj-1",
+            "description": "Usage correction",
+            "mode": "PARTIAL_CORRECTION",
+            "type": "USAGE_CORRECTION",
+        },
+    ),
 ]
 
 
@@ -109,7 +184,9 @@ def expected_totals(rows: list[dict]) -> dict[str, tuple[int, Decimal]]:
     for row in rows:
         month = f"{row['invoice']['month'][:4]}-{row['invoice']['month'][4:]}"
         totals[month][0] += 1
-        totals[month][1] += Decimal(str(row["cost"])) + sum((Decimal(str(c["amount"])) for c in row["credits"]), Decimal(0))
+        totals[month][1] += Decimal(str(row["cost"])) + sum(
+            (Decimal(str(c["amount"])) for c in row["credits"]), Decimal(0)
+        )
     return {month: (rows, total) for month, (rows, total) in totals.items()}
 
 
@@ -126,8 +203,8 @@ def loaded_totals(warehouse: Path, source: str) -> dict[str, tuple[int, Decimal]
 def loads(warehouse: Path, source: str) -> list[tuple]:
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         return conn.execute(
-            "select strftime(billing_period, '%Y-%m'), status, raw_rows, raw_billed_cost, snapshot_export_time, watermark "
-            "from loads where source_name = ? order by started_at",
+            "select strftime(billing_period, '%Y-%m'), status, raw_rows, raw_billed_cost, "
+            "snapshot_export_time, watermark from loads where source_name = ? order by started_at",
             [source],
         ).fetchall()
 
@@ -154,10 +231,14 @@ def test_incremental_loads_converge_on_every_invoice_month(tmp_path: Path, bigqu
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
     first = run_nightly(config, echo=lambda line: None)
     assert [f"{p:%Y-%m}" for p in first.billing_periods] == ["2026-10", "2026-11"]
-    assert loaded_totals(warehouse, "gcp-bq") == expected_totals(FIRST_EXPORT) == {
-        "2026-10": (4, Decimal("113.30472")),  # 2 × (78.372 − 28.99764) + 6.136 + 8.42 tax
-        "2026-11": (2, Decimal("50.008927")),  # 1.234567 − 0.5 − 0.1 + 78.372 − 28.99764
-    }
+    assert (
+        loaded_totals(warehouse, "gcp-bq")
+        == expected_totals(FIRST_EXPORT)
+        == {
+            "2026-10": (4, Decimal("113.30472")),  # 2 × (78.372 − 28.99764) + 6.136 + 8.42 tax
+            "2026-11": (2, Decimal("50.008927")),  # 1.234567 − 0.5 − 0.1 + 78.372 − 28.99764
+        }
+    )
     assert [(month, status, watermark) for month, status, *_, watermark in loads(warehouse, "gcp-bq")] == [
         ("2026-10", "loaded", None),  # November still pending: the watermark waits
         ("2026-11", "loaded", datetime(2026, 11, 4, 10, 4, 12, 331907)),
@@ -166,14 +247,21 @@ def test_incremental_loads_converge_on_every_invoice_month(tmp_path: Path, bigqu
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, LATE_EXPORT)
     second = run_nightly(config, echo=lambda line: None)
     assert [f"{p:%Y-%m}" for p in second.billing_periods] == ["2026-10", "2026-11"]
-    assert loaded_totals(warehouse, "gcp-bq") == expected_totals(FIRST_EXPORT + LATE_EXPORT) == {
-        "2026-10": (5, Decimal("103.50822")),  # − 9.7965 correction
-        "2026-11": (3, Decimal("56.144927")),  # + 6.136 late core-hours of Nov 3
-    }
+    assert (
+        loaded_totals(warehouse, "gcp-bq")
+        == expected_totals(FIRST_EXPORT + LATE_EXPORT)
+        == {
+            "2026-10": (5, Decimal("103.50822")),  # − 9.7965 correction
+            "2026-11": (3, Decimal("56.144927")),  # + 6.136 late core-hours of Nov 3
+        }
+    )
     history = loads(warehouse, "gcp-bq")
     assert len(history) == 4
     assert history[-1][5] == datetime(2026, 11, 6, 5, 12, 9, 482113)
-    assert [row[4] for row in history[2:]] == [datetime(2026, 11, 6, 5, 12, 9, 482113), datetime(2026, 11, 6, 5, 12, 9, 100000)]
+    assert [row[4] for row in history[2:]] == [
+        datetime(2026, 11, 6, 5, 12, 9, 482113),
+        datetime(2026, 11, 6, 5, 12, 9, 100000),
+    ]
 
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         ingested_before = conn.execute("select x_LineItemKey, x_IngestedAt from focus_line_items order by 1").fetchall()
@@ -182,9 +270,13 @@ def test_incremental_loads_converge_on_every_invoice_month(tmp_path: Path, bigqu
     assert len(loads(warehouse, "gcp-bq")) == 4
     assert loaded_totals(warehouse, "gcp-bq") == expected_totals(FIRST_EXPORT + LATE_EXPORT)
     with duckdb.connect(str(warehouse), read_only=True) as conn:
-        assert conn.execute("select x_LineItemKey, x_IngestedAt from focus_line_items order by 1").fetchall() == ingested_before
+        assert (
+            conn.execute("select x_LineItemKey, x_IngestedAt from focus_line_items order by 1").fetchall()
+            == ingested_before
+        )
         correction = conn.execute(
-            "select ChargeCategory, ChargeClass, BilledCost, x_GpuHours from focus_line_items where ChargeClass is not null"
+            "select ChargeCategory, ChargeClass, BilledCost, x_GpuHours from focus_line_items "
+            "where ChargeClass is not null"
         ).fetchall()
         assert correction == [("Adjustment", "Correction", Decimal("-9.7965"), Decimal(0))]
 
@@ -226,16 +318,29 @@ def test_a_batch_whose_export_time_goes_backwards_is_loaded(tmp_path: Path, bigq
     marks = reader_for(load_config(config).sources[0], load_config(config)).delivery_marks()
 
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, BACKDATED_EXPORT)
-    assert reader_for(load_config(config).sources[0], load_config(config)).delivery_marks()[date(2026, 11, 1)] != marks[date(2026, 11, 1)]
+    assert (
+        reader_for(load_config(config).sources[0], load_config(config)).delivery_marks()[date(2026, 11, 1)]
+        != marks[date(2026, 11, 1)]
+    )
     reloaded = run_nightly(config, echo=lambda line: None)
     assert [f"{p:%Y-%m}" for p in reloaded.billing_periods] == ["2026-11"]
-    assert loaded_totals(warehouse, "gcp-bq") == expected_totals(FIRST_EXPORT + BACKDATED_EXPORT) == {
-        "2026-10": (4, Decimal("113.30472")),
-        "2026-11": (3, Decimal("52.258927")),  # 50.008927 + 2.5 − 0.25
-    }
+    assert (
+        loaded_totals(warehouse, "gcp-bq")
+        == expected_totals(FIRST_EXPORT + BACKDATED_EXPORT)
+        == {
+            "2026-10": (4, Decimal("113.30472")),
+            "2026-11": (3, Decimal("52.258927")),  # 50.008927 + 2.5 − 0.25
+        }
+    )
     month, status, raw_rows, _, snapshot, after = loads(warehouse, "gcp-bq")[-1]
     # the month's newest row is now the backdated one; the watermark does not move back
-    assert (month, status, raw_rows, snapshot, after) == ("2026-11", "loaded", 3, datetime(2026, 11, 4, 7, 34, 12), watermark)
+    assert (month, status, raw_rows, snapshot, after) == (
+        "2026-11",
+        "loaded",
+        3,
+        datetime(2026, 11, 4, 7, 34, 12),
+        watermark,
+    )
 
     assert run_nightly(config, echo=lambda line: None).billing_periods == []
     assert len(loads(warehouse, "gcp-bq")) == 3
@@ -278,12 +383,17 @@ def test_an_older_table_without_the_newer_columns(tmp_path: Path, bigquery_emula
     assert loaded_totals(warehouse, "gcp-bq") == expected_totals(rows) == expected_totals(FIRST_EXPORT)
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         storage = conn.execute(
-            "select ResourceId, ListCost, PublisherName, x_Credits from focus_line_items where ServiceName = 'Cloud Storage'"
+            "select ResourceId, ListCost, PublisherName, x_Credits from focus_line_items "
+            "where ServiceName = 'Cloud Storage'"
         ).fetchall()
-    assert storage == [(None, None, "Google", {"FREE_TIER credit": Decimal("-0.5"), "PROMOTION credit": Decimal("-0.1")})]
+    assert storage == [
+        (None, None, "Google", {"FREE_TIER credit": Decimal("-0.5"), "PROMOTION credit": Decimal("-0.1")})
+    ]
 
 
-def test_a_missing_table_fails_the_run_naming_it_and_keeps_what_was_loaded(tmp_path: Path, bigquery_emulator: str) -> None:
+def test_a_missing_table_fails_the_run_naming_it_and_keeps_what_was_loaded(
+    tmp_path: Path, bigquery_emulator: str
+) -> None:
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
     config = bigquery_config(tmp_path, table, bigquery_emulator)
@@ -304,7 +414,9 @@ def test_without_an_emulator_credentials_come_from_the_google_auth_chain(
 ) -> None:
     monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path))
-    with pytest.raises(SourceError, match="BigQuery table p.d.gcp_billing_export_v1_X: no Google credentials found"):
+    with pytest.raises(
+        SourceError, match=re.escape("BigQuery table p.d.gcp_billing_export_v1_X: no Google credentials found")
+    ):
         BigQueryBillingExport.connect("p.d.gcp_billing_export_v1_X")
 
 
@@ -319,7 +431,10 @@ def test_delivery_marks_and_columns_for_the_sensor_and_drift_check(tmp_path: Pat
         exported = datetime.fromisoformat(row["export_time"].removesuffix(" UTC"))
         newest[month] = max(newest.get(month, exported), exported)
     marks = reader.delivery_marks()
-    assert marks == {month: f"{moment.isoformat()} rows={expected_totals(FIRST_EXPORT)[f'{month:%Y-%m}'][0]}" for month, moment in newest.items()}
+    assert marks == {
+        month: f"{moment.isoformat()} rows={expected_totals(FIRST_EXPORT)[f'{month:%Y-%m}'][0]}"
+        for month, moment in newest.items()
+    }
 
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, LATE_EXPORT)
     later = reader_for(config.sources[0], config).delivery_marks()

@@ -16,10 +16,10 @@ import pytest
 
 from connectors.errors import SourceError
 from pipelines.ingest.aws_legacy_cur import parquet_column_name, scan_legacy
-from pipelines.orchestration.nightly import run_nightly
+from pipelines.nightly import run_nightly
+from tests.integration.test_focus_sample import as_money
 from tests.support import FIXTURES, write_config
 from tests.support.cur_exports import FolderSink, cur2_table, ingest, lines, period_totals, total, write_legacy_delivery
-from tests.integration.test_focus_sample import as_money
 
 SAMPLE = FIXTURES / "aws_legacy_cur_csv_anonymous_2023-11.csv"
 REPORT = "sample-report"
@@ -40,12 +40,16 @@ def lay_out_sample(root: Path, compression: str) -> Path:
             archive.writestr(f"{REPORT}-00001.csv", raw)
     with SAMPLE.open(newline="") as handle:
         headers = next(csv.reader(handle))
-    (folder / f"{REPORT}-Manifest.json").write_text(json.dumps({
-        "assemblyId": ASSEMBLY,
-        "columns": [{"category": h.split("/")[0], "name": h.split("/")[1], "type": "String"} for h in headers],
-        "reportKeys": [f"exports/cur/{REPORT}/20231101-20231201/{ASSEMBLY}/{name}"],
-        "billingPeriod": {"start": "20231101T000000.000Z", "end": "20231201T000000.000Z"},
-    }))
+    (folder / f"{REPORT}-Manifest.json").write_text(
+        json.dumps(
+            {
+                "assemblyId": ASSEMBLY,
+                "columns": [{"category": h.split("/")[0], "name": h.split("/")[1], "type": "String"} for h in headers],
+                "reportKeys": [f"exports/cur/{REPORT}/20231101-20231201/{ASSEMBLY}/{name}"],
+                "billingPeriod": {"start": "20231101T000000.000Z", "end": "20231201T000000.000Z"},
+            }
+        )
+    )
     return write_config(root, f"sources:\n  - {{name: aws-legacy, kind: aws_cur, uri: cur/{REPORT}}}\n")
 
 
@@ -73,7 +77,9 @@ def test_the_public_sample_loads_with_the_files_own_totals(tmp_path: Path) -> No
     assert expected_billed == Decimal("1.6823086974")
     assert loaded == [("aws_legacy_csv", 1281, 1281, expected_billed, expected_billed, expected_list)]
     assert categories == {"Usage": 1269, "Tax": 12}
-    assert regions == {k or None: v for k, v in Counter(r["product/regionCode"] or r["product/region"] for r in rows).items()}
+    assert regions == {
+        k or None: v for k, v in Counter(r["product/regionCode"] or r["product/region"] for r in rows).items()
+    }
     assert diffs == [(1281, 0, 0, 0, 0)]
 
 
@@ -107,11 +113,15 @@ def test_colliding_tag_keys_are_reported_and_kept_apart(tmp_path: Path) -> None:
         "resourceTags/user:Cost Center,resourceTags/user:cost-center\n"
         "1,2026-10-01T00:00:00Z,Usage,1.25,2026-10-02T00:00:00Z,2026-10-02T01:00:00Z,USD,1,research,platform\n"
     )
-    (folder / "r-Manifest.json").write_text(json.dumps({"assemblyId": "a1", "reportKeys": ["p/r/20261001-20261101/r-1.csv"]}))
+    (folder / "r-Manifest.json").write_text(
+        json.dumps({"assemblyId": "a1", "reportKeys": ["p/r/20261001-20261101/r-1.csv"]})
+    )
     config = write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: cur/r}\n")
     assert scan_legacy([folder / "r-1.csv"], "legacy_csv").warnings == (
-        "tag keys user:Cost Center, user:cost-center collide after snake-casing (user_cost_center); "
-        "each is kept as written in Tags, none merged",
+        (
+            "tag keys user:Cost Center, user:cost-center collide after snake-casing (user_cost_center); "
+            "each is kept as written in Tags, none merged"
+        ),
     )
     ingest(config, date(2026, 10, 1))
     with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
@@ -134,7 +144,8 @@ def test_overwrite_mode_in_a_local_folder_replaces_the_period(tmp_path: Path) ->
     with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
         # Two p5.48xlarge instance-hours (8 GPUs each), from the legacy product/instanceType column.
         assert conn.execute("select sum(x_GpuHours), any_value(x_InstanceType) from focus_line_items").fetchone() == (
-            Decimal(16), "p5.48xlarge",
+            Decimal(16),
+            "p5.48xlarge",
         )
 
 
@@ -190,7 +201,9 @@ def test_a_bad_value_names_the_file_column_and_value(tmp_path: Path, start: str,
         "lineItem/UsageStartDate,lineItem/UsageEndDate,lineItem/CurrencyCode,lineItem/UsageAccountId\n"
         f'1,2026-10-01T00:00:00Z,Usage,"{cost}",{start},2026-10-02T01:00:00Z,USD,1\n'
     )
-    (folder / "r-Manifest.json").write_text(json.dumps({"assemblyId": "a1", "reportKeys": ["p/r/20261001-20261101/r-1.csv"]}))
+    (folder / "r-Manifest.json").write_text(
+        json.dumps({"assemblyId": "a1", "reportKeys": ["p/r/20261001-20261101/r-1.csv"]})
+    )
     config = write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: cur/r}\n")
     with pytest.raises(SourceError, match=rf"{folder / 'r-1.csv'}: conversion .*{expected}"):
         ingest(config, date(2026, 10, 1))

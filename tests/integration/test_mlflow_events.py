@@ -1,15 +1,15 @@
 """Run events from MLflow: a real MLflow tracking store (SQLite under tmp_path) written with the
 MlflowClient, read back through `kind: run_events` with `mlflow:`, and priced by the waste step."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
 
-from connectors.training.mlflow_runs import mlflow_run_events
 from connectors.training.event_files import RunEventsError
+from connectors.training.mlflow_runs import mlflow_run_events
 from pipelines.attribution.allocate import allocate_period
 from pipelines.config import DEFAULT_DIMENSIONS, RunEventsSource, Waste, load_config
 from pipelines.warehouse.connection import connect, transaction
@@ -22,7 +22,7 @@ EXPERIMENT = "pretrain-1b"
 
 
 def millis(moment: datetime) -> int:
-    return int(moment.replace(tzinfo=timezone.utc).timestamp() * 1000)
+    return int(moment.replace(tzinfo=UTC).timestamp() * 1000)
 
 
 @pytest.fixture(scope="module")
@@ -34,14 +34,18 @@ def tracking_uri(tmp_path_factory: pytest.TempPathFactory) -> str:
     client = MlflowClient(tracking_uri=uri)
     experiment = client.create_experiment(EXPERIMENT)
     first = client.create_run(
-        experiment, start_time=millis(hours(5, 0)), run_name="llm-m-attempt-1",
+        experiment,
+        start_time=millis(hours(5, 0)),
+        run_name="llm-m-attempt-1",
         tags={"training_run": "llm-m", "gpus": "16", "config_hash": "cfg-7"},
     ).info.run_id
     client.log_metric(first, "checkpoint", 1, timestamp=millis(hours(5, 2)), step=200)
     client.log_metric(first, "loss", 2.5, timestamp=millis(hours(5, 3)), step=300)
     client.set_terminated(first, "FAILED", end_time=millis(datetime(2026, 10, 5, 3, 30)))
     second = client.create_run(
-        experiment, start_time=millis(hours(5, 4)), run_name="llm-m-attempt-2",
+        experiment,
+        start_time=millis(hours(5, 4)),
+        run_name="llm-m-attempt-2",
         tags={"training_run": "llm-m", "gpus": "8", "config_hash": "cfg-7"},
     ).info.run_id
     client.log_metric(second, "checkpoint", 1, timestamp=millis(hours(5, 6)), step=400)
@@ -71,12 +75,17 @@ def test_an_unknown_experiment_is_named(tracking_uri: str) -> None:
 
 def test_mlflow_events_price_the_recompute(tracking_uri: str, tmp_path: Path) -> None:
     """The configured source feeds run_events; the failure loses 02:00 → 03:30 on 16 GPUs."""
-    config = load_config(write_config(tmp_path, f"""\
+    config = load_config(
+        write_config(
+            tmp_path,
+            f"""\
 sources:
   - name: mlflow
     kind: run_events
     mlflow: {{tracking_uri: "{tracking_uri}", experiment_names: [{EXPERIMENT}]}}
-"""))
+""",
+        )
+    )
     (source,) = config.run_events_sources
     assert isinstance(source, RunEventsSource)
     conn = connect(tmp_path / "warehouse.duckdb")

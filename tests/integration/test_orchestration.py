@@ -3,7 +3,7 @@ real in-process materialization, and the warning checks on real deliveries."""
 
 import json
 import shutil
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -15,11 +15,11 @@ import pytest
 from pipelines.config import load_config
 from pipelines.definitions import build_asset_graph, build_definitions
 from pipelines.demo import write_demo
-from tests.support import REPO
-from pipelines.orchestration.nightly import run_nightly
+from pipelines.nightly import run_nightly
 from pipelines.orchestration.resources import RunLedgerResource
-from pipelines.orchestration.schedules import NIGHTLY_SCHEDULE
-from pipelines.orchestration.sensors import DELIVERY_SENSOR
+from pipelines.schedules import NIGHTLY_SCHEDULE
+from pipelines.sensors import DELIVERY_SENSOR
+from tests.support import REPO
 
 CUR_EXPORT = Path(".runledger/demo/aws/cur2-demo")
 GCP_EXPORT = Path(".runledger/demo/gcp")
@@ -39,8 +39,8 @@ def tick(defs: dg.Definitions, moment: datetime) -> list[dg.RunRequest]:
 @pytest.mark.parametrize(
     ("moment", "expected"),
     [
-        (datetime(2026, 11, 30, 6, 0, tzinfo=timezone.utc), ["2026-10-01", "2026-11-01"]),
-        (datetime(2026, 1, 1, 0, 5, tzinfo=timezone.utc), ["2025-12-01", "2026-01-01"]),
+        (datetime(2026, 11, 30, 6, 0, tzinfo=UTC), ["2026-10-01", "2026-11-01"]),
+        (datetime(2026, 1, 1, 0, 5, tzinfo=UTC), ["2025-12-01", "2026-01-01"]),
         # 23:30 on 31 October in Los Angeles is already 1 November in UTC, the billing clock.
         (datetime(2026, 10, 31, 23, 30, tzinfo=ZoneInfo("America/Los_Angeles")), ["2026-10-01", "2026-11-01"]),
         (datetime(2026, 3, 1, 0, 30, tzinfo=ZoneInfo("Europe/Berlin")), ["2026-01-01", "2026-02-01"]),
@@ -71,8 +71,7 @@ def sense(defs: dg.Definitions, cursor: str | None) -> tuple[list[dg.RunRequest]
 def requested(requests: list[dg.RunRequest]) -> list[tuple[str, list[str]]]:
     """(partition, raw loads requested) per run request."""
     return [
-        (r.partition_key, sorted(k.to_user_string() for k in r.asset_selection if k.path[0] == "raw"))
-        for r in requests
+        (r.partition_key, sorted(k.to_user_string() for k in r.asset_selection if k.path[0] == "raw")) for r in requests
     ]
 
 
@@ -93,11 +92,15 @@ def new_cur_delivery(root: Path, period: str, execution_id: str) -> None:
 def late_gcp_rows(root: Path, invoice_month: str, export_time: str) -> None:
     """A new export file with a copy of one row of `invoice_month`, exported later."""
     source = next(
-        line for file in sorted((root / GCP_EXPORT).glob("*.jsonl")) for line in file.read_text().splitlines()
+        line
+        for file in sorted((root / GCP_EXPORT).glob("*.jsonl"))
+        for line in file.read_text().splitlines()
         if f'"month":"{invoice_month}"' in line
     )
     row = json.loads(source) | {"export_time": export_time}
-    (root / GCP_EXPORT / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261130.jsonl").write_text(json.dumps(row) + "\n")
+    (root / GCP_EXPORT / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261130.jsonl").write_text(
+        json.dumps(row) + "\n"
+    )
 
 
 def test_the_sensor_requests_each_delivery_once(demo_config: Path) -> None:
@@ -110,7 +113,13 @@ def test_the_sensor_requests_each_delivery_once(demo_config: Path) -> None:
         ("2026-11-01", ["raw/aws_main", "raw/gcp_main"]),
     ]
     downstream = {k.to_user_string() for k in first[0].asset_selection if k.path[0] != "raw"}
-    assert {"focus_line_items", "cost_allocations", "reconciliation", "budget_variance", "post_mortem_reports"} <= downstream
+    assert {
+        "focus_line_items",
+        "cost_allocations",
+        "reconciliation",
+        "budget_variance",
+        "post_mortem_reports",
+    } <= downstream
 
     again, same_cursor = sense(defs, cursor)
     assert again == [] and json.loads(same_cursor) == json.loads(cursor)
@@ -166,9 +175,10 @@ def test_a_failing_reconciliation_stops_budget_variance_and_reports(demo_config:
     assert not result.success
     (evaluation,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "zero_differences"]
     assert not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR
-    assert [(f["source_name"], f["allocated_rows"], f["rows_focus_allocated_diff"]) for f in evaluation.metadata["failures"].value] == [
-        ("gcp-main", str(int(f["focus_rows"]) + 1), "-1") for f in evaluation.metadata["failures"].value
-    ]
+    assert [
+        (f["source_name"], f["allocated_rows"], f["rows_focus_allocated_diff"])
+        for f in evaluation.metadata["failures"].value
+    ] == [("gcp-main", str(int(f["focus_rows"]) + 1), "-1") for f in evaluation.metadata["failures"].value]
     assert {"run_costs", "unattributed_costs", "reconciliation"} <= materialized(result)
     assert not materialized(result) & {"budget_variance", "post_mortem_reports"}
     assert [event.step_key for event in result.get_step_failure_events()] == ["reconciliation"]
@@ -180,9 +190,7 @@ def test_a_failing_reconciliation_stops_budget_variance_and_reports(demo_config:
 def test_warning_checks_name_drift_and_offenders_without_failing_the_run(demo_config: Path) -> None:
     root = demo_config.parent
     late_file = root / GCP_EXPORT / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261130.jsonl"
-    row = json.loads(next(
-        line for line in sorted((root / GCP_EXPORT).glob("*.jsonl"))[-1].read_text().splitlines()
-    ))
+    row = json.loads(next(line for line in sorted((root / GCP_EXPORT).glob("*.jsonl"))[-1].read_text().splitlines()))
     late_file.write_text(json.dumps(row | {"carbon_footprint_kg": "0.12"}) + "\n")
     demo_config.write_text(
         demo_config.read_text() + "orchestration:\n  untagged_share_threshold: 0.3\n  freshness_max_age_hours: 0.5\n"
@@ -212,7 +220,8 @@ def test_warning_checks_name_drift_and_offenders_without_failing_the_run(demo_co
     assert not untagged.passed and untagged.severity == dg.AssetCheckSeverity.WARN
     with duckdb.connect(str(root / ".runledger/warehouse.duckdb"), read_only=True) as conn:
         (largest,) = conn.execute(
-            "select resource from unattributed_costs where billing_period = $p order by abs(effective_cost) desc limit 1",
+            "select resource from unattributed_costs where billing_period = $p "
+            "order by abs(effective_cost) desc limit 1",
             {"p": datetime.fromisoformat(period).date()},
         ).fetchone()
     offenders = untagged.metadata["top_offenders"].value.splitlines()

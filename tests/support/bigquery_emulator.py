@@ -15,11 +15,11 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.support import REPO
-
 import pytest
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import bigquery
+
+from tests.support import REPO
 
 EMULATOR_VENV = REPO / ".venv-bqemulator"
 PROJECT = "test-project"
@@ -43,7 +43,11 @@ DETAILED_EXPORT_SCHEMA = [
     _record("sku", _strings("id", "description")),
     bigquery.SchemaField("usage_start_time", "TIMESTAMP"),
     bigquery.SchemaField("usage_end_time", "TIMESTAMP"),
-    _record("project", _strings("id", "number", "name") + [_record("labels", KEY_VALUE, "REPEATED"), bigquery.SchemaField("ancestry_numbers", "STRING")]),
+    _record(
+        "project",
+        _strings("id", "number", "name")
+        + [_record("labels", KEY_VALUE, "REPEATED"), bigquery.SchemaField("ancestry_numbers", "STRING")],
+    ),
     _record("labels", KEY_VALUE, "REPEATED"),
     _record("system_labels", KEY_VALUE, "REPEATED"),
     _record("location", _strings("location", "country", "region", "zone")),
@@ -52,9 +56,20 @@ DETAILED_EXPORT_SCHEMA = [
     bigquery.SchemaField("cost", "FLOAT"),
     bigquery.SchemaField("currency", "STRING"),
     bigquery.SchemaField("currency_conversion_rate", "FLOAT"),
-    _record("usage", [bigquery.SchemaField("amount", "FLOAT"), bigquery.SchemaField("unit", "STRING"),
-                      bigquery.SchemaField("amount_in_pricing_units", "FLOAT"), bigquery.SchemaField("pricing_unit", "STRING")]),
-    _record("credits", _strings("name") + [bigquery.SchemaField("amount", "FLOAT")] + _strings("full_name", "id", "type"), "REPEATED"),
+    _record(
+        "usage",
+        [
+            bigquery.SchemaField("amount", "FLOAT"),
+            bigquery.SchemaField("unit", "STRING"),
+            bigquery.SchemaField("amount_in_pricing_units", "FLOAT"),
+            bigquery.SchemaField("pricing_unit", "STRING"),
+        ],
+    ),
+    _record(
+        "credits",
+        _strings("name") + [bigquery.SchemaField("amount", "FLOAT")] + _strings("full_name", "id", "type"),
+        "REPEATED",
+    ),
     _record("invoice", _strings("month")),
     bigquery.SchemaField("cost_type", "STRING"),
     _record("adjustment_info", _strings("id", "description", "mode", "type")),
@@ -66,7 +81,9 @@ DETAILED_EXPORT_SCHEMA = [
 # An older standard export table: no resource, adjustment_info, cost_at_list, seller_name,
 # transaction_type, and credits without type/id/full_name.
 OLD_STANDARD_EXPORT_SCHEMA = [
-    field if field.name != "credits" else _record("credits", _strings("name") + [bigquery.SchemaField("amount", "FLOAT")], "REPEATED")
+    field
+    if field.name != "credits"
+    else _record("credits", _strings("name") + [bigquery.SchemaField("amount", "FLOAT")], "REPEATED")
     for field in DETAILED_EXPORT_SCHEMA
     if field.name not in ("resource", "adjustment_info", "cost_at_list", "seller_name", "transaction_type")
 ]
@@ -86,7 +103,9 @@ def _duckdb_platform() -> str:
 def _home_with_spatial_extension(home: Path) -> Path:
     """A HOME whose DuckDB extension folder holds the spatial extension from the emulator's venv,
     so the emulator never downloads it (and the user's ~/.duckdb is left alone)."""
-    bundled = sorted(EMULATOR_VENV.glob("lib/python*/site-packages/duckdb_extension_spatial/extensions/v*/spatial.duckdb_extension"))
+    bundled = sorted(
+        EMULATOR_VENV.glob("lib/python*/site-packages/duckdb_extension_spatial/extensions/v*/spatial.duckdb_extension")
+    )
     if not bundled:
         pytest.fail(f"{EMULATOR_VENV}: duckdb-extension-spatial is missing; run `make {EMULATOR_VENV.name}/.installed`")
     target = home / ".duckdb" / "extensions" / bundled[0].parent.name / _duckdb_platform()
@@ -115,9 +134,24 @@ def bigquery_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
     url = f"http://127.0.0.1:{rest_port}"
     log = (folder / "emulator.log").open("wb")
     process = subprocess.Popen(
-        [str(executable), "start", "--rest-host", "127.0.0.1", "--rest-port", str(rest_port),
-         "--grpc-host", "127.0.0.1", "--grpc-port", str(grpc_port), "--project", PROJECT],
-        env={**os.environ, "HOME": str(home)}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            str(executable),
+            "start",
+            "--rest-host",
+            "127.0.0.1",
+            "--rest-port",
+            str(rest_port),
+            "--grpc-host",
+            "127.0.0.1",
+            "--grpc-port",
+            str(grpc_port),
+            "--project",
+            PROJECT,
+        ],
+        env={**os.environ, "HOME": str(home)},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         deadline = time.monotonic() + STARTUP_SECONDS

@@ -94,11 +94,26 @@ def _month_after(period: date) -> date:
 
 
 LEGACY_HEADERS = [
-    "identity/LineItemId", "identity/TimeInterval", "bill/PayerAccountId", "bill/BillingPeriodStartDate",
-    "bill/BillingPeriodEndDate", "lineItem/UsageAccountId", "lineItem/LineItemType", "lineItem/UsageStartDate",
-    "lineItem/UsageEndDate", "lineItem/ProductCode", "lineItem/UsageType", "lineItem/ResourceId",
-    "lineItem/UsageAmount", "lineItem/CurrencyCode", "lineItem/UnblendedCost", "product/ProductName",
-    "product/region", "product/instanceType", "pricing/term", "resourceTags/user:training_run",
+    "identity/LineItemId",
+    "identity/TimeInterval",
+    "bill/PayerAccountId",
+    "bill/BillingPeriodStartDate",
+    "bill/BillingPeriodEndDate",
+    "lineItem/UsageAccountId",
+    "lineItem/LineItemType",
+    "lineItem/UsageStartDate",
+    "lineItem/UsageEndDate",
+    "lineItem/ProductCode",
+    "lineItem/UsageType",
+    "lineItem/ResourceId",
+    "lineItem/UsageAmount",
+    "lineItem/CurrencyCode",
+    "lineItem/UnblendedCost",
+    "product/ProductName",
+    "product/region",
+    "product/instanceType",
+    "pricing/term",
+    "resourceTags/user:training_run",
 ]
 
 
@@ -109,13 +124,30 @@ def legacy_csv(items: list[Line], compression: str = "gz") -> bytes:
     writer.writerow(LEGACY_HEADERS)
     for line in items:
         end = _month_after(line.period)
-        writer.writerow([
-            line.line_id, f"{line.start:%Y-%m-%dT%H:%M:%SZ}/{line.end:%Y-%m-%dT%H:%M:%SZ}", "111122223333",
-            f"{line.period:%Y-%m-%d}T00:00:00.000Z", f"{end:%Y-%m-%d}T00:00:00.000Z", "111122223333",
-            line.line_type, f"{line.start:%Y-%m-%dT%H:%M:%S}.000Z", f"{line.end:%Y-%m-%dT%H:%M:%S}.000Z",
-            "AmazonEC2", "USE1-BoxUsage:p5.48xlarge", line.resource_id, "1.0", "USD", line.cost,
-            "Amazon Elastic Compute Cloud", "us-east-1", "p5.48xlarge", "OnDemand", line.training_run,
-        ])
+        writer.writerow(
+            [
+                line.line_id,
+                f"{line.start:%Y-%m-%dT%H:%M:%SZ}/{line.end:%Y-%m-%dT%H:%M:%SZ}",
+                "111122223333",
+                f"{line.period:%Y-%m-%d}T00:00:00.000Z",
+                f"{end:%Y-%m-%d}T00:00:00.000Z",
+                "111122223333",
+                line.line_type,
+                f"{line.start:%Y-%m-%dT%H:%M:%S}.000Z",
+                f"{line.end:%Y-%m-%dT%H:%M:%S}.000Z",
+                "AmazonEC2",
+                "USE1-BoxUsage:p5.48xlarge",
+                line.resource_id,
+                "1.0",
+                "USD",
+                line.cost,
+                "Amazon Elastic Compute Cloud",
+                "us-east-1",
+                "p5.48xlarge",
+                "OnDemand",
+                line.training_run,
+            ]
+        )
     raw = text.getvalue().encode()
     if compression == "gz":
         return gzip.compress(raw, mtime=0)
@@ -127,24 +159,35 @@ def legacy_csv(items: list[Line], compression: str = "gz") -> bytes:
 
 def legacy_manifest(report: str, period: date, assembly: str, keys: list[str], bucket: str) -> bytes:
     end = _month_after(period)
-    return json.dumps({
-        "assemblyId": assembly,
-        "account": "111122223333",
-        "columns": [{"category": h.split("/")[0], "name": h.split("/")[1], "type": "String"} for h in LEGACY_HEADERS],
-        "charset": "UTF-8",
-        "compression": "GZIP",
-        "contentType": "text/csv",
-        "reportName": report,
-        "billingPeriod": {"start": f"{period:%Y%m%d}T000000.000Z", "end": f"{end:%Y%m%d}T000000.000Z"},
-        "bucket": bucket,
-        "reportKeys": keys,
-        "additionalArtifactKeys": [],
-    }).encode()
+    return json.dumps(
+        {
+            "assemblyId": assembly,
+            "account": "111122223333",
+            "columns": [
+                {"category": h.split("/")[0], "name": h.split("/")[1], "type": "String"} for h in LEGACY_HEADERS
+            ],
+            "charset": "UTF-8",
+            "compression": "GZIP",
+            "contentType": "text/csv",
+            "reportName": report,
+            "billingPeriod": {"start": f"{period:%Y%m%d}T000000.000Z", "end": f"{end:%Y%m%d}T000000.000Z"},
+            "bucket": bucket,
+            "reportKeys": keys,
+            "additionalArtifactKeys": [],
+        }
+    ).encode()
 
 
 def write_legacy_delivery(
-    sink: Sink, prefix: str, report: str, period: date, assembly: str | None, files: list[list[Line]],
-    *, bucket: str = "billing", compression: str = "gz",
+    sink: Sink,
+    prefix: str,
+    report: str,
+    period: date,
+    assembly: str | None,
+    files: list[list[Line]],
+    *,
+    bucket: str = "billing",
+    compression: str = "gz",
 ) -> list[str]:
     """A legacy CUR CSV delivery: CREATE_NEW (`assembly` folder) or OVERWRITE (`assembly=None`),
     with the period-level manifest naming its report keys (bucket keys, prefix included)."""
@@ -203,8 +246,15 @@ def parquet_bytes(table: pa.Table) -> bytes:
 
 
 def write_cur2_delivery(
-    sink: Sink, prefix: str, export: str, period: date, execution: str, files: list[list[Line]],
-    *, bucket: str = "billing", manifest_extra_files: tuple[str, ...] = (),
+    sink: Sink,
+    prefix: str,
+    export: str,
+    period: date,
+    execution: str,
+    files: list[list[Line]],
+    *,
+    bucket: str = "billing",
+    manifest_extra_files: tuple[str, ...] = (),
 ) -> list[str]:
     """A CUR 2.0 create-new execution: its data files and the period's manifest naming them."""
     partition = f"BILLING_PERIOD={period:%Y-%m}"
@@ -213,12 +263,17 @@ def write_cur2_delivery(
     for key, items in zip(keys, files):
         sink.put(key, parquet_bytes(cur2_table(items)))
     columns = [{"name": n, "type": "string"} for n in cur2_table(files[0]).column_names]
-    sink.put(f"{prefix}/{export}/metadata/{partition}/{export}-Manifest.json", json.dumps({
-        "executionId": execution,
-        "exportArn": f"arn:aws:bcm-data-exports:us-east-1:111122223333:export/{export}",
-        "columns": columns,
-        "dataFiles": [f"s3://{bucket}/{key}" for key in keys + list(manifest_extra_files)],
-    }).encode())
+    sink.put(
+        f"{prefix}/{export}/metadata/{partition}/{export}-Manifest.json",
+        json.dumps(
+            {
+                "executionId": execution,
+                "exportArn": f"arn:aws:bcm-data-exports:us-east-1:111122223333:export/{export}",
+                "columns": columns,
+                "dataFiles": [f"s3://{bucket}/{key}" for key in keys + list(manifest_extra_files)],
+            }
+        ).encode(),
+    )
     return keys
 
 
@@ -260,6 +315,7 @@ def period_totals(warehouse: Path) -> dict[str, tuple[int, Decimal]]:
 
     with duckdb.connect(str(warehouse), read_only=True) as conn:
         rows = conn.execute(
-            "select strftime(BillingPeriodStart, '%Y-%m'), count(*), sum(BilledCost) from focus_line_items group by 1 order by 1"
+            "select strftime(BillingPeriodStart, '%Y-%m'), count(*), sum(BilledCost) "
+            "from focus_line_items group by 1 order by 1"
         ).fetchall()
     return {period: (count, billed) for period, count, billed in rows}

@@ -2,7 +2,6 @@
 
 from datetime import date, datetime
 from decimal import Decimal
-from pathlib import Path
 
 import duckdb
 import pytest
@@ -11,12 +10,14 @@ from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
 from pipelines.config import DEFAULT_DIMENSIONS
 from pipelines.ingest.load import ConservationError
-from pipelines.warehouse.connection import connect, transaction
+from pipelines.warehouse.connection import transaction
 
 PERIOD = date(2026, 10, 1)
 
 
-def add_line(conn: duckdb.DuckDBPyConnection, key: str, tags: dict[str, str], billed: str, effective: str, **extra: object) -> None:
+def add_line(
+    conn: duckdb.DuckDBPyConnection, key: str, tags: dict[str, str], billed: str, effective: str, **extra: object
+) -> None:
     values = {
         "x_LineItemKey": key,
         "x_SourceName": "aws-main",
@@ -45,20 +46,6 @@ def add_line(conn: duckdb.DuckDBPyConnection, key: str, tags: dict[str, str], bi
     )
 
 
-@pytest.fixture
-def warehouse(tmp_path: Path) -> duckdb.DuckDBPyConnection:
-    conn = connect(tmp_path / "warehouse.duckdb")
-    with transaction(conn):
-        replace_run_registry(
-            conn,
-            [
-                RegisteredRun(id="llm-7b-pt-r1", experiment="scaling-7b", dataset_version="fineweb-edu-v3.2", owner="alice"),
-                RegisteredRun(id="llm-13b-ft-r2", experiment="ft-13b", dataset_version="sft-mix-v7", owner="bob"),
-            ],
-        )
-    return conn
-
-
 def allocations(conn: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     rows = conn.execute(
         "select x_LineItemKey, training_run, experiment, dataset_version, owner, allocation_method, allocation_rule, "
@@ -67,7 +54,9 @@ def allocations(conn: duckdb.DuckDBPyConnection) -> dict[str, tuple]:
     return {row[0]: row[1:] for row in rows}
 
 
-def test_tag_keys_match_case_insensitively_with_separators_and_user_prefix(warehouse: duckdb.DuckDBPyConnection) -> None:
+def test_tag_keys_match_case_insensitively_with_separators_and_user_prefix(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
     add_line(warehouse, "a", {"user_training_run": "llm-7b-pt-r1"}, "10.5", "7.25")
     add_line(warehouse, "b", {"user:Training-Run": "llm-13b-ft-r2", "user:team": "platform"}, "3", "3")
     add_line(warehouse, "c", {"TrainingRun": " llm-7b-pt-r1 ", "Owner": "dave"}, "1", "1")
@@ -75,7 +64,14 @@ def test_tag_keys_match_case_insensitively_with_separators_and_user_prefix(wareh
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
 
     result = allocations(warehouse)
-    assert result["a"][:6] == ("llm-7b-pt-r1", "scaling-7b", "fineweb-edu-v3.2", "alice", "tag", "tag user_training_run")
+    assert result["a"][:6] == (
+        "llm-7b-pt-r1",
+        "scaling-7b",
+        "fineweb-edu-v3.2",
+        "alice",
+        "tag",
+        "tag user_training_run",
+    )
     # the line's own owner tag wins over the registry; the registry fills the rest
     assert result["b"][:5] == ("llm-13b-ft-r2", "ft-13b", "sft-mix-v7", "platform", "tag")
     assert result["c"][0] == "llm-7b-pt-r1" and result["c"][3] == "dave"
@@ -93,7 +89,13 @@ def test_first_configured_alias_wins(warehouse: duckdb.DuckDBPyConnection) -> No
 
 
 def test_two_spellings_of_one_key_the_first_as_written_with_a_value_wins(warehouse: duckdb.DuckDBPyConnection) -> None:
-    add_line(warehouse, "a", {"training_run": "llm-13b-ft-r2", "Training_Run": "llm-7b-pt-r1", "owner": "erin", "Owner": "dave"}, "2", "2")
+    add_line(
+        warehouse,
+        "a",
+        {"training_run": "llm-13b-ft-r2", "Training_Run": "llm-7b-pt-r1", "owner": "erin", "Owner": "dave"},
+        "2",
+        "2",
+    )
     add_line(warehouse, "b", {"training_run": "llm-13b-ft-r2", "Training_Run": " ", "Owner": "dave"}, "3", "3")
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
 
@@ -130,7 +132,9 @@ def test_conservation_check_counts_unbalanced_lines(warehouse: duckdb.DuckDBPyCo
     assert (check["line_items"], check["unbalanced_line_items"]) == (2, 0)
     assert check["allocated_billed_cost"] == check["focus_billed_cost"] == Decimal("12.5")
 
-    warehouse.execute("update cost_allocations set effective_cost = effective_cost + 0.0000000001 where x_LineItemKey = 'b'")
+    warehouse.execute(
+        "update cost_allocations set effective_cost = effective_cost + 0.0000000001 where x_LineItemKey = 'b'"
+    )
     (check,) = check_period(warehouse, PERIOD)
     assert check["unbalanced_line_items"] == 1
 
@@ -141,14 +145,19 @@ def test_allocations_that_do_not_balance_are_rolled_back(warehouse: duckdb.DuckD
     add_line(warehouse, "a", {"training_run": "llm-7b-pt-r1"}, "10", "8")
     add_line(warehouse, "b", {}, "2.5", "2.5")
     checks = allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
-    assert [(c["line_items"], c["unbalanced_line_items"], c["allocated_billed_cost"]) for c in checks] == [(2, 0, Decimal("12.5"))]
+    assert [(c["line_items"], c["unbalanced_line_items"], c["allocated_billed_cost"]) for c in checks] == [
+        (2, 0, Decimal("12.5"))
+    ]
     before = allocations(warehouse)
 
     add_line(warehouse, "b", {"training_run": "llm-13b-ft-r2"}, "4", "4")
     with pytest.raises(ConservationError, match=r"billing period 2026-10: source aws-main \(USD\): 2 of 3 line items"):
         allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
     assert allocations(warehouse) == before
-    assert warehouse.execute("select count(*), sum(billed_cost) from cost_allocations").fetchone() == (2, Decimal("12.5"))
+    assert warehouse.execute("select count(*), sum(billed_cost) from cost_allocations").fetchone() == (
+        2,
+        Decimal("12.5"),
+    )
 
 
 def test_reallocating_a_period_replaces_it(warehouse: duckdb.DuckDBPyConnection) -> None:
@@ -165,8 +174,8 @@ def register(conn: duckdb.DuckDBPyConnection, *runs: RegisteredRun) -> None:
 
 def parts(conn: duckdb.DuckDBPyConnection, key: str) -> list[tuple]:
     return conn.execute(
-        "select training_run, allocation_method, allocation_rule, allocation_ratio, billed_cost, effective_cost, gpu_hours "
-        "from cost_allocations where x_LineItemKey = $key order by training_run nulls last",
+        "select training_run, allocation_method, allocation_rule, allocation_ratio, billed_cost, effective_cost, "
+        "gpu_hours from cost_allocations where x_LineItemKey = $key order by training_run nulls last",
         {"key": key},
     ).fetchall()
 
@@ -175,13 +184,25 @@ def test_registry_attributes_untagged_resources_within_the_window(warehouse: duc
     register(
         warehouse,
         RegisteredRun(
-            id="llm-7b-pt-r1", owner="alice", experiment="scaling-7b",
-            start=datetime(2026, 10, 3), end=datetime(2026, 10, 10), resources=["i-0a1*", "ckpt-7b"],
+            id="llm-7b-pt-r1",
+            owner="alice",
+            experiment="scaling-7b",
+            start=datetime(2026, 10, 3),
+            end=datetime(2026, 10, 10),
+            resources=["i-0a1*", "ckpt-7b"],
         ),
     )
     add_line(warehouse, "in", {}, "36.5", "29.2", ResourceId="i-0a1b2c")
-    add_line(warehouse, "late", {}, "36.5", "29.2", ResourceId="i-0a1b2c",
-             ChargePeriodStart=datetime(2026, 10, 12), ChargePeriodEnd=datetime(2026, 10, 12, 1))
+    add_line(
+        warehouse,
+        "late",
+        {},
+        "36.5",
+        "29.2",
+        ResourceId="i-0a1b2c",
+        ChargePeriodStart=datetime(2026, 10, 12),
+        ChargePeriodEnd=datetime(2026, 10, 12, 1),
+    )
     add_line(warehouse, "other", {}, "5", "5", ResourceId="i-0ffff")
     add_line(warehouse, "tagged", {"training_run": "llm-13b-ft-r2"}, "7", "7", ResourceId="i-0a1b2c")
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
@@ -199,8 +220,16 @@ def test_registry_attributes_untagged_resources_within_the_window(warehouse: duc
 def test_a_line_across_the_window_edge_is_split_by_overlap(warehouse: duckdb.DuckDBPyConnection) -> None:
     register(warehouse, RegisteredRun(id="r1", end=datetime(2026, 10, 5, 18), resources=["vol-*"]))
     # a daily line of 100.00 whose last 6 hours fall outside the window
-    add_line(warehouse, "day", {}, "100", "99.99", ResourceId="vol-1",
-             ChargePeriodStart=datetime(2026, 10, 5), ChargePeriodEnd=datetime(2026, 10, 6))
+    add_line(
+        warehouse,
+        "day",
+        {},
+        "100",
+        "99.99",
+        ResourceId="vol-1",
+        ChargePeriodStart=datetime(2026, 10, 5),
+        ChargePeriodEnd=datetime(2026, 10, 6),
+    )
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
     assert parts(warehouse, "day") == [
         ("r1", "registry", "registry vol-*", Decimal("0.75"), Decimal(75), Decimal("74.9925"), Decimal(6)),

@@ -24,14 +24,20 @@ SERVICES = ["Amazon Elastic Compute Cloud", "AWS Support (Business)", "Amazon Si
 PATTERNS = ["i-1*", "i-?", "i-2", "*", "bucket-?", "arn:aws:s3:::*", "vol-[0-9]"]
 TAG_KEYS = ["training_run", "user:Training-Run", "run_id", "owner", "team", "experiment"]
 
-amounts = st.decimals(min_value=Decimal(-10**6), max_value=Decimal(10**6), places=10, allow_nan=False, allow_infinity=False)
+amounts = st.decimals(
+    min_value=Decimal(-(10**6)), max_value=Decimal(10**6), places=10, allow_nan=False, allow_infinity=False
+)
 moments = st.integers(min_value=-3 * 24, max_value=33 * 24).map(lambda hours: OCTOBER + timedelta(hours=hours))
 
 
 @st.composite
 def line_items(draw: st.DrawFn) -> dict:
     start = draw(moments)
-    duration = draw(st.sampled_from([None, timedelta(0), timedelta(seconds=1), timedelta(hours=1), timedelta(days=1), timedelta(days=9)]))
+    duration = draw(
+        st.sampled_from(
+            [None, timedelta(0), timedelta(seconds=1), timedelta(hours=1), timedelta(days=1), timedelta(days=9)]
+        )
+    )
     return {
         "tags": draw(st.dictionaries(st.sampled_from(TAG_KEYS), st.sampled_from(RUNS + [" ", "alice"]), max_size=3)),
         "billed": draw(amounts),
@@ -139,8 +145,8 @@ def test_every_line_is_allocated_to_the_last_decimal(
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS, rules)
 
     rows = warehouse.execute(
-        "select x_LineItemKey, training_run, allocation_method, allocation_ratio, billed_cost, effective_cost, gpu_hours "
-        "from cost_allocations"
+        "select x_LineItemKey, training_run, allocation_method, allocation_ratio, billed_cost, effective_cost, "
+        "gpu_hours from cost_allocations"
     ).fetchall()
     sums: dict[str, list[Decimal]] = defaultdict(lambda: [Decimal(0)] * 4)
     for key, run, method, *values in rows:
@@ -150,6 +156,8 @@ def test_every_line_is_allocated_to_the_last_decimal(
         sums[key] = [total + value for total, value in zip(sums[key], values)]
     for method in sorted({row[2] for row in rows}):
         event(f"allocation method {method}")  # shown by --hypothesis-show-statistics
-    expected = {f"line-{i}": [Decimal(1), line["billed"], line["effective"], line["x_GpuHours"]] for i, line in enumerate(lines)}
+    expected = {
+        f"line-{i}": [Decimal(1), line["billed"], line["effective"], line["x_GpuHours"]] for i, line in enumerate(lines)
+    }
     assert dict(sums) == expected
     assert all(check["unbalanced_line_items"] == 0 for check in check_period(warehouse, PERIOD))

@@ -15,12 +15,19 @@ from pipelines.config import DEFAULT_DIMENSIONS, SHARED_MATCH_COLUMNS, SharedRul
 from pipelines.ingest.load import replace_period
 from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.sources import GcpExportFilesReader
-from tests.unit.test_attribution import PERIOD, add_line, parts, register, warehouse  # noqa: F401 - the fixture
+from tests.unit.test_attribution import PERIOD, add_line, parts, register
 
-GCP = {"ProviderName": "Google Cloud", "x_SourceName": "gcp-main", "x_SourceFormat": "gcp_billing", "SubAccountId": "ml-research"}
+GCP = {
+    "ProviderName": "Google Cloud",
+    "x_SourceName": "gcp-main",
+    "x_SourceFormat": "gcp_billing",
+    "SubAccountId": "ml-research",
+}
 
 
-def snapshot(conn: duckdb.DuckDBPyConnection, arn: str, taken: datetime, tags: dict[str, str], source: str = "aws-tags") -> None:
+def snapshot(
+    conn: duckdb.DuckDBPyConnection, arn: str, taken: datetime, tags: dict[str, str], source: str = "aws-tags"
+) -> None:
     conn.execute(
         "insert into resource_tag_snapshots values ($source, $taken, 'us-east-1', $arn, normalize_resource_id($arn), "
         "map($keys::varchar[], $values::varchar[]))",
@@ -34,7 +41,9 @@ def allocate(conn: duckdb.DuckDBPyConnection, *rules: SharedRule) -> None:
 
 
 def rule(name: str, split: str, weights: dict[str, str] | None = None, **match: str) -> SharedRule:
-    return SharedRule(name=name, match=match, split=split, weights={k: Decimal(v) for k, v in (weights or {}).items()} or None)
+    return SharedRule(
+        name=name, match=match, split=split, weights={k: Decimal(v) for k, v in (weights or {}).items()} or None
+    )
 
 
 def amounts(conn: duckdb.DuckDBPyConnection, key: str) -> dict[str | None, tuple]:
@@ -54,14 +63,20 @@ def dimensions(conn: duckdb.DuckDBPyConnection, key: str) -> dict[str | None, tu
 
 
 def test_alias_keys_on_aws_and_gcp_lines(warehouse: duckdb.DuckDBPyConnection) -> None:
-    add_line(warehouse, "aws", {"user:Training-Run": "llm-7b-pt-r1", "user:dataset": "fineweb-edu-v3.3"}, "12.34", "11.11")
+    add_line(
+        warehouse, "aws", {"user:Training-Run": "llm-7b-pt-r1", "user:dataset": "fineweb-edu-v3.3"}, "12.34", "11.11"
+    )
     add_line(warehouse, "gcp", {"training-run": "llm-13b-ft-r2", "team": "research"}, "0.505776", "0.405776", **GCP)
     add_line(warehouse, "gcp-run-id", {"Run ID": "llm-13b-ft-r2"}, "2", "2", **GCP)
     allocate(warehouse)
 
-    assert amounts(warehouse, "aws") == {"llm-7b-pt-r1": ("tag", "tag user:Training-Run", 1, Decimal("12.34"), Decimal("11.11"))}
+    assert amounts(warehouse, "aws") == {
+        "llm-7b-pt-r1": ("tag", "tag user:Training-Run", 1, Decimal("12.34"), Decimal("11.11"))
+    }
     assert dimensions(warehouse, "aws") == {"llm-7b-pt-r1": ("scaling-7b", "fineweb-edu-v3.3", "alice")}
-    assert amounts(warehouse, "gcp") == {"llm-13b-ft-r2": ("tag", "tag training-run", 1, Decimal("0.505776"), Decimal("0.405776"))}
+    assert amounts(warehouse, "gcp") == {
+        "llm-13b-ft-r2": ("tag", "tag training-run", 1, Decimal("0.505776"), Decimal("0.405776"))
+    }
     assert dimensions(warehouse, "gcp") == {"llm-13b-ft-r2": ("ft-13b", "sft-mix-v7", "research")}
     assert amounts(warehouse, "gcp-run-id")["llm-13b-ft-r2"][:2] == ("tag", "tag Run ID")
 
@@ -77,12 +92,23 @@ def gcp_row(cost: str, labels: list[dict], project_labels: list[dict], resource:
         "labels": labels,
         "system_labels": [],
         "location": {"location": "us-central1-a", "country": "US", "region": "us-central1", "zone": "us-central1-a"},
-        "resource": {"name": resource, "global_name": f"//compute.googleapis.com/projects/ml-research/zones/us-central1-a/instances/{resource}"},
+        "resource": {
+            "name": resource,
+            "global_name": f"//compute.googleapis.com/projects/ml-research/zones/us-central1-a/instances/{resource}",
+        },
         "export_time": "2026-10-05 12:05:10.924796 UTC",
         "cost": cost,
         "currency": "USD",
         "usage": {"amount": "3600", "unit": "seconds", "amount_in_pricing_units": "1", "pricing_unit": "hour"},
-        "credits": [{"name": "Sustained use", "amount": "-0.25", "full_name": None, "id": "x", "type": "SUSTAINED_USAGE_DISCOUNT"}],
+        "credits": [
+            {
+                "name": "Sustained use",
+                "amount": "-0.25",
+                "full_name": None,
+                "id": "x",
+                "type": "SUSTAINED_USAGE_DISCOUNT",
+            }
+        ],
         "invoice": {"month": "202610"},
         "cost_type": "regular",
         "cost_at_list": cost,
@@ -90,7 +116,9 @@ def gcp_row(cost: str, labels: list[dict], project_labels: list[dict], resource:
     }
 
 
-def test_project_labels_attribute_gcp_lines_through_ingest(warehouse: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
+def test_project_labels_attribute_gcp_lines_through_ingest(
+    warehouse: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
     project = [{"key": "training-run", "value": "llm-3b-pt-gcp"}, {"key": "team", "value": "research"}]
     rows = [
         gcp_row("10.00", [], project, "node-1"),  # the project's label is the only one
@@ -124,7 +152,11 @@ def test_a_snapshot_only_tagged_resource_is_attributed_by_its_snapshot(warehouse
 
     assert amounts(warehouse, "line") == {
         "llm-7b-pt-r1": (
-            "resource_tags", "resource_tags TrainingRun (snapshot 2026-10-01T00:00:00Z)", 1, Decimal("98.7654321"), Decimal("87.6543219")
+            "resource_tags",
+            "resource_tags TrainingRun (snapshot 2026-10-01T00:00:00Z)",
+            1,
+            Decimal("98.7654321"),
+            Decimal("87.6543219"),
         )
     }
     # own tag (owner), then the snapshot (dataset), then the registry (experiment)
@@ -138,16 +170,30 @@ def test_the_snapshot_valid_at_the_charge_time_applies(warehouse: duckdb.DuckDBP
     snapshot(warehouse, bucket, datetime(2026, 10, 25), {"Name": "retagged to nobody"})
     for key, day in (("before-any", 5), ("first", 15), ("at-second", 19), ("second", 22), ("untagged-later", 27)):
         # daily lines: [day, day + 1)
-        add_line(warehouse, key, {}, "1", "1", ResourceId="ckpt-shared",
-                 ChargePeriodStart=datetime(2026, 10, day), ChargePeriodEnd=datetime(2026, 10, day + 1))
+        add_line(
+            warehouse,
+            key,
+            {},
+            "1",
+            "1",
+            ResourceId="ckpt-shared",
+            ChargePeriodStart=datetime(2026, 10, day),
+            ChargePeriodEnd=datetime(2026, 10, day + 1),
+        )
     allocate(warehouse)
 
-    runs = {key: next(iter(amounts(warehouse, key).items())) for key in ("before-any", "first", "at-second", "second", "untagged-later")}
+    runs = {
+        key: next(iter(amounts(warehouse, key).items()))
+        for key in ("before-any", "first", "at-second", "second", "untagged-later")
+    }
     # no snapshot at or before Oct 6: the earliest one after it (Oct 10)
     assert runs["before-any"][0] == "llm-7b-pt-r1"
     assert runs["first"][0] == "llm-7b-pt-r1"
     # the line ends at Oct 20 00:00, the moment the second snapshot was taken: that one applies
-    assert runs["at-second"] == ("llm-13b-ft-r2", ("resource_tags", "resource_tags training_run (snapshot 2026-10-20T00:00:00Z)", 1, Decimal(1), Decimal(1)))
+    assert runs["at-second"] == (
+        "llm-13b-ft-r2",
+        ("resource_tags", "resource_tags training_run (snapshot 2026-10-20T00:00:00Z)", 1, Decimal(1), Decimal(1)),
+    )
     assert runs["second"][0] == "llm-13b-ft-r2"
     assert runs["untagged-later"] == (None, ("unattributed", None, 1, Decimal(1), Decimal(1)))
 
@@ -158,8 +204,12 @@ def test_own_tags_come_before_snapshots_and_snapshots_before_the_registry(wareho
         RegisteredRun(id="llm-7b-pt-r1", owner="alice", experiment="scaling-7b", resources=["i-0both"]),
         RegisteredRun(id="llm-13b-ft-r2", owner="bob", experiment="ft-13b"),
     )
-    snapshot(warehouse, "arn:aws:ec2:us-east-1:111122223333:instance/i-0both", datetime(2026, 10, 1),
-             {"training_run": "llm-13b-ft-r2", "owner": "bob-from-snapshot"})
+    snapshot(
+        warehouse,
+        "arn:aws:ec2:us-east-1:111122223333:instance/i-0both",
+        datetime(2026, 10, 1),
+        {"training_run": "llm-13b-ft-r2", "owner": "bob-from-snapshot"},
+    )
     add_line(warehouse, "tagged", {"training_run": "llm-7b-pt-r1"}, "3", "3", ResourceId="i-0both")
     add_line(warehouse, "untagged", {}, "5", "5", ResourceId="i-0both")
     allocate(warehouse)
@@ -171,10 +221,24 @@ def test_own_tags_come_before_snapshots_and_snapshots_before_the_registry(wareho
     assert dimensions(warehouse, "untagged") == {"llm-13b-ft-r2": ("ft-13b", None, "bob-from-snapshot")}
 
 
-def test_two_tag_sources_listing_one_resource_at_one_moment_pick_the_first_source(warehouse: duckdb.DuckDBPyConnection) -> None:
+def test_two_tag_sources_listing_one_resource_at_one_moment_pick_the_first_source(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
     taken = datetime(2026, 10, 1)
-    snapshot(warehouse, "arn:aws:ec2:us-east-1:111122223333:instance/i-0dup", taken, {"training_run": "from-b"}, source="b-tags")
-    snapshot(warehouse, "arn:aws:ec2:us-east-1:111122223333:instance/i-0dup", taken, {"training_run": "from-a"}, source="a-tags")
+    snapshot(
+        warehouse,
+        "arn:aws:ec2:us-east-1:111122223333:instance/i-0dup",
+        taken,
+        {"training_run": "from-b"},
+        source="b-tags",
+    )
+    snapshot(
+        warehouse,
+        "arn:aws:ec2:us-east-1:111122223333:instance/i-0dup",
+        taken,
+        {"training_run": "from-a"},
+        source="a-tags",
+    )
     add_line(warehouse, "line", {}, "1", "1", ResourceId="i-0dup")
     allocate(warehouse)
     assert list(amounts(warehouse, "line")) == ["from-a"]
@@ -193,10 +257,24 @@ def test_a_shared_eval_node_is_split_two_to_one_by_weight(warehouse: duckdb.Duck
     allocate(warehouse)
     # 32.77 × 2/3 = 21.8466666666 r.67 → +1 unit; × 1/3 = 10.9233333333 r.33
     assert parts(warehouse, "eval") == [
-        ("llm-13b-ft-r2", "registry", "registry i-0eval01", Decimal("0.3333333333"), Decimal("10.9233333333"),
-         Decimal("8.1933333333"), Decimal("2.6666666667")),
-        ("llm-7b-pt-r1", "registry", "registry i-0eval*", Decimal("0.6666666667"), Decimal("21.8466666667"),
-         Decimal("16.3866666667"), Decimal("5.3333333333")),
+        (
+            "llm-13b-ft-r2",
+            "registry",
+            "registry i-0eval01",
+            Decimal("0.3333333333"),
+            Decimal("10.9233333333"),
+            Decimal("8.1933333333"),
+            Decimal("2.6666666667"),
+        ),
+        (
+            "llm-7b-pt-r1",
+            "registry",
+            "registry i-0eval*",
+            Decimal("0.6666666667"),
+            Decimal("21.8466666667"),
+            Decimal("16.3866666667"),
+            Decimal("5.3333333333"),
+        ),
     ]
 
 
@@ -205,21 +283,43 @@ def test_the_idle_tail_after_a_run_window_stays_unattributed_even_under_a_matchi
 ) -> None:
     register(
         warehouse,
-        RegisteredRun(id="llm-7b-pt-r1", start=datetime(2026, 10, 3), end=datetime(2026, 10, 5, 4, 30), resources=["i-0a1*"]),
+        RegisteredRun(
+            id="llm-7b-pt-r1", start=datetime(2026, 10, 3), end=datetime(2026, 10, 5, 4, 30), resources=["i-0a1*"]
+        ),
     )
     add_line(warehouse, "during", {}, "40", "40", ResourceId="i-0a1b")
-    add_line(warehouse, "edge", {}, "40", "40", ResourceId="i-0a1b",
-             ChargePeriodStart=datetime(2026, 10, 5, 4), ChargePeriodEnd=datetime(2026, 10, 5, 5))
-    add_line(warehouse, "tail", {}, "40", "40", ResourceId="i-0a1b",
-             ChargePeriodStart=datetime(2026, 10, 5, 5), ChargePeriodEnd=datetime(2026, 10, 5, 6))
+    add_line(
+        warehouse,
+        "edge",
+        {},
+        "40",
+        "40",
+        ResourceId="i-0a1b",
+        ChargePeriodStart=datetime(2026, 10, 5, 4),
+        ChargePeriodEnd=datetime(2026, 10, 5, 5),
+    )
+    add_line(
+        warehouse,
+        "tail",
+        {},
+        "40",
+        "40",
+        ResourceId="i-0a1b",
+        ChargePeriodStart=datetime(2026, 10, 5, 5),
+        ChargePeriodEnd=datetime(2026, 10, 5, 6),
+    )
     allocate(warehouse, rule("all-ec2", "even", ServiceName="Amazon Elastic Compute Cloud"))
 
-    assert amounts(warehouse, "during") == {"llm-7b-pt-r1": ("registry", "registry i-0a1*", 1, Decimal(40), Decimal(40))}
+    assert amounts(warehouse, "during") == {
+        "llm-7b-pt-r1": ("registry", "registry i-0a1*", 1, Decimal(40), Decimal(40))
+    }
     assert amounts(warehouse, "edge") == {
         "llm-7b-pt-r1": ("registry", "registry i-0a1*", Decimal("0.5"), Decimal(20), Decimal(20)),
         None: ("unattributed", "outside registry window", Decimal("0.5"), Decimal(20), Decimal(20)),
     }
-    assert amounts(warehouse, "tail") == {None: ("unattributed", "outside registry window", 1, Decimal(40), Decimal(40))}
+    assert amounts(warehouse, "tail") == {
+        None: ("unattributed", "outside registry window", 1, Decimal(40), Decimal(40))
+    }
     worklist = warehouse.execute("select resource, effective_cost from unattributed_costs").fetchall()
     assert worklist == [("i-0a1b", Decimal(60))]
 
@@ -243,14 +343,41 @@ def three_runs_with_spend(conn: duckdb.DuckDBPyConnection) -> None:
 
 def test_a_support_fee_is_split_proportionally_across_three_runs(warehouse: duckdb.DuckDBPyConnection) -> None:
     three_runs_with_spend(warehouse)
-    add_line(warehouse, "support", {}, "77.77", "77.77", ServiceName="AWS Support (Business)", ResourceId=None, x_CostCategory="support")
+    add_line(
+        warehouse,
+        "support",
+        {},
+        "77.77",
+        "77.77",
+        ServiceName="AWS Support (Business)",
+        ResourceId=None,
+        x_CostCategory="support",
+    )
     allocate(warehouse, rule("support", "proportional", ServiceName="AWS Support*"))
 
     # 600 : 300 : 100 of 77.77 → 46.662, 23.331, 7.777; the GCP run and the idle run get nothing
     assert amounts(warehouse, "support") == {
-        "llm-7b-pt-r1": ("shared", "shared support (proportional)", Decimal("0.6"), Decimal("46.662"), Decimal("46.662")),
-        "llm-13b-ft-r2": ("shared", "shared support (proportional)", Decimal("0.3"), Decimal("23.331"), Decimal("23.331")),
-        "llm-1b-abl-r3": ("shared", "shared support (proportional)", Decimal("0.1"), Decimal("7.777"), Decimal("7.777")),
+        "llm-7b-pt-r1": (
+            "shared",
+            "shared support (proportional)",
+            Decimal("0.6"),
+            Decimal("46.662"),
+            Decimal("46.662"),
+        ),
+        "llm-13b-ft-r2": (
+            "shared",
+            "shared support (proportional)",
+            Decimal("0.3"),
+            Decimal("23.331"),
+            Decimal("23.331"),
+        ),
+        "llm-1b-abl-r3": (
+            "shared",
+            "shared support (proportional)",
+            Decimal("0.1"),
+            Decimal("7.777"),
+            Decimal("7.777"),
+        ),
     }
     # a shared part describes its run: registry, else what the run's own allocations carry
     assert dimensions(warehouse, "support") == {
@@ -270,7 +397,9 @@ def test_a_support_fee_is_split_proportionally_across_three_runs(warehouse: duck
 def test_a_fixed_split_gives_a_run_with_no_spend_its_share(warehouse: duckdb.DuckDBPyConnection) -> None:
     three_runs_with_spend(warehouse)
     add_line(warehouse, "sp-fee", {}, "1000.01", "0", ChargeCategory="Purchase", ResourceId=None)
-    allocate(warehouse, rule("sp-fees", "fixed", {"llm-13b-ft-r2": "0.75", "idle-run": "0.25"}, ChargeCategory="Purchase"))
+    allocate(
+        warehouse, rule("sp-fees", "fixed", {"llm-13b-ft-r2": "0.75", "idle-run": "0.25"}, ChargeCategory="Purchase")
+    )
     assert amounts(warehouse, "sp-fee") == {
         "llm-13b-ft-r2": ("shared", "shared sp-fees (fixed)", Decimal("0.75"), Decimal("750.0075"), Decimal(0)),
         "idle-run": ("shared", "shared sp-fees (fixed)", Decimal("0.25"), Decimal("250.0025"), Decimal(0)),
@@ -283,7 +412,9 @@ def test_a_run_with_no_spend_takes_no_part_of_proportional_or_even_splits(wareho
     add_line(warehouse, "nat", {}, "9", "9", ServiceName="Amazon Virtual Private Cloud", ResourceId="nat-0abc")
     allocate(warehouse, rule("network", "even", ServiceName="Amazon Virtual Private Cloud"))
     assert {run: part[3] for run, part in amounts(warehouse, "nat").items()} == {
-        "llm-7b-pt-r1": Decimal(3), "llm-13b-ft-r2": Decimal(3), "llm-1b-abl-r3": Decimal(3)
+        "llm-7b-pt-r1": Decimal(3),
+        "llm-13b-ft-r2": Decimal(3),
+        "llm-1b-abl-r3": Decimal(3),
     }
     assert warehouse.execute("select count(*) from run_costs where training_run = 'idle-run'").fetchone() == (0,)
 
@@ -291,13 +422,17 @@ def test_a_run_with_no_spend_takes_no_part_of_proportional_or_even_splits(wareho
 def test_rules_apply_in_order_and_only_to_lines_no_step_claimed(warehouse: duckdb.DuckDBPyConnection) -> None:
     three_runs_with_spend(warehouse)
     add_line(warehouse, "support", {}, "10", "10", ServiceName="AWS Support (Business)", ResourceId=None)
-    add_line(warehouse, "tagged-support", {"training_run": "llm-13b-ft-r2"}, "5", "5", ServiceName="AWS Support (Business)")
+    add_line(
+        warehouse, "tagged-support", {"training_run": "llm-13b-ft-r2"}, "5", "5", ServiceName="AWS Support (Business)"
+    )
     allocate(
         warehouse,
         rule("first", "fixed", {"llm-1b-abl-r3": "1"}, ServiceName="AWS Support*", BillingCurrency="USD"),
         rule("second", "even", ServiceName="AWS *"),
     )
-    assert amounts(warehouse, "support") == {"llm-1b-abl-r3": ("shared", "shared first (fixed)", 1, Decimal(10), Decimal(10))}
+    assert amounts(warehouse, "support") == {
+        "llm-1b-abl-r3": ("shared", "shared first (fixed)", 1, Decimal(10), Decimal(10))
+    }
     assert list(amounts(warehouse, "tagged-support")) == ["llm-13b-ft-r2"]
     assert [p[:3] for p in parts(warehouse, "r1-registry")] == [("llm-7b-pt-r1", "registry", "registry i-0reg")]
 
@@ -323,7 +458,8 @@ def test_proportional_skips_runs_whose_spend_is_not_positive_and_negative_lines_
     allocate(warehouse, rule("support", "proportional", ServiceName="AWS Support*"))
     # 2:1 of -10 units: -6.67 and -3.33 → largest remainder gives a 7, b 3
     assert {run: part[3] for run, part in amounts(warehouse, "refund").items()} == {
-        "a": Decimal("-7E-10"), "b": Decimal("-3E-10")
+        "a": Decimal("-7E-10"),
+        "b": Decimal("-3E-10"),
     }
 
 
@@ -335,13 +471,28 @@ def test_every_matchable_column_matches_by_glob(warehouse: duckdb.DuckDBPyConnec
     add_line(warehouse, "other", {}, "6", "6", **{column: "value-42"})
     allocate(warehouse, rule("by-column", "even", **{column: "Val*-4?"}))
     assert amounts(warehouse, "line") == {"r": ("shared", "shared by-column (even)", 1, Decimal(6), Decimal(6))}
-    assert amounts(warehouse, "other") == {None: ("unattributed", None, 1, Decimal(6), Decimal(6))}, "globs are case-sensitive"
+    assert amounts(warehouse, "other") == {None: ("unattributed", None, 1, Decimal(6), Decimal(6))}, (
+        "globs are case-sensitive"
+    )
 
 
 def test_allocation_runs_in_one_period_only(warehouse: duckdb.DuckDBPyConnection) -> None:
     add_line(warehouse, "oct", {"training_run": "r"}, "4", "4")
-    add_line(warehouse, "nov-support", {}, "8", "8", ServiceName="AWS Support (Business)",
-             BillingPeriodStart=datetime(2026, 11, 1), ChargePeriodStart=datetime(2026, 11, 2), ChargePeriodEnd=datetime(2026, 11, 3))
-    allocate_period(warehouse, date(2026, 11, 1), DEFAULT_DIMENSIONS, [rule("support", "even", ServiceName="AWS Support*")])
+    add_line(
+        warehouse,
+        "nov-support",
+        {},
+        "8",
+        "8",
+        ServiceName="AWS Support (Business)",
+        BillingPeriodStart=datetime(2026, 11, 1),
+        ChargePeriodStart=datetime(2026, 11, 2),
+        ChargePeriodEnd=datetime(2026, 11, 3),
+    )
+    allocate_period(
+        warehouse, date(2026, 11, 1), DEFAULT_DIMENSIONS, [rule("support", "even", ServiceName="AWS Support*")]
+    )
     # October's run does not share November's fee
-    assert amounts(warehouse, "nov-support") == {None: ("unattributed", "shared support: no runs to share with", 1, Decimal(8), Decimal(8))}
+    assert amounts(warehouse, "nov-support") == {
+        None: ("unattributed", "shared support: no runs to share with", 1, Decimal(8), Decimal(8))
+    }

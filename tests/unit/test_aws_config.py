@@ -12,8 +12,14 @@ from tests.support import write_config
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("sources:\n  - {name: a, kind: aws_cur, uri: 's3:///cur/r'}\n", "sources[0].uri: Value error, an s3:// URI needs a bucket"),
-        ("sources:\n  - {name: t, kind: aws_tags, regions: []}\n", "sources[0].regions: List should have at least 1 item"),
+        (
+            "sources:\n  - {name: a, kind: aws_cur, uri: 's3:///cur/r'}\n",
+            "sources[0].uri: Value error, an s3:// URI needs a bucket",
+        ),
+        (
+            "sources:\n  - {name: t, kind: aws_tags, regions: []}\n",
+            "sources[0].regions: List should have at least 1 item",
+        ),
     ],
 )
 def test_aws_source_mistakes_name_the_key(tmp_path: Path, text: str, expected: str) -> None:

@@ -66,8 +66,12 @@ def line(line_type: str, unblended: float, **values: object) -> dict:
 
 def p4d_hour(line_type: str, unblended: float, **values: object) -> dict:
     hour = {
-        "line_item_usage_type": "USE1-BoxUsage:p4d.24xlarge", "line_item_usage_amount": 1.0, "pricing_unit": "Hrs",
-        "product_instance_type": "p4d.24xlarge", "line_item_resource_id": INSTANCE, "pricing_term": "OnDemand",
+        "line_item_usage_type": "USE1-BoxUsage:p4d.24xlarge",
+        "line_item_usage_amount": 1.0,
+        "pricing_unit": "Hrs",
+        "product_instance_type": "p4d.24xlarge",
+        "line_item_resource_id": INSTANCE,
+        "pricing_term": "OnDemand",
     }
     return line(line_type, unblended, **(hour | values))
 
@@ -86,8 +90,13 @@ def normalize(lines: list[dict]) -> list[dict]:
         export, staged = Path(folder) / "hand-made.parquet", Path(folder) / "staged.parquet"
         frame.write_parquet(export)
         delivery, _, _ = aws_cur2.read_delivery(
-            [export], ["hand-made.parquet"], source_name="aws", source_format="aws_cur2",
-            billing_period=PERIOD_START.date(), execution_id="e1", category_rules=read_category_rules(),
+            [export],
+            ["hand-made.parquet"],
+            source_name="aws",
+            source_format="aws_cur2",
+            billing_period=PERIOD_START.date(),
+            execution_id="e1",
+            category_rules=read_category_rules(),
             ingested_at=datetime(2026, 11, 1),
         )
         aws_cur2.stage_focus_rows(delivery, staged)
@@ -95,8 +104,19 @@ def normalize(lines: list[dict]) -> list[dict]:
     return sorted(mapped, key=lambda row: int(row["x_LineItemKey"].rsplit("|", 1)[1]))
 
 
-FIELDS = ("ChargeCategory", "ChargeClass", "ChargeFrequency", "PricingCategory", "BilledCost", "EffectiveCost",
-          "ListCost", "CommitmentDiscountId", "CommitmentDiscountType", "CommitmentDiscountStatus", "x_GpuHours")
+FIELDS = (
+    "ChargeCategory",
+    "ChargeClass",
+    "ChargeFrequency",
+    "PricingCategory",
+    "BilledCost",
+    "EffectiveCost",
+    "ListCost",
+    "CommitmentDiscountId",
+    "CommitmentDiscountType",
+    "CommitmentDiscountStatus",
+    "x_GpuHours",
+)
 
 
 def pick(row: dict) -> tuple:
@@ -109,16 +129,45 @@ def D(text: str) -> Decimal:  # noqa: N802 - reads like a literal
 
 def test_savings_plan_covered_usage_negation_and_recurring_fee() -> None:
     # One p4d hour at 32.7726 on demand, covered by a $24/h Savings Plan that used $20 of it.
-    rows = normalize([
-        p4d_hour("SavingsPlanCoveredUsage", 32.7726, pricing_public_on_demand_cost=32.7726,
-                 savings_plan_savings_plan_a_r_n=SP_ARN, savings_plan_savings_plan_effective_cost=20.0),
-        p4d_hour("SavingsPlanNegation", -32.7726, pricing_public_on_demand_cost=0.0, savings_plan_savings_plan_a_r_n=SP_ARN),
-        line("SavingsPlanRecurringFee", 24.0, line_item_product_code="ComputeSavingsPlans",
-             savings_plan_savings_plan_a_r_n=SP_ARN, savings_plan_total_commitment_to_date=24.0,
-             savings_plan_used_commitment=20.0),
-    ])
+    rows = normalize(
+        [
+            p4d_hour(
+                "SavingsPlanCoveredUsage",
+                32.7726,
+                pricing_public_on_demand_cost=32.7726,
+                savings_plan_savings_plan_a_r_n=SP_ARN,
+                savings_plan_savings_plan_effective_cost=20.0,
+            ),
+            p4d_hour(
+                "SavingsPlanNegation",
+                -32.7726,
+                pricing_public_on_demand_cost=0.0,
+                savings_plan_savings_plan_a_r_n=SP_ARN,
+            ),
+            line(
+                "SavingsPlanRecurringFee",
+                24.0,
+                line_item_product_code="ComputeSavingsPlans",
+                savings_plan_savings_plan_a_r_n=SP_ARN,
+                savings_plan_total_commitment_to_date=24.0,
+                savings_plan_used_commitment=20.0,
+            ),
+        ]
+    )
     assert [pick(r) for r in rows] == [
-        ("Usage", None, "Usage-Based", "Committed", D("32.7726"), D("20"), D("32.7726"), SP_ARN, "Savings Plan", "Used", D("8")),
+        (
+            "Usage",
+            None,
+            "Usage-Based",
+            "Committed",
+            D("32.7726"),
+            D("20"),
+            D("32.7726"),
+            SP_ARN,
+            "Savings Plan",
+            "Used",
+            D("8"),
+        ),
         ("Usage", None, "Usage-Based", "Standard", D("-32.7726"), D("0"), None, SP_ARN, "Savings Plan", None, D("0")),
         ("Purchase", None, "Recurring", None, D("24"), D("4"), None, SP_ARN, "Savings Plan", None, D("0")),
     ]
@@ -129,16 +178,43 @@ def test_savings_plan_covered_usage_negation_and_recurring_fee() -> None:
 
 def test_reserved_instance_usage_fee_with_unused_hours_and_upfront_fee() -> None:
     # A month of one RI: 720 reserved hours, 700 used; 19.5/h effective (half upfront, half recurring).
-    rows = normalize([
-        p4d_hour("DiscountedUsage", 0.0, pricing_term="Reserved", pricing_public_on_demand_cost=32.7726,
-                 reservation_reservation_a_r_n=RI_ARN, reservation_effective_cost=19.5),
-        line("RIFee", 7020.0, usage=(PERIOD_START, PERIOD_END), reservation_reservation_a_r_n=RI_ARN,
-             line_item_usage_type="HeavyUsage:p4d.24xlarge", line_item_usage_amount=720.0,
-             reservation_unused_amortized_upfront_fee_for_billing_period=195.0, reservation_unused_recurring_fee=195.0),
-        line("Fee", 7020.0, usage=(PERIOD_START, PERIOD_END), reservation_reservation_a_r_n=RI_ARN),
-    ])
+    rows = normalize(
+        [
+            p4d_hour(
+                "DiscountedUsage",
+                0.0,
+                pricing_term="Reserved",
+                pricing_public_on_demand_cost=32.7726,
+                reservation_reservation_a_r_n=RI_ARN,
+                reservation_effective_cost=19.5,
+            ),
+            line(
+                "RIFee",
+                7020.0,
+                usage=(PERIOD_START, PERIOD_END),
+                reservation_reservation_a_r_n=RI_ARN,
+                line_item_usage_type="HeavyUsage:p4d.24xlarge",
+                line_item_usage_amount=720.0,
+                reservation_unused_amortized_upfront_fee_for_billing_period=195.0,
+                reservation_unused_recurring_fee=195.0,
+            ),
+            line("Fee", 7020.0, usage=(PERIOD_START, PERIOD_END), reservation_reservation_a_r_n=RI_ARN),
+        ]
+    )
     assert [pick(r) for r in rows] == [
-        ("Usage", None, "Usage-Based", "Committed", D("0"), D("19.5"), D("32.7726"), RI_ARN, "Reservation", "Used", D("8")),
+        (
+            "Usage",
+            None,
+            "Usage-Based",
+            "Committed",
+            D("0"),
+            D("19.5"),
+            D("32.7726"),
+            RI_ARN,
+            "Reservation",
+            "Used",
+            D("8"),
+        ),
         # 20 unused hours × 19.5 = 390: the unused part of the fee is its amortized cost.
         ("Purchase", None, "Recurring", None, D("7020"), D("390"), None, RI_ARN, "Reservation", None, D("0")),
         # The upfront payment itself is amortized into usage: 0.
@@ -148,12 +224,16 @@ def test_reserved_instance_usage_fee_with_unused_hours_and_upfront_fee() -> None
 
 def test_refunds_keep_the_category_they_refund_and_correct_the_earlier_period() -> None:
     september = (datetime(2026, 9, 1), datetime(2026, 10, 1))
-    rows = normalize([
-        line("Refund", -10.0, usage=september),
-        line("Refund", -0.8, usage=september, line_item_tax_type="VAT"),
-        line("Refund", -24.0, line_item_product_code="ComputeSavingsPlans"),
-    ])
-    assert [(r["ChargeCategory"], r["ChargeClass"], r["ChargeFrequency"], r["BilledCost"], r["EffectiveCost"]) for r in rows] == [
+    rows = normalize(
+        [
+            line("Refund", -10.0, usage=september),
+            line("Refund", -0.8, usage=september, line_item_tax_type="VAT"),
+            line("Refund", -24.0, line_item_product_code="ComputeSavingsPlans"),
+        ]
+    )
+    assert [
+        (r["ChargeCategory"], r["ChargeClass"], r["ChargeFrequency"], r["BilledCost"], r["EffectiveCost"]) for r in rows
+    ] == [
         ("Usage", "Correction", "One-Time", D("-10"), D("-10")),
         ("Tax", "Correction", "One-Time", D("-0.8"), D("-0.8")),
         # A refunded Savings Plan fee was never amortized into usage.
@@ -163,14 +243,21 @@ def test_refunds_keep_the_category_they_refund_and_correct_the_earlier_period() 
 
 def test_credit_tax_and_edp_discount_lines() -> None:
     month = (PERIOD_START, PERIOD_END)
-    rows = normalize([
-        line("Credit", -50.0, usage=month),
-        line("Tax", 7.5, usage=month, line_item_tax_type="VAT", line_item_product_code="AmazonEC2"),
-        p4d_hour("Usage", 100.0, line_item_net_unblended_cost=97.0, pricing_public_on_demand_cost=100.0),
-        line("EdpDiscount", -3.0, line_item_net_unblended_cost=0.0),
-        p4d_hour("Usage", 10.0, line_item_usage_type="USE1-SpotUsage:p4d.24xlarge", pricing_term=None,
-                 pricing_public_on_demand_cost=32.7726),
-    ])
+    rows = normalize(
+        [
+            line("Credit", -50.0, usage=month),
+            line("Tax", 7.5, usage=month, line_item_tax_type="VAT", line_item_product_code="AmazonEC2"),
+            p4d_hour("Usage", 100.0, line_item_net_unblended_cost=97.0, pricing_public_on_demand_cost=100.0),
+            line("EdpDiscount", -3.0, line_item_net_unblended_cost=0.0),
+            p4d_hour(
+                "Usage",
+                10.0,
+                line_item_usage_type="USE1-SpotUsage:p4d.24xlarge",
+                pricing_term=None,
+                pricing_public_on_demand_cost=32.7726,
+            ),
+        ]
+    )
     assert [pick(r)[:7] for r in rows] == [
         ("Credit", None, "One-Time", None, D("-50"), D("-50"), None),
         ("Tax", None, "Usage-Based", None, D("7.5"), D("7.5"), None),
@@ -184,11 +271,18 @@ def test_credit_tax_and_edp_discount_lines() -> None:
 
 
 def test_net_savings_plan_effective_cost_is_preferred() -> None:
-    rows = normalize([
-        p4d_hour("SavingsPlanCoveredUsage", 32.7726, line_item_net_unblended_cost=31.7894,
-                 savings_plan_savings_plan_a_r_n=SP_ARN, savings_plan_savings_plan_effective_cost=20.0,
-                 savings_plan_net_savings_plan_effective_cost=19.4),
-    ])
+    rows = normalize(
+        [
+            p4d_hour(
+                "SavingsPlanCoveredUsage",
+                32.7726,
+                line_item_net_unblended_cost=31.7894,
+                savings_plan_savings_plan_a_r_n=SP_ARN,
+                savings_plan_savings_plan_effective_cost=20.0,
+                savings_plan_net_savings_plan_effective_cost=19.4,
+            ),
+        ]
+    )
     assert (rows[0]["BilledCost"], rows[0]["EffectiveCost"]) == (D("31.7894"), D("19.4"))
 
 
@@ -213,12 +307,14 @@ def test_arns_and_bare_ids_normalize_to_the_same_key(resource_id: str, key: str,
 
 
 def test_service_category_comes_from_the_service_code_lookup() -> None:
-    rows = normalize([
-        line("Usage", 1.0, line_item_product_code="AmazonSageMaker"),
-        line("Usage", 1.0, line_item_product_code="AmazonS3"),
-        # Not in the lookup: from its cost category, `other` here.
-        line("Usage", 1.0, line_item_product_code="AmazonNotInTheTable"),
-    ])
+    rows = normalize(
+        [
+            line("Usage", 1.0, line_item_product_code="AmazonSageMaker"),
+            line("Usage", 1.0, line_item_product_code="AmazonS3"),
+            # Not in the lookup: from its cost category, `other` here.
+            line("Usage", 1.0, line_item_product_code="AmazonNotInTheTable"),
+        ]
+    )
     assert [r["ServiceCategory"] for r in rows] == ["AI and Machine Learning", "Storage", "Other"]
 
 
@@ -243,11 +339,13 @@ def test_cur2_money_rounds_every_number_as_money_does() -> None:
     with duckdb.connect() as conn:
         conn.execute(read_sql("staging/cur2_normalize"))
         for values, dtype in ((doubles, pl.Float64), (texts, pl.String)):
-            expected = pl.DataFrame({"value": values}, schema={"value": dtype}).select(money("value")).to_series().to_list()
+            expected = (
+                pl.DataFrame({"value": values}, schema={"value": dtype}).select(money("value")).to_series().to_list()
+            )
             sql_type = "double" if dtype == pl.Float64 else "varchar"
             converted = conn.execute(
-                f"select cur2_money(cast(value as {sql_type})) from unnest($values) with ordinality as t(value, position) "
-                "order by position",
+                f"select cur2_money(cast(value as {sql_type})) "
+                "from unnest($values) with ordinality as t(value, position) order by position",
                 {"values": values},
             ).fetchall()
             assert [value for (value,) in converted] == expected

@@ -61,10 +61,7 @@ def test_llama2_7b_anchor_reproduces_the_published_gpu_hours(tmp_path: Path) -> 
     published_gpu_hours = Decimal(184_320)  # Llama 2 7B, 2.0T tokens, A100-80GB
     parameters, tokens, a100_peak_tflops = Decimal("7e9"), Decimal("2.0e12"), Decimal(312)
     with localcontext(prec=50):
-        implied_mfu = (
-            6 * parameters * tokens
-            / (a100_peak_tflops * Decimal("1e12") * 3600 * published_gpu_hours)
-        )
+        implied_mfu = 6 * parameters * tokens / (a100_peak_tflops * Decimal("1e12") * 3600 * published_gpu_hours)
     assert Decimal("0.40") < implied_mfu < Decimal("0.42")  # BILLING.md: about 0.41
     path = write(
         tmp_path,
@@ -219,9 +216,9 @@ def test_compute_cost_is_the_quantized_product_of_hours_and_rate(tmp_path: Path)
 
     assert compute["cost_category"] == "compute"
     assert compute["estimated_rate"] == Decimal("3.90")
-    assert compute["estimated_cost"] == (
-        compute["estimated_gpu_hours"] * compute["estimated_rate"]
-    ).quantize(Decimal("1e-10"))
+    assert compute["estimated_cost"] == (compute["estimated_gpu_hours"] * compute["estimated_rate"]).quantize(
+        Decimal("1e-10")
+    )
 
 
 def test_baseline_rows_hold_one_row_per_category(tmp_path: Path) -> None:
@@ -407,8 +404,10 @@ def test_every_problem_of_a_file_is_reported(tmp_path: Path) -> None:
         load_budget(path)
 
     assert str(raised.value).splitlines() == [
-        f"{path}: model.mfu: must be in (0, 1], got 1.4; give the model FLOPs utilization as a "
-        "fraction of the peak, e.g. 0.40 for 40 %",
+        (
+            f"{path}: model.mfu: must be in (0, 1], got 1.4; give the model FLOPs utilization as a "
+            "fraction of the peak, e.g. 0.40 for 40 %"
+        ),
         f"{path}: network.price_gb: must be 0 or more, got -1",
     ]
 
@@ -459,8 +458,7 @@ def test_two_files_for_one_run_are_an_error_naming_both(tmp_path: Path) -> None:
         load_budgets(tmp_path)
 
     assert str(raised.value) == (
-        f"{second}: training_run: 'llm-7b-pt-r1' is already budgeted in {first}; "
-        "keep one budget file per run"
+        f"{second}: training_run: 'llm-7b-pt-r1' is already budgeted in {first}; keep one budget file per run"
     )
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from pipelines.budgets.model import BudgetError, load_budgets_with_files
 from pipelines.budgets.tables import build_budget_alerts, build_budget_variance, replace_budget_baselines
-from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.connection import create_schema, transaction
+from pipelines.warehouse.sql import read_sql
 
 Connection = duckdb.DuckDBPyConnection
 VarianceRows = dict[tuple[str, str], dict[str, Any]]
@@ -219,9 +219,7 @@ def test_compute_splits_its_variance_into_rate_and_usage(scenario: VarianceRows)
         ("llm-future", "data", "on_track"),  # nothing of the window has elapsed yet
     ],
 )
-def test_status_follows_the_thresholds(
-    scenario: VarianceRows, run: str, category: str, status: str
-) -> None:
+def test_status_follows_the_thresholds(scenario: VarianceRows, run: str, category: str, status: str) -> None:
     assert scenario[run, category]["status"] == status
 
 
@@ -235,11 +233,7 @@ def test_forecast_extrapolates_the_elapsed_share_of_the_window(scenario: Varianc
 
 def test_total_row_is_the_sum_of_the_category_rows(scenario: VarianceRows) -> None:
     for run in ("llm-a", "llm-ended", "llm-future"):
-        categories = [
-            row
-            for (row_run, category), row in scenario.items()
-            if row_run == run and category != "total"
-        ]
+        categories = [row for (row_run, category), row in scenario.items() if row_run == run and category != "total"]
         total = scenario[run, "total"]
         for column in ("estimated_cost", "actual_cost", "variance"):
             assert total[column] == sum(row[column] for row in categories)
@@ -250,9 +244,7 @@ def test_total_row_is_the_sum_of_the_category_rows(scenario: VarianceRows) -> No
     assert total["estimated_gpu_hours"] is None and total["usage_variance"] is None
 
 
-def test_rebuilding_replaces_the_previous_rows(
-    scenario: VarianceRows, warehouse: Connection, tmp_path: Path
-) -> None:
+def test_rebuilding_replaces_the_previous_rows(scenario: VarianceRows, warehouse: Connection, tmp_path: Path) -> None:
     only_ended = write_budgets(tmp_path / "fewer", RUN_ENDED)
 
     assert build(warehouse, only_ended) == 2
@@ -260,9 +252,7 @@ def test_rebuilding_replaces_the_previous_rows(
     assert warehouse.execute("select count(*) from budget_baselines").fetchone() == (1,)
 
 
-def test_empty_warehouse_gives_estimates_with_nothing_elapsed(
-    warehouse: Connection, tmp_path: Path
-) -> None:
+def test_empty_warehouse_gives_estimates_with_nothing_elapsed(warehouse: Connection, tmp_path: Path) -> None:
     build(warehouse, write_budgets(tmp_path / "budgets", RUN_A))
 
     rows = variance_rows(warehouse)
@@ -282,7 +272,7 @@ def test_baselines_store_exact_estimates(warehouse: Connection, tmp_path: Path) 
 
     rows = warehouse.execute(
         "select cost_category, estimated_cost, estimated_gpu_hours, estimated_rate, thresholds, "
-        "\"window\", budget_file from budget_baselines order by cost_category"
+        '"window", budget_file from budget_baselines order by cost_category'
     ).fetchall()
     assert written == len(rows) == 5
     by_category = {row[0]: row[1:] for row in rows}
@@ -346,9 +336,7 @@ def test_decimal_divide_matches_exact_division(warehouse: Connection) -> None:
         warehouse.execute("select decimal_divide(cast(9e17 as decimal(38, 10)), 1)").fetchone()
 
 
-def test_allocations_in_another_currency_stop_the_build(
-    warehouse: Connection, tmp_path: Path
-) -> None:
+def test_allocations_in_another_currency_stop_the_build(warehouse: Connection, tmp_path: Path) -> None:
     budgets = write_budgets(tmp_path / "budgets", RUN_A)
     allocate(warehouse, "llm-a", "compute", "10", currency="EUR")
 
@@ -404,8 +392,7 @@ def build_alerts(conn: Connection, budgets: Path) -> dict[tuple[str, str], tuple
         build_budget_variance(conn)
         build_budget_alerts(conn)
     rows = conn.execute(
-        "select training_run, threshold, threshold_amount, crossed_on, cumulative_cost "
-        "from budget_alerts"
+        "select training_run, threshold, threshold_amount, crossed_on, cumulative_cost from budget_alerts"
     ).fetchall()
     return {(run, threshold): tuple(rest) for run, threshold, *rest in rows}
 
@@ -430,9 +417,7 @@ def alert_budgets(warehouse: Connection, tmp_path: Path) -> Path:
     return write_budgets(tmp_path / "budgets", RUN_ALERTS, RUN_ENDED)
 
 
-def test_alerts_record_the_first_day_each_threshold_was_reached(
-    warehouse: Connection, alert_budgets: Path
-) -> None:
+def test_alerts_record_the_first_day_each_threshold_was_reached(warehouse: Connection, alert_budgets: Path) -> None:
     alerts = build_alerts(warehouse, alert_budgets)
 
     # llm-ended: 79.99 < 0.8 x 100, no alert; runs without a budget never alert
@@ -441,16 +426,12 @@ def test_alerts_record_the_first_day_each_threshold_was_reached(
         ("llm-alerts", "over"): (Decimal(1000), date(2026, 10, 7), Decimal(1000)),
     }
     statuses = dict(
-        warehouse.execute(
-            "select training_run, status from budget_variance where cost_category = 'total'"
-        ).fetchall()
+        warehouse.execute("select training_run, status from budget_variance where cost_category = 'total'").fetchall()
     )
     assert statuses == {"llm-alerts": "over", "llm-ended": "under"}
 
 
-def test_alerts_are_recomputed_from_the_data_each_time(
-    warehouse: Connection, alert_budgets: Path
-) -> None:
+def test_alerts_are_recomputed_from_the_data_each_time(warehouse: Connection, alert_budgets: Path) -> None:
     first = build_alerts(warehouse, alert_budgets)
     assert build_alerts(warehouse, alert_budgets) == first
 
@@ -461,9 +442,7 @@ def test_alerts_are_recomputed_from_the_data_each_time(
     assert again == {("llm-alerts", "warning"): first["llm-alerts", "warning"]}
 
 
-def test_a_credit_below_the_threshold_keeps_the_crossing_day(
-    warehouse: Connection, alert_budgets: Path
-) -> None:
+def test_a_credit_below_the_threshold_keeps_the_crossing_day(warehouse: Connection, alert_budgets: Path) -> None:
     # 7 October is the first day the cumulative spend reaches 1000, though by then it had
     # dipped back below the warning threshold once; an earlier warning crossing is not repeated
     allocate(warehouse, "llm-alerts", "compute", "-100", charge_end=datetime(2026, 10, 10, 1))
@@ -473,7 +452,6 @@ def test_a_credit_below_the_threshold_keeps_the_crossing_day(
     assert alerts["llm-alerts", "warning"][1] == date(2026, 10, 4)
     assert alerts["llm-alerts", "over"][1] == date(2026, 10, 7)
     total = warehouse.execute(
-        "select actual_cost, status from budget_variance "
-        "where training_run = 'llm-alerts' and cost_category = 'total'"
+        "select actual_cost, status from budget_variance where training_run = 'llm-alerts' and cost_category = 'total'"
     ).fetchone()
     assert total == (Decimal("905"), "warning")  # it stays recorded as having crossed `over`

@@ -12,12 +12,35 @@ import pytest
 from pipelines.ingest.mappings import cost_category_expr, glob_condition, glob_like, glob_regex, read_category_rules
 
 VALUES = [
-    None, "", "BoxUsage", "USE1-BoxUsage:p4d.24xlarge", "use1-boxusage:p5.48xlarge", "EUC1-DataTransfer-Out-Bytes",
-    "AmazonS3", "amazons3", "AmazonS3Glacier", "EBS:VolumeUsage.gp3", "Tax", "Nvidia H100 80GB GPU", "Größe", "a\nb",
+    None,
+    "",
+    "BoxUsage",
+    "USE1-BoxUsage:p4d.24xlarge",
+    "use1-boxusage:p5.48xlarge",
+    "EUC1-DataTransfer-Out-Bytes",
+    "AmazonS3",
+    "amazons3",
+    "AmazonS3Glacier",
+    "EBS:VolumeUsage.gp3",
+    "Tax",
+    "Nvidia H100 80GB GPU",
+    "Größe",
+    "a\nb",
 ]
 PATTERNS = [
-    "BoxUsage", "*BoxUsage*", "*boxusage*", "AmazonS3", "amazons3*", "*-Out-Bytes", "EBS:*", "*S3*Glacier",
-    "Amazon?3", "*GPU*", "*Größe*", "a*b", "",
+    "BoxUsage",
+    "*BoxUsage*",
+    "*boxusage*",
+    "AmazonS3",
+    "amazons3*",
+    "*-Out-Bytes",
+    "EBS:*",
+    "*S3*Glacier",
+    "Amazon?3",
+    "*GPU*",
+    "*Größe*",
+    "a*b",
+    "",
 ]
 
 
@@ -46,12 +69,20 @@ def test_a_glob_as_like_pattern_matches_what_the_polars_glob_matches(pattern: st
 def lines(*rows: tuple[str | None, str | None, str | None]) -> pl.DataFrame:
     return pl.DataFrame(
         [
-            {"ProviderName": provider, "_service_key": service, "ServiceCategory": None, "_detail": detail, "ChargeCategory": charge}
+            {
+                "ProviderName": provider,
+                "_service_key": service,
+                "ServiceCategory": None,
+                "_detail": detail,
+                "ChargeCategory": charge,
+            }
             for provider, service, detail, charge in (
                 ("Amazon Web Services", service, detail, charge) for service, detail, charge in rows
             )
         ],
-        schema={c: pl.String for c in ("ProviderName", "_service_key", "ServiceCategory", "_detail", "ChargeCategory")},
+        schema=dict.fromkeys(
+            ("ProviderName", "_service_key", "ServiceCategory", "_detail", "ChargeCategory"), pl.String
+        ),
     )
 
 

@@ -15,8 +15,19 @@ from pipelines.orchestration.resources import WAREHOUSE_POOL
 from pipelines.orchestration.retries import is_transient, retry_request
 
 LAYER_ASSETS = {
-    "run_registry", "budget_baselines", "resource_tag_snapshots", "focus_line_items", "cost_allocations", "run_costs", "unattributed_costs",
-    "reconciliation", "budget_variance", "budget_alerts", "post_mortem_reports", "run_events", "waste",
+    "run_registry",
+    "budget_baselines",
+    "resource_tag_snapshots",
+    "focus_line_items",
+    "cost_allocations",
+    "run_costs",
+    "unattributed_costs",
+    "reconciliation",
+    "budget_variance",
+    "budget_alerts",
+    "post_mortem_reports",
+    "run_events",
+    "waste",
 }
 
 
@@ -33,7 +44,10 @@ def test_definitions_load_and_validate_with_one_raw_load_per_source(demo_defs: d
     dg.Definitions.validate_loadable(demo_defs)
     assert set(asset_specs(demo_defs)) == LAYER_ASSETS | {"raw/aws_main", "raw/gcp_main"}
     graph = demo_defs.resolve_asset_graph()
-    assert graph.get(dg.AssetKey("focus_line_items")).parent_keys == {dg.AssetKey(["raw", "aws_main"]), dg.AssetKey(["raw", "gcp_main"])}
+    assert graph.get(dg.AssetKey("focus_line_items")).parent_keys == {
+        dg.AssetKey(["raw", "aws_main"]),
+        dg.AssetKey(["raw", "gcp_main"]),
+    }
     assert dg.AssetKey("reconciliation") in graph.get(dg.AssetKey("budget_variance")).parent_keys
     assert dg.AssetKey("reconciliation") in graph.get(dg.AssetKey("budget_alerts")).parent_keys
     assert {"cost_allocations", "run_costs", "budget_baselines", "run_registry", "run_events", "reconciliation"} <= {
@@ -59,19 +73,22 @@ def test_every_writer_runs_in_the_duckdb_pool(demo_defs: dg.Definitions) -> None
 
 
 def test_checks_blocking_and_warning(demo_defs: dg.Definitions) -> None:
-    checks = {(spec.asset_key.to_user_string(), spec.name): spec for asset in demo_defs.assets for spec in asset.check_specs}
+    checks = {
+        (spec.asset_key.to_user_string(), spec.name): spec for asset in demo_defs.assets for spec in asset.check_specs
+    }
     assert set(checks) == {
-        ("cost_allocations", "conservation"), ("reconciliation", "zero_differences"),
+        ("cost_allocations", "conservation"),
+        ("reconciliation", "zero_differences"),
         ("unattributed_costs", "untagged_share"),
-        ("raw/aws_main", "schema_drift"), ("raw/aws_main", "freshness"),
-        ("raw/gcp_main", "schema_drift"), ("raw/gcp_main", "freshness"),
+        ("raw/aws_main", "schema_drift"),
+        ("raw/aws_main", "freshness"),
+        ("raw/gcp_main", "schema_drift"),
+        ("raw/gcp_main", "freshness"),
     }
     assert {name for (_, name), spec in checks.items() if spec.blocking} == {"conservation", "zero_differences"}
 
 
-def test_the_code_location_reads_the_config_when_it_loads(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_code_location_reads_the_config_when_it_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     fallback = defs()
     dg.Definitions.validate_loadable(fallback)

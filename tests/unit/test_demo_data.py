@@ -79,8 +79,9 @@ def _amortized_cost(row: dict) -> float:
     if line_type == "DiscountedUsage":
         return row["reservation_effective_cost"]
     if line_type == "RIFee":
-        return (row["reservation_unused_amortized_upfront_fee_for_billing_period"]
-                + row["reservation_unused_recurring_fee"])
+        return (
+            row["reservation_unused_amortized_upfront_fee_for_billing_period"] + row["reservation_unused_recurring_fee"]
+        )
     return row["line_item_unblended_cost"]
 
 
@@ -195,7 +196,8 @@ def test_savings_plan_lines_conserve_the_commitment(demo_root: Path) -> None:
             assert fee["line_item_unblended_cost"] == fee["savings_plan_total_commitment_to_date"]
             assert fee["savings_plan_total_commitment_to_date"] >= fee["savings_plan_used_commitment"] >= 0
             assert fee["savings_plan_used_commitment"] == pytest.approx(
-                covered_effective[fee["line_item_usage_start_date"]], abs=TOLERANCE)
+                covered_effective[fee["line_item_usage_start_date"]], abs=TOLERANCE
+            )
         assert sum(row["line_item_unblended_cost"] for row in covered + negations) == pytest.approx(0, abs=TOLERANCE)
         assert all(row["pricing_public_on_demand_cost"] == 0 for row in negations)
         assert len(negations) == len(covered)
@@ -222,7 +224,8 @@ def test_reserved_instance_fee_matches_its_usage(demo_root: Path) -> None:
         unused_share = 1 - used_hours / reserved_hours
         assert fee["reservation_unused_recurring_fee"] == pytest.approx(fee["line_item_unblended_cost"] * unused_share)
         assert fee["reservation_unused_amortized_upfront_fee_for_billing_period"] == pytest.approx(
-            fee["reservation_amortized_upfront_fee_for_billing_period"] * unused_share)
+            fee["reservation_amortized_upfront_fee_for_billing_period"] * unused_share
+        )
         # The month's whole commitment (upfront share + recurring) is amortized: used part on usage, rest on the fee.
         commitment = fee["reservation_amortized_upfront_fee_for_billing_period"] + fee["line_item_unblended_cost"]
         amortized = sum(_amortized_cost(row) for row in usage) + _amortized_cost(fee)
@@ -237,7 +240,8 @@ def test_aws_has_credits_taxes_and_a_support_fee_each_period(demo_root: Path) ->
             by_type[row["line_item_line_item_type"]].append(row)
         assert all(row["line_item_unblended_cost"] < 0 for row in by_type["Credit"]) and by_type["Credit"]
         assert {row["line_item_usage_account_id"] for row in by_type["Tax"]} == {
-            row["line_item_usage_account_id"] for row in by_type["Usage"]}
+            row["line_item_usage_account_id"] for row in by_type["Usage"]
+        }
         support = [row for row in by_type["Fee"] if row["line_item_product_code"] == "AWSSupportBusiness"]
         assert len(support) == 1 and support[0]["line_item_resource_id"] is None
 
@@ -265,8 +269,10 @@ def test_gcp_rows_belong_to_two_invoice_months_with_a_late_row(demo_root: Path) 
     assert {row["cost_type"] for row in rows} == {"regular", "tax", "adjustment"}
     assert [row["invoice"]["month"] for row in rows if row["cost_type"] == "tax"] == ["202610", "202611"]
     late = [
-        row for row in rows
-        if row["invoice"]["month"] == "202610" and row["usage_start_time"].startswith("2026-10-31")
+        row
+        for row in rows
+        if row["invoice"]["month"] == "202610"
+        and row["usage_start_time"].startswith("2026-10-31")
         and row["export_time"] >= "2026-11-03"
     ]
     assert late
@@ -308,7 +314,8 @@ def test_7b_needed_more_gpu_hours_than_estimated_and_13b_fewer(demo_root: Path) 
 
 def test_3b_lands_close_to_its_estimate(demo_root: Path) -> None:
     run_rows = [
-        row for row in _gcp_rows(demo_root)
+        row
+        for row in _gcp_rows(demo_root)
         if {"key": "training-run", "value": "llm-3b-pt-gcp"} in row["labels"]
         and row["service"]["description"] == "Compute Engine"
     ]

@@ -17,7 +17,25 @@ def test_drift_names_missing_and_new_columns() -> None:
     cur2 = [c for c in CUR2_MAPPED_COLUMNS if c != "resource_tags"] + ["line_item_legal_entity", "carbon_kg"]
     drift = column_drift("aws_cur2", cur2)
     assert (drift.missing, drift.new) == (("resource_tags",), ("carbon_kg",))
-    focus = column_drift("aws_focus", ["BilledCost", "EffectiveCost", "BillingCurrency", "BillingPeriodStart",
-                                       "ChargePeriodStart", "ProviderName", "x_Discounts", "ContractedCost2"])
-    assert focus.missing == ("ChargeCategory", "ChargePeriodEnd", "BillingPeriodEnd", "ResourceId", "ServiceName", "Tags")
+    focus = column_drift(
+        "aws_focus",
+        [
+            "BilledCost",
+            "EffectiveCost",
+            "BillingCurrency",
+            "BillingPeriodStart",
+            "ChargePeriodStart",
+            "ProviderName",
+            "x_Discounts",
+            "ContractedCost2",
+        ],
+    )
+    assert focus.missing == (
+        "ChargeCategory",
+        "ChargePeriodEnd",
+        "BillingPeriodEnd",
+        "ResourceId",
+        "ServiceName",
+        "Tags",
+    )
     assert focus.new == ("ContractedCost2",)

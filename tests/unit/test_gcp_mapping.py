@@ -5,7 +5,7 @@ with BigQuery's Arrow types and older tables' missing fields)."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -28,11 +28,17 @@ def row(description: str = "A3 Instance Core running in Americas", **fields: obj
         "sku": {"id": "3C8E-91F4-A6B2", "description": description},
         "usage_start_time": "2026-10-07 00:00:00 UTC",
         "usage_end_time": "2026-10-07 01:00:00 UTC",
-        "project": {"id": "ml-train-prod", "number": "482910375566", "name": "ml-train-prod",
-                    "labels": [{"key": "team", "value": "ml-platform"}, {"key": "owner", "value": "project-owner"}]},
+        "project": {
+            "id": "ml-train-prod",
+            "number": "482910375566",
+            "name": "ml-train-prod",
+            "labels": [{"key": "team", "value": "ml-platform"}, {"key": "owner", "value": "project-owner"}],
+        },
         "labels": [{"key": "training-run", "value": "llm-3b-pt-gcp"}, {"key": "owner", "value": "carol"}],
-        "system_labels": [{"key": "compute.googleapis.com/machine_spec", "value": "a3-highgpu-8g"},
-                          {"key": "compute.googleapis.com/cores", "value": "208"}],
+        "system_labels": [
+            {"key": "compute.googleapis.com/machine_spec", "value": "a3-highgpu-8g"},
+            {"key": "compute.googleapis.com/cores", "value": "208"},
+        ],
         "location": {"location": "us-central1-a", "country": "US", "region": "us-central1", "zone": "us-central1-a"},
         "resource": {"name": "llm-3b-train-0", "global_name": VM},
         "export_time": "2026-10-07 05:12:09.482113 UTC",
@@ -55,27 +61,74 @@ ROWS = {
         "Nvidia H100 80GB GPU running in Americas",
         cost="100.0",
         credits=[
-            {"name": "Committed use discount: A3 GPUs", "amount": -37.0, "full_name": None, "id": "c1", "type": "COMMITTED_USAGE_DISCOUNT"},
-            {"name": "Sustained usage discount", "amount": "-5.25", "full_name": None, "id": "s1", "type": "SUSTAINED_USAGE_DISCOUNT"},
-            {"name": "Committed use discount: A3 GPUs", "amount": -1.5, "full_name": None, "id": "c2", "type": "COMMITTED_USAGE_DISCOUNT"},
+            {
+                "name": "Committed use discount: A3 GPUs",
+                "amount": -37.0,
+                "full_name": None,
+                "id": "c1",
+                "type": "COMMITTED_USAGE_DISCOUNT",
+            },
+            {
+                "name": "Sustained usage discount",
+                "amount": "-5.25",
+                "full_name": None,
+                "id": "s1",
+                "type": "SUSTAINED_USAGE_DISCOUNT",
+            },
+            {
+                "name": "Committed use discount: A3 GPUs",
+                "amount": -1.5,
+                "full_name": None,
+                "id": "c2",
+                "type": "COMMITTED_USAGE_DISCOUNT",
+            },
         ],
         usage={"amount": 28800, "unit": "seconds", "amount_in_pricing_units": 8, "pricing_unit": "hour"},
     ),
-    "tax": row("Sales tax", service={"id": "B1C4", "description": "Invoice"}, cost=8.42, cost_type="tax",
-               usage={"amount": 0, "unit": None, "amount_in_pricing_units": 0, "pricing_unit": None}),
-    "correction": row(cost=-2.5, cost_type="adjustment", adjustment_info={
-        "id": "adj-1", "description": "Usage correction", "mode": "PARTIAL_CORRECTION", "type": "USAGE_CORRECTION"}),
-    "goodwill": row("Standard Storage US Multi-region", service={"id": "95FF", "description": "Cloud Storage"},
-                    cost=-120.0, cost_type="adjustment", adjustment_info={
-                        "id": "adj-2", "description": "Goodwill", "mode": "MANUAL_ADJUSTMENT", "type": "GENERAL_ADJUSTMENT"}),
+    "tax": row(
+        "Sales tax",
+        service={"id": "B1C4", "description": "Invoice"},
+        cost=8.42,
+        cost_type="tax",
+        usage={"amount": 0, "unit": None, "amount_in_pricing_units": 0, "pricing_unit": None},
+    ),
+    "correction": row(
+        cost=-2.5,
+        cost_type="adjustment",
+        adjustment_info={
+            "id": "adj-1",
+            "description": "Usage correction",
+            "mode": "PARTIAL_CORRECTION",
+            "type": "USAGE_CORRECTION",
+        },
+    ),
+    "goodwill": row(
+        "Standard Storage US Multi-region",
+        service={"id": "95FF", "description": "Cloud Storage"},
+        cost=-120.0,
+        cost_type="adjustment",
+        adjustment_info={
+            "id": "adj-2",
+            "description": "Goodwill",
+            "mode": "MANUAL_ADJUSTMENT",
+            "type": "GENERAL_ADJUSTMENT",
+        },
+    ),
     "rounding": row("Rounding error", cost=0.000001, cost_type="rounding_error"),
     "yen": row(cost=1234.0, currency="JPY", currency_conversion_rate=146.2836, invoice={"month": "202612"}),
-    "gpu partial hour": row("Nvidia H100 80GB GPU running in Americas", cost="4.4087",
-                            usage={"amount": "5400.5", "unit": "seconds", "amount_in_pricing_units": 1.5, "pricing_unit": "hour"}),
-    "gpu commitment fee": row("Commitment v1: H100 GPU in Americas for 1 Year", cost=50.0,
-                              usage={"amount": 3600, "unit": "seconds", "amount_in_pricing_units": 1, "pricing_unit": "hour"}),
-    "no resource": row("Log Volume", service={"id": "5490", "description": "Cloud Logging"}, resource=None,
-                       labels=[], system_labels=[]),
+    "gpu partial hour": row(
+        "Nvidia H100 80GB GPU running in Americas",
+        cost="4.4087",
+        usage={"amount": "5400.5", "unit": "seconds", "amount_in_pricing_units": 1.5, "pricing_unit": "hour"},
+    ),
+    "gpu commitment fee": row(
+        "Commitment v1: H100 GPU in Americas for 1 Year",
+        cost=50.0,
+        usage={"amount": 3600, "unit": "seconds", "amount_in_pricing_units": 1, "pricing_unit": "hour"},
+    ),
+    "no resource": row(
+        "Log Volume", service={"id": "5490", "description": "Cloud Logging"}, resource=None, labels=[], system_labels=[]
+    ),
 }
 
 
@@ -84,7 +137,10 @@ def mapped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     file = tmp_path_factory.mktemp("gcp") / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261007.jsonl"
     file.write_text("\n".join(json.dumps(r) for r in ROWS.values()) + "\n")
     frame = gcp_billing.normalize_gcp(
-        gcp_billing.scan_export([file]), source_name="gcp", category_rules=read_category_rules(), ingested_at=datetime(2026, 11, 1)
+        gcp_billing.scan_export([file]),
+        source_name="gcp",
+        category_rules=read_category_rules(),
+        ingested_at=datetime(2026, 11, 1),
     ).collect()
     return dict(zip(ROWS, frame.to_dicts()))
 
@@ -103,8 +159,10 @@ def test_net_cost_adds_every_credit_and_keeps_them_per_type(mapped: dict[str, di
 
 
 def test_charge_category_and_class_from_cost_type_and_adjustment_info(mapped: dict[str, dict]) -> None:
-    got = {name: (mapped[name]["ChargeCategory"], mapped[name]["ChargeClass"], mapped[name]["BilledCost"])
-           for name in ("tax", "correction", "goodwill", "rounding")}
+    got = {
+        name: (mapped[name]["ChargeCategory"], mapped[name]["ChargeClass"], mapped[name]["BilledCost"])
+        for name in ("tax", "correction", "goodwill", "rounding")
+    }
     assert got == {
         "tax": ("Tax", None, Decimal("8.42")),
         "correction": ("Adjustment", "Correction", Decimal("-2.5")),
@@ -116,14 +174,24 @@ def test_charge_category_and_class_from_cost_type_and_adjustment_info(mapped: di
 
 def test_a_non_usd_row_keeps_its_currency_and_rate(mapped: dict[str, dict]) -> None:
     line = mapped["yen"]
-    assert (line["BillingCurrency"], line["BilledCost"], line["x_CurrencyConversionRate"]) == ("JPY", Decimal("1234"), Decimal("146.2836"))
+    assert (line["BillingCurrency"], line["BilledCost"], line["x_CurrencyConversionRate"]) == (
+        "JPY",
+        Decimal("1234"),
+        Decimal("146.2836"),
+    )
     assert mapped["two credits"]["x_CurrencyConversionRate"] == Decimal("1")
 
 
 def test_billing_period_is_the_invoice_month_in_pacific_time(mapped: dict[str, dict]) -> None:
     october, december = mapped["two credits"], mapped["yen"]
-    assert (october["BillingPeriodStart"], october["BillingPeriodEnd"]) == (datetime(2026, 10, 1, 7), datetime(2026, 11, 1, 7))
-    assert (december["BillingPeriodStart"], december["BillingPeriodEnd"]) == (datetime(2026, 12, 1, 8), datetime(2027, 1, 1, 8))
+    assert (october["BillingPeriodStart"], october["BillingPeriodEnd"]) == (
+        datetime(2026, 10, 1, 7),
+        datetime(2026, 11, 1, 7),
+    )
+    assert (december["BillingPeriodStart"], december["BillingPeriodEnd"]) == (
+        datetime(2026, 12, 1, 8),
+        datetime(2027, 1, 1, 8),
+    )
     assert october["ChargePeriodStart"] == datetime(2026, 10, 7)
 
 
@@ -149,39 +217,60 @@ def test_tags_resource_and_system_labels(mapped: dict[str, dict]) -> None:
     tags = {entry["key"]: entry["value"] for entry in line["Tags"]}
     assert tags == {"training-run": "llm-3b-pt-gcp", "owner": "carol", "team": "ml-platform"}
     assert {entry["key"]: entry["value"] for entry in line["x_SystemLabels"]} == {
-        "compute.googleapis.com/machine_spec": "a3-highgpu-8g", "compute.googleapis.com/cores": "208"}
+        "compute.googleapis.com/machine_spec": "a3-highgpu-8g",
+        "compute.googleapis.com/cores": "208",
+    }
     assert (line["ResourceId"], line["ResourceName"]) == (VM, "llm-3b-train-0")
     assert mapped["no resource"]["ResourceId"] is None
-    assert {entry["key"]: entry["value"] for entry in mapped["no resource"]["Tags"]} == {"team": "ml-platform", "owner": "project-owner"}
+    assert {entry["key"]: entry["value"] for entry in mapped["no resource"]["Tags"]} == {
+        "team": "ml-platform",
+        "owner": "project-owner",
+    }
 
 
 def test_parquet_with_bigquery_types_and_missing_newer_fields(tmp_path: Path) -> None:
     """The shape a BigQuery query returns: doubles, UTC timestamps, nested records; an older table
     without adjustment_info, cost_at_list, seller_name, resource and credit types."""
-    table = pa.table({
-        "billing_account_id": ["01A2B3-C4D5E6-F7A8B9"],
-        "service": [{"id": "6F81", "description": "Compute Engine"}],
-        "sku": [{"id": "9A2B", "description": "Nvidia H100 80GB GPU running in Americas"}],
-        "usage_start_time": pa.array([datetime(2026, 10, 31, 23, tzinfo=timezone.utc)], pa.timestamp("us", "UTC")),
-        "usage_end_time": pa.array([datetime(2026, 11, 1, 0, tzinfo=timezone.utc)], pa.timestamp("us", "UTC")),
-        "export_time": pa.array([datetime(2026, 11, 1, 4, 0, 0, 1, tzinfo=timezone.utc)], pa.timestamp("us", "UTC")),
-        "cost": [78.372],
-        "currency": ["USD"],
-        "usage": [{"amount": 28800.0, "unit": "seconds", "amount_in_pricing_units": 8.0, "pricing_unit": "hour"}],
-        "credits": [[{"name": "Committed use discount: A3 GPUs", "amount": -28.99764}]],
-        "invoice": [{"month": "202610"}],
-        "cost_type": ["regular"],
-    })
+    table = pa.table(
+        {
+            "billing_account_id": ["01A2B3-C4D5E6-F7A8B9"],
+            "service": [{"id": "6F81", "description": "Compute Engine"}],
+            "sku": [{"id": "9A2B", "description": "Nvidia H100 80GB GPU running in Americas"}],
+            "usage_start_time": pa.array([datetime(2026, 10, 31, 23, tzinfo=UTC)], pa.timestamp("us", "UTC")),
+            "usage_end_time": pa.array([datetime(2026, 11, 1, 0, tzinfo=UTC)], pa.timestamp("us", "UTC")),
+            "export_time": pa.array([datetime(2026, 11, 1, 4, 0, 0, 1, tzinfo=UTC)], pa.timestamp("us", "UTC")),
+            "cost": [78.372],
+            "currency": ["USD"],
+            "usage": [{"amount": 28800.0, "unit": "seconds", "amount_in_pricing_units": 8.0, "pricing_unit": "hour"}],
+            "credits": [[{"name": "Committed use discount: A3 GPUs", "amount": -28.99764}]],
+            "invoice": [{"month": "202610"}],
+            "cost_type": ["regular"],
+        }
+    )
     file = tmp_path / "old.parquet"
     pq.write_table(table, file)
-    line = gcp_billing.normalize_gcp(
-        gcp_billing.scan_export([file]), source_name="gcp", category_rules=read_category_rules(), ingested_at=datetime(2026, 11, 1)
-    ).collect().to_dicts()[0]
+    line = (
+        gcp_billing.normalize_gcp(
+            gcp_billing.scan_export([file]),
+            source_name="gcp",
+            category_rules=read_category_rules(),
+            ingested_at=datetime(2026, 11, 1),
+        )
+        .collect()
+        .to_dicts()[0]
+    )
     assert line["BilledCost"] == Decimal("49.37436")
     assert credits(line) == {"Committed use discount: A3 GPUs": Decimal("-28.99764")}
-    assert (line["ChargePeriodStart"], line["ResourceId"], line["ListCost"], line["ChargeClass"]) == (datetime(2026, 10, 31, 23), None, None, None)
+    assert (line["ChargePeriodStart"], line["ResourceId"], line["ListCost"], line["ChargeClass"]) == (
+        datetime(2026, 10, 31, 23),
+        None,
+        None,
+        None,
+    )
     assert line["x_GpuHours"] == Decimal("8")
-    rows, billed = gcp_billing.raw_control_totals(gcp_billing.scan_export([file]), datetime(2026, 10, 1).date(), str(file))
+    rows, billed = gcp_billing.raw_control_totals(
+        gcp_billing.scan_export([file]), datetime(2026, 10, 1).date(), str(file)
+    )
     assert (rows, billed) == (1, Decimal("49.37436"))
 
 

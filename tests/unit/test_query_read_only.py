@@ -26,7 +26,10 @@ ATTACKS = [
     "insert into loads (source_name) values ('x')",
     "update loads set raw_rows = 0",
     "delete from loads",
-    "merge into loads using (select 'x' as source_name) s on false when not matched then insert (source_name) values ('x')",
+    (
+        "merge into loads using (select 'x' as source_name) s on false "
+        "when not matched then insert (source_name) values ('x')"
+    ),
     "create table evil as select 1",
     "create or replace view run_costs as select 1 as training_run",
     "create macro evil() as 1",
@@ -103,7 +106,7 @@ HARMLESS = {
 class _CountingHandler(http.server.BaseHTTPRequestHandler):
     hits = 0
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         type(self).hits += 1
         self.send_response(200)
         self.end_headers()
@@ -211,8 +214,12 @@ def test_runledger_query_names_why_it_refuses(tmp_path: Path, warehouse: Path) -
     assert run("select 1; select 2") == (
         "error: runledger query runs exactly one statement; got 2 (run them one at a time)"
     )
-    assert run("drop table loads") == "error: runledger query runs one read-only SELECT (or EXPLAIN) statement; got DROP"
+    assert (
+        run("drop table loads") == "error: runledger query runs one read-only SELECT (or EXPLAIN) statement; got DROP"
+    )
     assert "file system operations are disabled" in run("explain analyze copy (select 1) to 'x.csv'")
     assert run("selec 1").startswith("error: query failed: Parser Error: syntax error")
-    result = CliRunner().invoke(main, ["query", "--config", str(config), "--format", "csv", "select sum(raw_rows) as r from loads"])
+    result = CliRunner().invoke(
+        main, ["query", "--config", str(config), "--format", "csv", "select sum(raw_rows) as r from loads"]
+    )
     assert (result.exit_code, result.output.splitlines()) == (0, ["r", "12069"])

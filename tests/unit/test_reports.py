@@ -14,9 +14,8 @@ import jsonschema
 import pytest
 from altair.vegalite.v6 import schema as vega_lite_schema
 
-from pipelines.reports import chart_rendering
 from pipelines.budgets.tables import build_budget_alerts
-from pipelines.reports import ReportSet, write_reports
+from pipelines.reports import ReportSet, chart_rendering, write_reports
 from pipelines.reports.charts import cumulative_spend_chart
 from pipelines.reports.data import (
     CostLine,
@@ -66,7 +65,13 @@ COMPUTE_COSTS = [
 LINES = [
     *(
         Line(
-            f"c{index}", date(2026, 10, 3 + index), RUN_ACCOUNT, "compute", "i-0a1", BUDGETED_RUN, cost,
+            f"c{index}",
+            date(2026, 10, 3 + index),
+            RUN_ACCOUNT,
+            "compute",
+            "i-0a1",
+            BUDGETED_RUN,
+            cost,
             Decimal(512),
         )
         for index, cost in enumerate(COMPUTE_COSTS)
@@ -455,7 +460,7 @@ def test_every_axis_is_titled_with_its_unit_or_currency(reports: ReportSet) -> N
     for paths in reports.runs:
         html = paths.html.read_text()
         for svg in re.findall(r"<svg.*?</svg>", html, re.DOTALL):
-            titles = re.findall(r'role-axis-title.*?<text[^>]*>([^<]+)</text>', svg, re.DOTALL)
+            titles = re.findall(r"role-axis-title.*?<text[^>]*>([^<]+)</text>", svg, re.DOTALL)
             assert len(titles) == 2, titles
             assert any(title.endswith("(USD)") for title in titles), titles
             for title in titles:
@@ -509,7 +514,10 @@ def test_forecast_line_runs_from_the_spend_at_as_of_to_the_forecast_at_the_windo
         "total", Decimal(1000), Decimal(300), Decimal(-700), -0.7, "on_track",
         Decimal("885.7142857143"), None, None, None, None, None, None,
     )  # fmt: skip
-    daily = [DailySpend(date(2026, 10, 2), "compute", Decimal(100)), DailySpend(date(2026, 10, 3), "compute", Decimal(200))]
+    daily = [
+        DailySpend(date(2026, 10, 2), "compute", Decimal(100)),
+        DailySpend(date(2026, 10, 3), "compute", Decimal(200)),
+    ]
 
     spec = cumulative_spend_chart(header, total, daily, "USD").vega_lite
 
@@ -522,7 +530,12 @@ def test_forecast_line_runs_from_the_spend_at_as_of_to_the_forecast_at_the_windo
         ("2026-11-01", 885.7142857143),
     ]
     actual = by_series["Actual (cumulative)"]
-    assert actual[:4] == [("2026-10-02", 0.0), ("2026-10-03", 100.0), ("2026-10-04", 300.0), ("2026-10-11T12:00:00Z", 300.0)]
+    assert actual[:4] == [
+        ("2026-10-02", 0.0),
+        ("2026-10-03", 100.0),
+        ("2026-10-04", 300.0),
+        ("2026-10-11T12:00:00Z", 300.0),
+    ]
     assert by_series["Planned burn"][-1] == ("2026-11-01", 1000.0)
 
 
@@ -538,7 +551,9 @@ def test_unchanged_warehouse_keeps_the_reports_and_a_change_rewrites_them(tmp_pa
     assert all(run.html.stat().st_mtime_ns == written_at[run.html] for run in per_run.runs)
 
     with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
-        conn.execute("update cost_allocations set effective_cost = effective_cost + 1 where training_run = ?", [UNBUDGETED_RUN])
+        conn.execute(
+            "update cost_allocations set effective_cost = effective_cost + 1 where training_run = ?", [UNBUDGETED_RUN]
+        )
     with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as conn:
         changed = write_reports(conn, tmp_path / "reports")
     changed_report = next(run for run in changed.runs if run.training_run == UNBUDGETED_RUN)
@@ -572,7 +587,9 @@ def test_every_chart_of_the_reports_is_valid_vega_lite(tmp_path: Path) -> None:
         details = load_details(conn, list(overviews.values()), load_reconciliation(conn))
         for training_run, overview in overviews.items():
             for spec in run_charts(overview, details[training_run]):
-                errors = [f"{list(error.absolute_path)}: {error.message}" for error in validator.iter_errors(spec.vega_lite)]
+                errors = [
+                    f"{list(error.absolute_path)}: {error.message}" for error in validator.iter_errors(spec.vega_lite)
+                ]
                 assert errors == [], f"{training_run} {spec.name}"
                 assert spec.vega_lite["$schema"] == altair.SCHEMA_URL
                 names.append(spec.name)
@@ -586,7 +603,9 @@ def test_a_chart_a_worker_cannot_render_fails_alone() -> None:
     try:
         bad = renderer.submit({"mark": "no-such-mark", "data": {"values": [{"a": 1}]}})
         good = renderer.submit({"mark": "bar", "data": {"values": [{"a": 1}]}, "encoding": {"x": {"field": "a"}}})
-        with pytest.raises(RuntimeError, match="rendering a chart failed: ValueError: Vega-Lite to SVG conversion failed"):
+        with pytest.raises(
+            RuntimeError, match="rendering a chart failed: ValueError: Vega-Lite to SVG conversion failed"
+        ):
             bad.result()
         svg, png = good.result()
     finally:

@@ -38,7 +38,14 @@ thresholds: {warning: 0.8, over: 1.0}
 # llm-a crashes twice: at 03:30 (last checkpoint 02:00, 16 GPUs) and at 05:00 (resumed at 04:00
 # from the 02:00 checkpoint on 8 GPUs), writes four checkpoints and ends at 10:00.
 EVENTS_A = [
-    {"training_run": "llm-a", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0, "gpus": 16, "config_hash": "h1"},
+    {
+        "training_run": "llm-a",
+        "time": "2026-10-05T00:00:00Z",
+        "event": "start",
+        "step": 0,
+        "gpus": 16,
+        "config_hash": "h1",
+    },
     {"training_run": "llm-a", "time": "2026-10-05T02:00:00Z", "event": "checkpoint", "step": 200},
     {"training_run": "llm-a", "time": "2026-10-05T03:30:00Z", "event": "failure", "step": 350},
     {"training_run": "llm-a", "time": "2026-10-05T04:00:00Z", "event": "resume", "step": 200, "gpus": 8},
@@ -51,7 +58,14 @@ EVENTS_A = [
 ]
 # llm-b repeats llm-a's experiment, dataset and configuration two days later.
 EVENTS_B = [
-    {"training_run": "llm-b", "time": "2026-10-07T00:00:00Z", "event": "start", "step": 0, "gpus": 16, "config_hash": "h1"},
+    {
+        "training_run": "llm-b",
+        "time": "2026-10-07T00:00:00Z",
+        "event": "start",
+        "step": 0,
+        "gpus": 16,
+        "config_hash": "h1",
+    },
     {"training_run": "llm-b", "time": "2026-10-07T01:00:00Z", "event": "failure", "step": 80},
     {"training_run": "llm-b", "time": "2026-10-07T03:00:00Z", "event": "end", "step": 200},
 ]
@@ -120,8 +134,14 @@ def warehouse(tmp_path: Path) -> duckdb.DuckDBPyConnection:
             [
                 RegisteredRun(id="llm-a", experiment="exp-a", dataset_version="ds-1", owner="alice"),
                 RegisteredRun(id="llm-b", experiment="exp-a", dataset_version="ds-1", owner="bob"),
-                RegisteredRun(id="llm-c", experiment="exp-a", dataset_version="ds-1", owner="carol",
-                              start=hours(7, 0), end=hours(8, 0)),
+                RegisteredRun(
+                    id="llm-c",
+                    experiment="exp-a",
+                    dataset_version="ds-1",
+                    owner="carol",
+                    start=hours(7, 0),
+                    end=hours(8, 0),
+                ),
             ],
         )
         replace_budget_baselines(conn, load_budgets_with_files(budgets))
@@ -257,7 +277,9 @@ def test_waste_is_rebuilt_only_when_its_inputs_change(warehouse: duckdb.DuckDBPy
     assert build(other_settings) is True
 
 
-AMOUNTS = st.decimals(min_value=Decimal("-50"), max_value=Decimal("500"), places=4, allow_nan=False, allow_infinity=False)
+AMOUNTS = st.decimals(
+    min_value=Decimal("-50"), max_value=Decimal("500"), places=4, allow_nan=False, allow_infinity=False
+)
 CATEGORIES = st.sampled_from(["compute", "storage", "network", "monitoring"])
 RESOURCES = st.sampled_from(["i-x", "vol-x", "ckpt-x", None])
 
@@ -279,15 +301,23 @@ RESOURCES = st.sampled_from(["i-x", "vol-x", "ckpt-x", None])
         max_size=25,
     )
 )
-def test_waste_never_exceeds_a_runs_attributed_cost(
-    warehouse: duckdb.DuckDBPyConnection, lines: list[tuple]
-) -> None:
+def test_waste_never_exceeds_a_runs_attributed_cost(warehouse: duckdb.DuckDBPyConnection, lines: list[tuple]) -> None:
     """Random lines (credits included) added to the fixture's: per run, Σ waste ≤ attributed cost."""
     for index, (run, category, resource, start_hour, length, amount, gpu_hours, inter_region) in enumerate(lines):
         start = datetime(2026, 10, 5 + start_hour // 24, start_hour % 24)
         end = datetime(2026, 10, 5 + (start_hour + length) // 24, (start_hour + length) % 24)
-        add_line(warehouse, f"random-{index}", run, category, resource, start, end, str(amount),
-                 gpu_hours=str(gpu_hours), description=INTER_REGION if inter_region else None)
+        add_line(
+            warehouse,
+            f"random-{index}",
+            run,
+            category,
+            resource,
+            start,
+            end,
+            str(amount),
+            gpu_hours=str(gpu_hours),
+            description=INTER_REGION if inter_region else None,
+        )
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
     with transaction(warehouse):
         build_waste(warehouse, Waste())
@@ -308,15 +338,39 @@ def test_waste_never_exceeds_a_runs_attributed_cost(
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ('{"training_run": "r", "time": "2026-10-05T00:00:00", "event": "start", "step": 0}', "time: '2026-10-05T00:00:00' has no UTC offset"),
-        ('{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "crash", "step": 0}', "event: 'crash' is not one of"),
-        ('{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": -1}', "step: must be an integer ≥ 0"),
-        ('{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 1.5}', "step: must be an integer ≥ 0"),
-        ('{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0, "gpus": 0}', "gpus: must be an integer ≥ 1"),
-        ('{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0, "gpu": 8}', "gpu: unknown key"),
-        ('{"training_run": "", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0}', "training_run: must be non-empty text"),
+        (
+            '{"training_run": "r", "time": "2026-10-05T00:00:00", "event": "start", "step": 0}',
+            "time: '2026-10-05T00:00:00' has no UTC offset",
+        ),
+        (
+            '{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "crash", "step": 0}',
+            "event: 'crash' is not one of",
+        ),
+        (
+            '{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": -1}',
+            "step: must be an integer ≥ 0",
+        ),
+        (
+            '{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 1.5}',
+            "step: must be an integer ≥ 0",
+        ),
+        (
+            '{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0, "gpus": 0}',
+            "gpus: must be an integer ≥ 1",
+        ),
+        (
+            '{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0, "gpu": 8}',
+            "gpu: unknown key",
+        ),
+        (
+            '{"training_run": "", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0}',
+            "training_run: must be non-empty text",
+        ),
         ('{"training_run": "r", "event": "start", "step": 0}', "time: missing"),
-        ('{"training_run": "r", "time": "yesterday", "event": "start", "step": 0}', "'yesterday' is not an ISO-8601 time"),
+        (
+            '{"training_run": "r", "time": "yesterday", "event": "start", "step": 0}',
+            "'yesterday' is not an ISO-8601 time",
+        ),
         ('["r", "2026-10-05T00:00:00Z"]', "not a JSON object"),
         ('{"training_run": "r", "time": ', "not a JSON object"),
     ],
@@ -333,7 +387,9 @@ def test_a_bad_event_line_is_named_by_file_and_line(tmp_path: Path, line: str, m
 
 def test_an_event_recorded_twice_names_both_lines(tmp_path: Path) -> None:
     path = write_events(tmp_path / "events.jsonl", EVENTS_B, EVENTS_B[1:2])
-    with pytest.raises(RunEventsError, match=rf"{path}:4: failure of 'llm-b' at 2026-10-07T01:00:00Z is already recorded at {path}:2"):
+    with pytest.raises(
+        RunEventsError, match=rf"{path}:4: failure of 'llm-b' at 2026-10-07T01:00:00Z is already recorded at {path}:2"
+    ):
         read_event_files(path)
 
 

@@ -56,7 +56,8 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object
 
 def _failed_checks(result: dg.ExecuteInProcessResult, severity: dg.AssetCheckSeverity) -> list[str]:
     return [
-        f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: {evaluation.description or evaluation.metadata}"
+        f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: "
+        f"{evaluation.description or evaluation.metadata}"
         for evaluation in result.get_asset_check_evaluations()
         if not evaluation.passed and evaluation.severity == severity
     ]
@@ -139,18 +140,24 @@ def _run_locked(
     ingest_config = {
         "ops": {asset.op.name: {"config": {"full_refresh": full_refresh}} for asset in graph.source_loads.values()}
     }
-    echo(f"runledger: {len(config.billing_sources)} billing sources, billing periods {', '.join(f'{p:%Y-%m}' for p in billing_periods) or 'none'}")
+    period_names = ", ".join(f"{p:%Y-%m}" for p in billing_periods) or "none"
+    echo(f"runledger: {len(config.billing_sources)} billing sources, billing periods {period_names}")
 
     with _instance() as instance:
         result = _materialize(graph, graph.pre_partition, resources, echo, instance)
-        echo(f"  run registry: {_metadata(result, 'run_registry').get('runs', 0)} runs; budgets: {_metadata(result, 'budget_baselines').get('budgets', 0)} baselines; run events: {_metadata(result, 'run_events').get('events', 0):,}")
+        runs = _metadata(result, "run_registry").get("runs", 0)
+        budgets = _metadata(result, "budget_baselines").get("budgets", 0)
+        events = _metadata(result, "run_events").get("events", 0)
+        echo(f"  run registry: {runs} runs; budgets: {budgets} baselines; run events: {events:,}")
         for period in billing_periods:
-            result = _materialize(graph, graph.partitioned, resources, echo, instance, partition_key(period), ingest_config)
+            result = _materialize(
+                graph, graph.partitioned, resources, echo, instance, partition_key(period), ingest_config
+            )
             loaded = _metadata(result, "focus_line_items")
             allocated = _metadata(result, "cost_allocations")
             echo(
-                f"  {period:%Y-%m}: {loaded.get('rows', 0):,} line items from {loaded.get('sources_loaded', 0)} sources, "
-                f"{allocated.get('rows', 0):,} allocations, conservation ok"
+                f"  {period:%Y-%m}: {loaded.get('rows', 0):,} line items from {loaded.get('sources_loaded', 0)} "
+                f"sources, {allocated.get('rows', 0):,} allocations, conservation ok"
             )
         result = _materialize(graph, graph.post_partition, resources, echo, instance)
     echo(f"  reconciliation: {_metadata(result, 'reconciliation').get('rows', 0)} source periods, all differences 0")

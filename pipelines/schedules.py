@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import dagster as dg
 
@@ -18,7 +18,7 @@ def periods_to_refresh(tick: datetime) -> list[date]:
     AWS keeps restating the previous month for weeks after it closed, so both are reloaded
     every night; older months are reloaded by the delivery sensor when a new delivery arrives.
     """
-    today = tick.astimezone(timezone.utc).date() if tick.tzinfo else tick.date()
+    today = tick.astimezone(UTC).date() if tick.tzinfo else tick.date()
     current = today.replace(day=1)
     previous = date(current.year - 1, 12, 1) if current.month == 1 else current.replace(month=current.month - 1)
     return [previous, current]

@@ -15,8 +15,8 @@ from datetime import UTC, date, datetime
 import duckdb
 
 from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
-from pipelines.ingest.load import ConservationError
 from pipelines.warehouse.connection import transaction, unordered_inserts
+from pipelines.warehouse.conservation import ConservationError
 from pipelines.warehouse.sql import read_sql
 
 

@@ -22,11 +22,8 @@ import duckdb
 from pipelines.ingest import aws_cur2
 from pipelines.ingest.sources import PeriodBatch
 from pipelines.warehouse.connection import transaction, unordered_inserts
+from pipelines.warehouse.conservation import ConservationError
 from pipelines.warehouse.sql import read_sql
-
-
-class ConservationError(RuntimeError):
-    """Loaded or allocated money differs from the raw export's control total."""
 
 
 class LoadError(RuntimeError):
@@ -273,7 +270,6 @@ def replace_period(
             aws_cur2.prepare(conn, delivery)
         params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
         with unordered_inserts(conn), transaction(conn):
-            conn.execute(read_sql("attribution/cost_allocations", "delete_source_period"), params)
             conn.execute(read_sql("staging/focus_line_items", "delete_period"), params)
             if staged is not None:
                 conn.execute(

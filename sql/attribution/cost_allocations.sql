@@ -6,12 +6,6 @@
 delete from cost_allocations
 where in_billing_period(BillingPeriodStart, $billing_period);
 
--- name: delete_source_period
--- Allocations of one (source, billing period); rebuilt by the cost_allocations step.
-delete from cost_allocations
-where x_SourceName = $source_name
-    and in_billing_period(BillingPeriodStart, $billing_period);
-
 -- name: period_check
 -- Conservation of one billing period, per source and currency: every line item's allocations
 -- have ratios summing to 1 and costs summing exactly to its BilledCost and EffectiveCost.

@@ -187,8 +187,9 @@ def period_rows(conn: object, period: object) -> tuple:
 @FUZZ
 @given(st.binary(max_size=300) | GCP_ROWS.map(lambda rows: "\n".join(json.dumps(r) for r in rows).encode()))
 def test_gcp_export_file_reader(fuzz_root: Path, content: bytes) -> None:
-    from pipelines.ingest.load import ConservationError, LoadError
+    from pipelines.ingest.load import LoadError
     from pipelines.ingest.sources import GcpExportFilesReader
+    from pipelines.warehouse.conservation import ConservationError
 
     file = written(fuzz_root, content, "gcp-export.jsonl")
     warehouse = file.parent / "warehouse.duckdb"
@@ -211,8 +212,9 @@ def test_bigquery_export_reader(bigquery_emulator: str, fuzz_root: Path, rows: l
     # After a good first load, a batch of wrong rows arrives in the table: the incremental read
     # loads it or refuses it naming the table (or the source and period).
     from pipelines.config import load_config
-    from pipelines.ingest.load import ConservationError, LoadError
+    from pipelines.ingest.load import LoadError
     from pipelines.ingest.sources import reader_for
+    from pipelines.warehouse.conservation import ConservationError
     from tests.integration.test_gcp_bigquery import bigquery_config, new_table
     from tests.support.bigquery_emulator import DETAILED_EXPORT_SCHEMA, append_rows
 

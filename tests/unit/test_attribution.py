@@ -9,8 +9,8 @@ import pytest
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
 from pipelines.config import DEFAULT_DIMENSIONS
-from pipelines.ingest.load import ConservationError
 from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.conservation import ConservationError
 
 PERIOD = date(2026, 10, 1)
 

@@ -10,9 +10,9 @@ from botocore.exceptions import ClientError
 from pipelines.config import ConfigError
 from pipelines.definitions import NIGHTLY_JOB, build_definitions, defs
 from pipelines.demo import write_demo
-from pipelines.ingest.load import ConservationError
 from pipelines.orchestration.resources import WAREHOUSE_POOL
 from pipelines.orchestration.retries import is_transient, retry_request
+from pipelines.warehouse.conservation import ConservationError
 
 LAYER_ASSETS = {
     "run_registry",

@@ -7,6 +7,7 @@ same numbers, formatted by the same functions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
 MONEY_QUANTUM = Decimal("0.01")
@@ -142,6 +143,16 @@ def percent(ratio: float | Decimal | None, *, signed: bool = False) -> str:
     if ratio is None:
         return MISSING
     return _formatted(Decimal(str(ratio)) * 100, PERCENT_QUANTUM, ",.1f", signed=signed) + " %"
+
+
+def timestamp(value: datetime | None) -> str:
+    """Formats a UTC moment to the minute, e.g. `2026-10-31 23:00 UTC`."""
+    return MISSING if value is None else f"{value:%Y-%m-%d %H:%M} UTC"
+
+
+def billing_period_label(period: date) -> str:
+    """Shows a billing period by its month, e.g. `2026-10`."""
+    return period.strftime("%Y-%m")
 
 
 def status_cell(status: str | None) -> Cell:

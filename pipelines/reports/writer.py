@@ -25,7 +25,6 @@ from pipelines.reports.charts import (
     variance_waterfall_chart,
     waste_by_kind_chart,
 )
-from pipelines.reports.content import SummaryRun, currency_of, run_document, summary_document
 from pipelines.reports.data import (
     RunDetails,
     RunOverview,
@@ -40,6 +39,9 @@ from pipelines.reports.data import (
 )
 from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
+from pipelines.reports.run_facts import currency_of
+from pipelines.reports.run_report import run_document
+from pipelines.reports.summary_report import SummaryRun, summary_document
 from pipelines.warehouse.sql import read_sql
 
 CHARTS_DIR = "charts"

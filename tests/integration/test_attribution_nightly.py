@@ -9,7 +9,9 @@ import duckdb
 import pytest
 import yaml
 
-from pipelines.demo import DEV_ACCOUNT, DEV_INSTANCE_ID, write_demo
+from pipelines.demo import write_demo
+from pipelines.demo.aws.catalog import DEV_ACCOUNT
+from pipelines.demo.story.untagged import DEV_INSTANCE_ID
 from pipelines.nightly import run_nightly
 from pipelines.warehouse.connection import connect
 

@@ -27,7 +27,7 @@ def _handle_errors(command: Callable) -> Callable:
 
     @wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
-        from pipelines.budgets.model import BudgetError
+        from pipelines.budgets.files import BudgetError
         from pipelines.config import ConfigError
         from pipelines.ingest.mappings import MappingError
 
@@ -248,8 +248,9 @@ def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Pa
 @click.argument("budget_file", type=click.Path(path_type=Path, dir_okay=False))
 @_handle_errors
 def estimate(budget_file: Path) -> None:
-    from pipelines.budgets.model import estimate as estimate_budget
-    from pipelines.budgets.model import format_estimate, load_budget
+    from pipelines.budgets.estimate import estimate as estimate_budget
+    from pipelines.budgets.estimate_text import format_estimate
+    from pipelines.budgets.files import load_budget
 
     budget = load_budget(budget_file)
     click.echo(format_estimate(budget, estimate_budget(budget)))
@@ -262,7 +263,7 @@ def check(config_path: Path | None) -> None:
     from connectors.training.event_files import read_event_files
     from pipelines.attribution.overlaps import contradictions, registry_overlaps
     from pipelines.attribution.registry import load_registry
-    from pipelines.budgets.model import load_budgets_with_files, require_existing_runs
+    from pipelines.budgets.files import load_budgets_with_files, require_existing_runs
     from pipelines.budgets.tables import attributed_runs
     from pipelines.config import load_config
     from pipelines.ingest.mappings import read_category_rules

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation
-from pipelines.budgets.model import load_budgets_with_files
+from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import (
     build_budget_alerts,
     build_budget_variance,

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.budgets.model import Budget, BudgetError, baseline_rows
+from pipelines.budgets.estimate import baseline_rows
+from pipelines.budgets.files import BudgetError
+from pipelines.budgets.schema import Budget
 from pipelines.warehouse.sql import read_sql
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from connectors.aws.exports import _json_object
 from connectors.errors import SourceError
 from pipelines.attribution.registry import load_registry
-from pipelines.budgets.model import BudgetError, load_budget
+from pipelines.budgets.files import BudgetError, load_budget
 from pipelines.config import ConfigError, load_config
 from pipelines.ingest import focus_files
 from tests.support import FIXTURES

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from connectors.training.event_files import RunEventsError, read_event_files
 from pipelines.attribution.allocate import allocate_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
-from pipelines.budgets.model import load_budgets_with_files
+from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import replace_budget_baselines
 from pipelines.config import DEFAULT_DIMENSIONS, Waste
 from pipelines.warehouse.connection import connect, transaction

@@ -1,0 +1,195 @@
+"""The resource model: a budget's pre-training estimate (6 N D FLOPs, MFU, GPU-hours, wall-clock,
+storage and network costs) and the `budget_baselines` rows it gives.
+
+Pure Python, no warehouse access. Estimates are computed at 60 significant digits; money and hours
+are quantized to 10 decimal places with ROUND_HALF_EVEN, the scale of the warehouse's
+DECIMAL(38, 10).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from pipelines.budgets.schema import CATEGORIES, Budget, ResourceModel, Storage
+
+HOURS_PER_MONTH = Decimal(730)
+SECONDS_PER_HOUR = Decimal(3600)
+TERA = Decimal(10) ** 12
+BILLION = Decimal(10) ** 9
+DECIMAL_PRECISION = 60
+TEN_DECIMALS = Decimal("1e-10")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The resource model's pre-training estimate of one budget.
+
+    Every field but `costs` and `total` is None without `model`.
+
+    Attributes:
+        flops: training FLOPs, 6 x parameters x tokens.
+        gpu_hours: GPU-hours including overhead, quantized.
+        wall_hours: gpu_hours / gpus, quantized: the wall-clock time of the run.
+        costs: estimated cost per category present in the budget, in `CATEGORIES` order.
+        total: sum of `costs`.
+        cost_per_billion_tokens: total / (tokens / 1e9), quantized.
+        mfu: the given MFU, or the one implied by the given throughput and peak (None without
+            `gpu_peak_tflops`).
+        tokens_per_second_per_gpu: the given throughput, or the one implied by the given MFU.
+        gpu_hours_at_peak: the GPU-hours the FLOPs take at the full peak (MFU 1, no overhead);
+            None without `gpu_peak_tflops`.
+        effective_mfu: gpu_hours_at_peak / gpu_hours, the MFU over every estimated GPU-hour
+            (overhead included), comparable with budget_variance.actual_effective_mfu.
+        tokens_per_step: batch_size x sequence_length; None without them.
+        steps: optimizer steps, tokens / tokens_per_step rounded up; None without them.
+    """
+
+    flops: Decimal | None
+    gpu_hours: Decimal | None
+    wall_hours: Decimal | None
+    costs: dict[str, Decimal]
+    total: Decimal
+    cost_per_billion_tokens: Decimal | None
+    mfu: Decimal | None = None
+    tokens_per_second_per_gpu: Decimal | None = None
+    gpu_hours_at_peak: Decimal | None = None
+    effective_mfu: Decimal | None = None
+    tokens_per_step: int | None = None
+    steps: int | None = None
+
+
+@dataclass(frozen=True)
+class _Speed:
+    mfu: Decimal | None
+    tokens_per_second_per_gpu: Decimal
+    gpu_hours_at_peak: Decimal | None
+    ideal_gpu_hours: Decimal
+
+
+def estimate(budget: Budget) -> Estimate:
+    """Applies the resource model to a budget.
+
+    With `mfu`: GPU-hours = 6 N D / (peak x 1e12 x mfu x 3600) x (1 + overhead). With
+    `tokens_per_second_per_gpu`: GPU-hours = tokens / (throughput x 3600) x (1 + overhead).
+    """
+    with localcontext(prec=DECIMAL_PRECISION):
+        costs: dict[str, Decimal] = {}
+        if budget.network is not None:
+            costs["network"] = _quantize(budget.network.egress_gb * budget.network.price_gb)
+        costs.update({category: _quantize(amount) for category, amount in budget.fixed.items()})
+        model = budget.model
+        if model is None:
+            ordered = _ordered(costs)
+            return Estimate(None, None, None, ordered, sum(ordered.values(), Decimal(0)), None)
+        flops = 6 * model.parameters * model.tokens
+        speed = _speed(model, flops)
+        gpu_hours = _quantize(speed.ideal_gpu_hours * (1 + model.overhead))
+        wall_hours = _quantize(gpu_hours / model.gpus)
+        costs["compute"] = _quantize(gpu_hours * model.gpu_hour_price)
+        if budget.storage is not None:
+            costs["storage"] = _storage_cost(budget.storage, wall_hours)
+        ordered = _ordered(costs)
+        total = sum(ordered.values(), Decimal(0))
+        tokens_per_step = steps = None
+        if model.batch_size is not None and model.sequence_length is not None:
+            tokens_per_step = model.batch_size * model.sequence_length
+            steps = math.ceil(Fraction(model.tokens) / tokens_per_step)
+        return Estimate(
+            flops=flops,
+            gpu_hours=gpu_hours,
+            wall_hours=wall_hours,
+            costs=ordered,
+            total=total,
+            cost_per_billion_tokens=_quantize(total / (model.tokens / BILLION)),
+            mfu=_quantize(speed.mfu) if speed.mfu is not None else None,
+            tokens_per_second_per_gpu=_quantize(speed.tokens_per_second_per_gpu),
+            gpu_hours_at_peak=(_quantize(speed.gpu_hours_at_peak) if speed.gpu_hours_at_peak is not None else None),
+            effective_mfu=(
+                _quantize(speed.gpu_hours_at_peak / gpu_hours)
+                if speed.gpu_hours_at_peak is not None and gpu_hours
+                else None
+            ),
+            tokens_per_step=tokens_per_step,
+            steps=steps,
+        )
+
+
+def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any]]:
+    """One `budget_baselines` row per estimated category of a budget.
+
+    Only the compute row derived from `model` carries estimated_gpu_hours and estimated_rate
+    (= gpu_hour_price), training_tokens and gpu_hours_at_peak (for the actual effective MFU and
+    throughput); its estimated_cost is round(estimated_gpu_hours x estimated_rate, 10). Only the
+    storage row of a budget with `storage` carries checkpoints_retained (for the waste analysis).
+    Every Decimal is quantized to 10 places (DuckDB misreads bound Decimals with a positive
+    exponent such as Decimal('1.2E+4')).
+
+    Args:
+        budget: the validated budget.
+        source_file: the budget's file, stored as `budget_file`.
+    """
+    result = estimate(budget)
+    thresholds = {
+        "warning": _quantize(budget.thresholds.warning),
+        "over": _quantize(budget.thresholds.over),
+    }
+    window = {"start": budget.window.start, "end": budget.window.end}
+    rows = []
+    gpu_hour_price = _quantize(budget.model.gpu_hour_price) if budget.model is not None else None
+    for category, cost in result.costs.items():
+        derived_compute = category == "compute" and budget.model is not None
+        rows.append(
+            {
+                "training_run": budget.training_run,
+                "cost_category": category,
+                "currency": budget.currency,
+                "estimated_cost": cost,
+                "estimated_gpu_hours": result.gpu_hours if derived_compute else None,
+                "estimated_rate": gpu_hour_price if derived_compute else None,
+                "training_tokens": _quantize(budget.model.tokens) if derived_compute else None,
+                "gpu_hours_at_peak": result.gpu_hours_at_peak if derived_compute else None,
+                "checkpoints_retained": (
+                    budget.storage.checkpoints_retained if category == "storage" and budget.storage else None
+                ),
+                "thresholds": thresholds,
+                "window": window,
+                "budget_file": str(source_file),
+            }
+        )
+    return rows
+
+
+def _speed(model: ResourceModel, flops: Decimal) -> _Speed:
+    """The model's speed both ways (MFU and tokens per second per GPU), whichever was given."""
+    peak_flops_per_gpu_second = model.gpu_peak_tflops * TERA if model.gpu_peak_tflops is not None else None
+    gpu_hours_at_peak = (
+        flops / (peak_flops_per_gpu_second * SECONDS_PER_HOUR) if peak_flops_per_gpu_second is not None else None
+    )
+    flops_per_token = 6 * model.parameters
+    if model.mfu is not None:
+        throughput = model.mfu * peak_flops_per_gpu_second / flops_per_token
+        return _Speed(model.mfu, throughput, gpu_hours_at_peak, gpu_hours_at_peak / model.mfu)
+    throughput = model.tokens_per_second_per_gpu
+    implied_mfu = (
+        throughput * flops_per_token / peak_flops_per_gpu_second if peak_flops_per_gpu_second is not None else None
+    )
+    return _Speed(implied_mfu, throughput, gpu_hours_at_peak, model.tokens / (throughput * SECONDS_PER_HOUR))
+
+
+def _storage_cost(storage: Storage, wall_hours: Decimal) -> Decimal:
+    stored_gb = storage.checkpoint_gb * storage.checkpoints_retained + storage.dataset_gb
+    return _quantize(stored_gb * storage.price_gb_month * wall_hours / HOURS_PER_MONTH)
+
+
+def _ordered(costs: dict[str, Decimal]) -> dict[str, Decimal]:
+    return {category: costs[category] for category in CATEGORIES if category in costs}
+
+
+def _quantize(value: Decimal) -> Decimal:
+    with localcontext(prec=DECIMAL_PRECISION):
+        return value.quantize(TEN_DECIMALS, rounding=ROUND_HALF_EVEN)

@@ -1,0 +1,70 @@
+"""The plain-text estimate table `runledger estimate` prints."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pipelines.budgets.estimate import Estimate
+from pipelines.budgets.schema import Budget, ResourceModel
+
+
+def format_estimate(budget: Budget, estimate: Estimate) -> str:
+    """Renders an estimate as the plain-text table `runledger estimate` prints."""
+    lines = [
+        (
+            f"Estimate for {budget.training_run}: window {budget.window.start} to "
+            f"{budget.window.end}, amounts in {budget.currency}"
+        ),
+        "",
+    ]
+    if budget.model is not None:
+        lines += _resource_lines(budget.model, estimate)
+    lines.append(f"  {'cost category':<28}{budget.currency:>20}")
+    lines += [f"  {category:<28}{_money(cost):>20}" for category, cost in estimate.costs.items()]
+    lines.append(f"  {'total':<28}{_money(estimate.total):>20}")
+    if estimate.cost_per_billion_tokens is not None:
+        lines.append(f"  {'cost per 1e9 tokens':<28}{_money(estimate.cost_per_billion_tokens):>20}")
+    return "\n".join(lines) + "\n"
+
+
+def _resource_lines(model: ResourceModel, estimate: Estimate) -> list[str]:
+    days = estimate.wall_hours / 24
+    mfu_source = "given" if model.mfu is not None else "implied by the throughput"
+    throughput_source = "given" if model.tokens_per_second_per_gpu is not None else "implied by MFU"
+    lines = [
+        f"  {'parameters (N)':<28}{model.parameters:>20.3e}",
+        f"  {'tokens (D)':<28}{model.tokens:>20.3e}",
+    ]
+    if estimate.steps is not None:
+        lines.append(
+            f"  {'training steps':<28}{estimate.steps:>20,}  ({estimate.tokens_per_step:,} tokens "
+            f"per step: batch {model.batch_size:,} x sequence {model.sequence_length:,})"
+        )
+    lines.append(f"  {'training FLOPs (6 N D)':<28}{estimate.flops:>20.3e}")
+    if estimate.mfu is not None:
+        lines.append(
+            f"  {'MFU':<28}{_percent(estimate.mfu):>20}  ({mfu_source}; peak "
+            f"{model.gpu_peak_tflops:,f} TFLOP/s per GPU)"
+        )
+    lines += [
+        f"  {'tokens per second per GPU':<28}{estimate.tokens_per_second_per_gpu:>20,.1f}  ({throughput_source})",
+        f"  {'overhead':<28}{_percent(model.overhead):>20}  (restarts, evaluation, idle)",
+    ]
+    if estimate.effective_mfu is not None:
+        lines.append(
+            f"  {'effective MFU':<28}{_percent(estimate.effective_mfu):>20}  (over every GPU-hour, overhead included)"
+        )
+    lines += [
+        f"  {'GPU-hours':<28}{estimate.gpu_hours:>20,.2f}",
+        f"  {'wall-clock hours':<28}{estimate.wall_hours:>20,.2f}  ({days:,.2f} days on {model.gpus:,} GPUs)",
+        "",
+    ]
+    return lines
+
+
+def _percent(fraction: Decimal) -> str:
+    return f"{fraction * 100:,.1f} %"
+
+
+def _money(amount: Decimal) -> str:
+    return f"{amount:,.2f}"

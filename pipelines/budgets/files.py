@@ -1,0 +1,177 @@
+"""Reading the budget folder: YAML files into validated `Budget`s, problems named by file and key."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from pipelines.budgets.schema import SECTIONS, Budget, InvalidValue
+
+BUDGET_SUFFIXES = (".yaml", ".yml")
+
+
+class BudgetError(ValueError):
+    """A budget file or folder is unusable; the message names the file and the key at fault."""
+
+
+def load_budget(path: Path) -> Budget:
+    """Reads and validates one budget file.
+
+    Args:
+        path: the YAML file; error messages name it as given.
+
+    Raises:
+        BudgetError: the file is unreadable, not YAML, or breaks a rule; one line per problem,
+            each `<file>: <key path>: <problem>; <what to do>`.
+    """
+    document = _read_yaml(path)
+    try:
+        return Budget.model_validate(document)
+    except ValidationError as error:
+        raise BudgetError("\n".join(_describe(path, detail) for detail in error.errors())) from None
+
+
+def load_budgets_with_files(folder: Path) -> list[tuple[Budget, Path]]:
+    """Reads every `*.yaml`/`*.yml` budget of a folder, sorted by file name, with its file.
+
+    Raises:
+        BudgetError: the folder is missing, any file is invalid (all problems of all files are
+            reported together), or two files budget the same training run.
+    """
+    if not folder.is_dir():
+        raise BudgetError(f"{folder}: budget folder does not exist; create it or fix `budgets` in runledger.yaml")
+    paths = sorted(
+        (path for path in folder.iterdir() if path.suffix in BUDGET_SUFFIXES and path.is_file()),
+        key=lambda path: path.name,
+    )
+    loaded: list[tuple[Budget, Path]] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            loaded.append((load_budget(path), path))
+        except BudgetError as error:
+            problems.append(str(error))
+    problems.extend(_duplicate_runs(loaded))
+    if problems:
+        raise BudgetError("\n".join(problems))
+    return loaded
+
+
+def require_existing_runs(
+    budgets_with_files: list[tuple[Budget, Path]],
+    registered: set[str],
+    attributed: set[str] | None,
+    *,
+    registry_file: Path | None,
+    warehouse_file: Path,
+) -> None:
+    """Checks that every budget is for a run that exists.
+
+    A run exists when the run registry lists it or the warehouse has spend attributed to it: a
+    budget for a run yet to start needs a registry entry (an `id` is enough).
+
+    Args:
+        budgets_with_files: the budgets with their files, as `load_budgets_with_files` returns.
+        registered: the run ids of the registry.
+        attributed: the runs with attributed spend; None when the warehouse does not exist yet.
+        registry_file: the registry named in messages; None when none is configured.
+        warehouse_file: the warehouse named in messages.
+
+    Raises:
+        BudgetError: one line per budget of an unknown run, naming its file and key.
+    """
+    known = registered | (attributed or set())
+    registry_text = f"the run registry {registry_file}" if registry_file else "a run registry"
+    spend_text = (
+        f"spend attributed in {warehouse_file}"
+        if attributed is not None
+        else f"spend attributed ({warehouse_file} does not exist yet)"
+    )
+    problems = []
+    for budget, path in budgets_with_files:
+        if budget.training_run in known:
+            continue
+        close = difflib.get_close_matches(budget.training_run, sorted(known), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        problems.append(
+            f"{path}: training_run: no run {budget.training_run!r}: it is neither in "
+            f"{registry_text} nor has {spend_text}; {hint}fix the id, or register the run "
+            f"(`- id: {budget.training_run}` under `runs:`)"
+        )
+    if problems:
+        raise BudgetError("\n".join(problems))
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise BudgetError(f"{path}: cannot read the budget file: {error}") from None
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        problem = _yaml_problem(error)
+        raise BudgetError(f"{path}: not valid YAML: {problem}; fix the syntax") from None
+    if not isinstance(document, dict):
+        found = "an empty file" if document is None else type(document).__name__
+        raise BudgetError(
+            f"{path}: expected a mapping of budget keys (training_run, currency, window, ...), got {found}"
+        )
+    return document
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    if mark is None:
+        return problem
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def _describe(path: Path, detail: ErrorDetails) -> str:
+    """Turns one pydantic error into `<file>: <key path>: <problem>`."""
+    loc = [str(part) for part in detail["loc"] if part != "[key]"]
+    cause = detail.get("ctx", {}).get("error")
+    if isinstance(cause, InvalidValue):
+        loc.append(cause.key)
+    problem = _problem(detail, tuple(loc[:-1]), cause)
+    key = ".".join(loc)
+    return f"{path}: {key}: {problem}" if key else f"{path}: {problem}"
+
+
+def _problem(detail: ErrorDetails, parent: tuple[str, ...], cause: object) -> str:
+    kind = detail["type"]
+    if kind == "value_error":
+        return str(cause)
+    if kind == "missing":
+        return "required key is missing; add it"
+    if kind == "extra_forbidden":
+        allowed = ", ".join(SECTIONS[parent].model_fields) if parent in SECTIONS else ""
+        return f"unknown key; remove it or fix its spelling (expected one of: {allowed})"
+    if kind in ("model_type", "dict_type"):
+        return f"must be a mapping of keys, got {_show(detail['input'])}"
+    message = detail["msg"]
+    return f"{message[0].lower()}{message[1:]}, got {_show(detail['input'])}"
+
+
+def _show(value: object) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _duplicate_runs(loaded: list[tuple[Budget, Path]]) -> list[str]:
+    first_file: dict[str, Path] = {}
+    problems = []
+    for budget, path in loaded:
+        if budget.training_run in first_file:
+            problems.append(
+                f"{path}: training_run: {budget.training_run!r} is already budgeted in "
+                f"{first_file[budget.training_run]}; keep one budget file per run"
+            )
+        else:
+            first_file[budget.training_run] = path
+    return problems

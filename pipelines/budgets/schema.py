@@ -1,0 +1,230 @@
+"""The budget file format (`budgets/<run>.yaml`): its sections, keys and rules.
+
+Every number is a `decimal.Decimal`: pydantic reads a YAML float through its shortest text form,
+so `0.023` stays 0.023, and `7.0e9`, which PyYAML leaves a string, parses to the same Decimal.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Annotated
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Strict,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+CATEGORIES = ("compute", "storage", "network", "data", "monitoring", "support", "tax", "other")
+"""The cost categories of `x_CostCategory`, in report order."""
+
+SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}
+"""Categories a budget section derives, which `fixed` must then leave out."""
+
+
+class InvalidValue(ValueError):
+    """A validator's complaint about `key`, a key below the field being validated."""
+
+    def __init__(self, message: str, *, key: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _require_positive(value: Decimal | int) -> Decimal | int:
+    if value <= 0:
+        raise ValueError(f"must be greater than 0, got {value}")
+    return value
+
+
+def _require_non_negative(value: Decimal | int) -> Decimal | int:
+    if value < 0:
+        raise ValueError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _require_mfu_fraction(value: Decimal) -> Decimal:
+    if not 0 < value <= 1:
+        raise ValueError(
+            f"must be in (0, 1], got {value}; give the model FLOPs utilization as a fraction "
+            "of the peak, e.g. 0.40 for 40 %"
+        )
+    return value
+
+
+PositiveNumber = Annotated[Decimal, AfterValidator(_require_positive)]
+NonNegativeNumber = Annotated[Decimal, AfterValidator(_require_non_negative)]
+MfuFraction = Annotated[Decimal, AfterValidator(_require_mfu_fraction)]
+PositiveCount = Annotated[int, Strict(), AfterValidator(_require_positive)]
+NonNegativeCount = Annotated[int, Strict(), AfterValidator(_require_non_negative)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Window(_Section):
+    """The run's planned time window, [start, end) in UTC dates."""
+
+    start: date
+    end: date
+
+    @field_validator("end")
+    @classmethod
+    def _end_after_start(cls, end: date, info: ValidationInfo) -> date:
+        start = info.data.get("start")
+        if start is not None and end <= start:
+            raise ValueError(f"must be after window.start ({start}), got {end}")
+        return end
+
+
+class ResourceModel(_Section):
+    """The training job that derives the compute estimate.
+
+    The speed is either `mfu` (a fraction of `gpu_peak_tflops`) or the measured
+    `tokens_per_second_per_gpu`; `batch_size` (sequences per optimizer step, global) and
+    `sequence_length` (tokens per sequence) together give the number of training steps.
+    """
+
+    parameters: PositiveNumber
+    tokens: PositiveNumber
+    gpu_peak_tflops: PositiveNumber | None = None
+    mfu: MfuFraction | None = None
+    tokens_per_second_per_gpu: PositiveNumber | None = None
+    overhead: NonNegativeNumber = Decimal(0)
+    gpus: PositiveCount
+    gpu_hour_price: NonNegativeNumber
+    batch_size: PositiveCount | None = None
+    sequence_length: PositiveCount | None = None
+
+    @model_validator(mode="after")
+    def _one_speed(self) -> ResourceModel:
+        if self.mfu is not None and self.tokens_per_second_per_gpu is not None:
+            raise InvalidValue(
+                "cannot be given together with `mfu`: give the speed either as MFU or as measured throughput",
+                key="tokens_per_second_per_gpu",
+            )
+        if self.mfu is None and self.tokens_per_second_per_gpu is None:
+            raise InvalidValue(
+                "required key is missing; give `mfu` (with `gpu_peak_tflops`) or the measured "
+                "`tokens_per_second_per_gpu`",
+                key="mfu",
+            )
+        if self.mfu is not None and self.gpu_peak_tflops is None:
+            raise InvalidValue(
+                "required key is missing; `mfu` is a fraction of the peak, so give the GPU's "
+                "dense peak TFLOP/s at the training precision (e.g. 989 for H100 BF16)",
+                key="gpu_peak_tflops",
+            )
+        if (self.batch_size is None) != (self.sequence_length is None):
+            missing = "sequence_length" if self.sequence_length is None else "batch_size"
+            raise InvalidValue(
+                "required key is missing; training steps need both `batch_size` (sequences "
+                "per step) and `sequence_length` (tokens per sequence)",
+                key=missing,
+            )
+        return self
+
+
+class Storage(_Section):
+    """Checkpoints and dataset kept for the run's wall-clock duration."""
+
+    checkpoint_gb: NonNegativeNumber
+    checkpoints_retained: NonNegativeCount
+    dataset_gb: NonNegativeNumber
+    price_gb_month: NonNegativeNumber
+
+
+class Network(_Section):
+    """Data transferred out during the run."""
+
+    egress_gb: NonNegativeNumber
+    price_gb: NonNegativeNumber
+
+
+class Thresholds(_Section):
+    """Status thresholds as fractions of the estimate."""
+
+    warning: PositiveNumber
+    over: PositiveNumber
+
+    @field_validator("over")
+    @classmethod
+    def _over_at_least_warning(cls, over: Decimal, info: ValidationInfo) -> Decimal:
+        warning = info.data.get("warning")
+        if warning is not None and over < warning:
+            raise ValueError(f"must be at least thresholds.warning ({warning}), got {over}")
+        return over
+
+
+class Budget(_Section):
+    """One run's budget baseline, as written in `budgets/<run>.yaml`."""
+
+    training_run: str
+    currency: str
+    window: Window
+    model: ResourceModel | None = None
+    storage: Storage | None = None
+    network: Network | None = None
+    fixed: dict[str, NonNegativeNumber] = {}
+    thresholds: Thresholds
+
+    @field_validator("training_run")
+    @classmethod
+    def _run_id_not_blank(cls, training_run: str) -> str:
+        if not training_run.strip() or training_run != training_run.strip():
+            raise ValueError(f"must be the run id without surrounding blanks, got {training_run!r}")
+        return training_run
+
+    @field_validator("currency")
+    @classmethod
+    def _currency_code(cls, currency: str) -> str:
+        if len(currency) != 3 or not currency.isascii() or not currency.isupper():
+            raise ValueError(f"must be a 3-letter ISO 4217 code in capitals such as USD, got {currency!r}")
+        return currency
+
+    @field_validator("storage")
+    @classmethod
+    def _storage_needs_model(cls, storage: Storage | None, info: ValidationInfo) -> Storage | None:
+        if storage is not None and "model" in info.data and info.data["model"] is None:
+            raise ValueError(
+                "needs `model`: storage cost scales with the run's wall-clock hours; add `model` "
+                "or give the storage amount as fixed.storage"
+            )
+        return storage
+
+    @field_validator("fixed")
+    @classmethod
+    def _fixed_categories(cls, fixed: dict[str, Decimal], info: ValidationInfo) -> dict[str, Decimal]:
+        for category in fixed:
+            if category not in CATEGORIES:
+                raise InvalidValue(f"unknown cost category; use one of {', '.join(CATEGORIES)}", key=category)
+        for category, section in SECTION_CATEGORIES.items():
+            if category in fixed and info.data.get(section) is not None:
+                raise InvalidValue(
+                    f"cannot be given together with `{section}`, which derives the {category} "
+                    "estimate; remove one of the two",
+                    key=category,
+                )
+        return fixed
+
+    @model_validator(mode="after")
+    def _has_some_cost(self) -> Budget:
+        if self.model is None and self.storage is None and self.network is None and not self.fixed:
+            raise ValueError("has no cost: give at least one of model, storage, network or fixed")
+        return self
+
+
+SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
+    (): Budget,
+    ("window",): Window,
+    ("model",): ResourceModel,
+    ("storage",): Storage,
+    ("network",): Network,
+    ("thresholds",): Thresholds,
+}
+"""The model of each section of a budget file, by its key path (the file itself at `()`)."""

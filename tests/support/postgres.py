@@ -1,0 +1,78 @@
+"""A throwaway PostgreSQL cluster on 127.0.0.1 for the tests of the lake's PostgreSQL catalog.
+
+Debian's `postgresql` package provides the server (the Makefile installs it where it can);
+`initdb` refuses to run as root, so as root the cluster belongs to the `postgres` user.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SERVER_USER = "postgres"
+DATABASE = "runledger_lake"
+
+
+@dataclass(frozen=True)
+class PostgresServer:
+    """A running cluster: where to reach it, and the database the lake's catalog lives in."""
+
+    host: str
+    port: int
+    user: str
+    dbname: str
+
+
+def _bin_dir() -> Path | None:
+    found = shutil.which("pg_ctl")
+    if found:
+        return Path(found).parent
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
+    return versions[-1].parent if versions else None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _as_server_user(command: list[str]) -> list[str]:
+    return ["runuser", "-u", SERVER_USER, "--", *command] if os.geteuid() == 0 else command
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    """A cluster started for the session (trust authentication on 127.0.0.1 only), stopped after."""
+    bin_dir = _bin_dir()
+    if bin_dir is None:
+        pytest.fail("PostgreSQL is not installed: `make test` installs Debian's postgresql package (as root)")
+    root = tmp_path_factory.mktemp("postgres")
+    if os.geteuid() == 0:
+        shutil.chown(root, SERVER_USER)
+    data, port = root / "data", _free_port()
+    user = SERVER_USER if os.geteuid() == 0 else os.environ.get("USER", "postgres")
+    subprocess.run(
+        _as_server_user([str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", user, "--no-sync"]),
+        check=True,
+        capture_output=True,
+    )
+    options = f"-h 127.0.0.1 -p {port} -k {root} -c fsync=off -c full_page_writes=off"
+    pg_ctl = [str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(root / "server.log"), "-w"]
+    subprocess.run(_as_server_user([*pg_ctl, "-o", options, "start"]), check=True, capture_output=True)
+    try:
+        subprocess.run(
+            [str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", user, DATABASE],
+            check=True,
+            capture_output=True,
+        )
+        yield PostgresServer(host="127.0.0.1", port=port, user=user, dbname=DATABASE)
+    finally:
+        subprocess.run(_as_server_user([*pg_ctl, "-m", "immediate", "stop"]), check=False, capture_output=True)

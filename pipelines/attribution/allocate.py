@@ -162,8 +162,16 @@ def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[s
 
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:
-    """Per source and currency: line items, allocation rows, unbalanced lines, and both totals."""
-    return _rows(conn, "period_check", billing_period)
+    """Per source and currency: line items, allocation rows, both totals (`period_totals`), and
+    the line items whose allocations do not sum to them."""
+    unbalanced = {
+        (row["source_name"], row["currency"]): row["unbalanced_line_items"]
+        for row in _rows(conn, "period_unbalanced_lines", billing_period)
+    }
+    return [
+        {**totals, "unbalanced_line_items": unbalanced.get((totals["source_name"], totals["currency"]), 0)}
+        for totals in period_totals(conn, billing_period)
+    ]
 
 
 def period_totals(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:

@@ -116,3 +116,36 @@ final as (
 )
 
 select * from final;
+
+-- focus_totals(period): focus_line_items per source, billing period and currency: line items and
+-- the sums of BilledCost and EffectiveCost (0 where every amount is NULL). The source side of
+-- every conservation check. period: the first day of one billing period (its row groups alone are
+-- read), or NULL for every period.
+create or replace macro focus_totals(period) as table
+select
+    x_SourceName as source_name,
+    cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
+    BillingCurrency as currency,
+    count(*) as line_items,
+    coalesce(sum(BilledCost), 0) as billed_cost,
+    coalesce(sum(EffectiveCost), 0) as effective_cost
+from focus_line_items
+where period is null or in_billing_period(BillingPeriodStart, cast(period as date))
+group by all;
+
+-- allocation_totals(period): cost_allocations per source, billing period and currency, the
+-- allocated side of every conservation check: allocation rows, the line items they allocate
+-- (distinct keys; DuckDB counts them only for a reader that asks) and the sums of billed_cost and
+-- effective_cost. period: as in focus_totals.
+create or replace macro allocation_totals(period) as table
+select
+    x_SourceName as source_name,
+    cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
+    BillingCurrency as currency,
+    count(*) as allocation_rows,
+    count(distinct x_LineItemKey) as line_items,
+    sum(billed_cost) as billed_cost,
+    sum(effective_cost) as effective_cost
+from cost_allocations
+where period is null or in_billing_period(BillingPeriodStart, cast(period as date))
+group by all;

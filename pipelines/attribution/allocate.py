@@ -10,14 +10,18 @@ string.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, date, datetime
+from datetime import date
 
 import duckdb
 
 from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
+from pipelines.orchestration.partitions import partition_key
 from pipelines.warehouse.connection import transaction, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.step_inputs import StepInputs, step_inputs
+
+ALLOCATIONS_STEP = "cost_allocations"  # its step_inputs rows: one per billing period
 
 
 def _load_dimension_keys(conn: duckdb.DuckDBPyConnection, dimensions: dict[str, list[str]]) -> None:
@@ -49,19 +53,22 @@ def _load_shared_rules(conn: duckdb.DuckDBPyConnection, rules: Sequence[SharedRu
             )
 
 
-def inputs_digest(
+def allocation_inputs(
     conn: duckdb.DuckDBPyConnection,
     billing_period: date,
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
-) -> str:
-    """The digest of everything the period's allocations are computed from: its loads, the run
-    registry, the resource tag snapshots and the attribution settings."""
+) -> StepInputs:
+    """What the period's allocations are computed from: its loads, the run registry, the resource
+    tag snapshots and the attribution settings (sql/ops/allocation_inputs.sql)."""
     settings = repr((sorted(dimensions.items()), [rule.model_dump(mode="json") for rule in shared_rules]))
-    (digest,) = conn.execute(
-        read_sql("ops/allocation_inputs", "digest"), {"billing_period": billing_period, "settings": settings}
-    ).fetchone()
-    return digest
+    return step_inputs(
+        conn,
+        ALLOCATIONS_STEP,
+        partition_key(billing_period),
+        read_sql("ops/allocation_inputs", "digest"),
+        {"billing_period": billing_period, "settings": settings},
+    )
 
 
 def allocate_period_if_changed(
@@ -79,13 +86,10 @@ def allocate_period_if_changed(
     Raises:
         ConservationError: the recomputed allocations do not balance; nothing was replaced.
     """
-    digest = inputs_digest(conn, billing_period, dimensions, shared_rules)
-    recorded = conn.execute(
-        read_sql("ops/allocation_inputs", "recorded"), {"billing_period": billing_period}
-    ).fetchone()
-    if recorded and recorded[0] == digest:
+    inputs = allocation_inputs(conn, billing_period, dimensions, shared_rules)
+    if inputs.unchanged(conn):
         return None
-    return allocate_period(conn, billing_period, dimensions, shared_rules, inputs_digest=digest)
+    return allocate_period(conn, billing_period, dimensions, shared_rules, inputs=inputs)
 
 
 def allocate_period(
@@ -93,7 +97,7 @@ def allocate_period(
     billing_period: date,
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
-    inputs_digest: str | None = None,
+    inputs: StepInputs | None = None,
 ) -> list[dict]:
     """Replaces the period's allocations atomically, once they pass the per-line conservation
     check: an unbalanced line rolls the whole replacement back.
@@ -103,7 +107,8 @@ def allocate_period(
         billing_period: first day of the billing month.
         dimensions: tag keys per dimension, in priority order (`attribution.dimensions`).
         shared_rules: shared-cost rules in the order they apply (`attribution.shared`).
-        inputs_digest: recorded with the allocations, in the same transaction, when given.
+        inputs: what the allocations are computed from (`allocation_inputs`), recorded with them,
+            in the same transaction, when given.
 
     Returns:
         The per-line conservation check of the new allocations (`check_period`).
@@ -116,14 +121,14 @@ def allocate_period(
     _load_shared_rules(conn, shared_rules)
     params = {"billing_period": billing_period}
     with unordered_inserts(conn):
-        checks = _replace_allocations(conn, params, inputs_digest)
+        checks = _replace_allocations(conn, params, inputs)
     conn.execute(read_sql("attribution/working_tables", "drop"))
     return checks
 
 
-def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_digest: str | None) -> list[dict]:
+def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs: StepInputs | None) -> list[dict]:
     """The SQL steps of SPEC §6 and their conservation check in one transaction, with the inputs
-    digest when given."""
+    when given."""
     with transaction(conn):
         conn.execute(read_sql("attribution/cost_allocations", "delete_period"), params)
         conn.execute(read_sql("attribution/line_dimensions"), params | _dimension_tag_keys(conn, params))
@@ -146,11 +151,8 @@ def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs_d
                 )
                 + "; the previous allocations are kept"
             )
-        if inputs_digest is not None:
-            conn.execute(
-                read_sql("ops/allocation_inputs", "replace"),
-                params | {"inputs_digest": inputs_digest, "allocated_at": datetime.now(UTC).replace(tzinfo=None)},
-            )
+        if inputs is not None:
+            inputs.record(conn)
     return checks
 
 
@@ -162,8 +164,16 @@ def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[s
 
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:
-    """Per source and currency: line items, allocation rows, unbalanced lines, and both totals."""
-    return _rows(conn, "period_check", billing_period)
+    """Per source and currency: line items, allocation rows, both totals (`period_totals`), and
+    the line items whose allocations do not sum to them."""
+    unbalanced = {
+        (row["source_name"], row["currency"]): row["unbalanced_line_items"]
+        for row in _rows(conn, "period_unbalanced_lines", billing_period)
+    }
+    return [
+        {**totals, "unbalanced_line_items": unbalanced.get((totals["source_name"], totals["currency"]), 0)}
+        for totals in period_totals(conn, billing_period)
+    ]
 
 
 def period_totals(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:

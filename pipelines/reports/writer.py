@@ -45,6 +45,10 @@ from pipelines.reports.summary_report import SummaryRun, summary_document
 from pipelines.warehouse.sql import read_sql
 
 CHARTS_DIR = "charts"
+# Unlike the digests of the warehouse steps (pipelines/warehouse/step_inputs.py), the reports'
+# are files in the output folder: they vouch for the files beside them (in whichever folder a
+# report was written to, and gone with it), and reports are written from read-only connections,
+# which cannot record anything in the warehouse.
 # A run's report is rewritten only when what it shows changed: the digest of its data and of
 # this package's code is kept beside it.
 INPUTS_DIGEST_FILE = ".inputs-sha256"

@@ -10,8 +10,9 @@ import duckdb
 
 from pipelines.warehouse.sql import SQL_DIR, read_sql
 
-# The macros first: tables and views use them. Tables have no dependencies on each other; the
-# views come in dependency order.
+# The tables first (they have no dependencies on each other), then the macros (table macros read
+# tables, and DuckDB resolves those when a macro is created), then the views, which use both, in
+# dependency order.
 MACROS = "schema/macros"
 VIEWS = ("marts/run_costs", "marts/unattributed_costs", "marts/reconciliation", "marts/waste_by_run")
 # DuckDB keeps its working memory under this limit and spills the rest (large joins, sorts and
@@ -22,11 +23,11 @@ SPILL_DIR_SUFFIX = ".spill"
 
 
 def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
-    """Creates the macros, every table of `sql/schema/` and (re)creates every public view; idempotent."""
-    conn.execute(read_sql(MACROS))
+    """Creates every table of `sql/schema/` and the macros, and (re)creates every public view; idempotent."""
     for path in sorted(SQL_DIR.glob("schema/*.sql")):
         if path.stem != Path(MACROS).name:
             conn.execute(read_sql(f"schema/{path.stem}"))
+    conn.execute(read_sql(MACROS))
     for view in VIEWS:
         conn.execute(read_sql(view, "create"))
 

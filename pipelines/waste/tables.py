@@ -1,11 +1,13 @@
 """Writes the `waste` table; the caller owns the transaction."""
 
-from datetime import UTC, datetime
-
 import duckdb
 
+from pipelines.attribution.allocate import ALLOCATIONS_STEP
 from pipelines.config import Waste
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.step_inputs import WHOLE, step_inputs
+
+WASTE_STEP = "waste"  # its step_inputs row: one, the table is built whole
 
 
 def build_waste_if_changed(conn: duckdb.DuckDBPyConnection, settings: Waste) -> bool:
@@ -22,18 +24,17 @@ def build_waste_if_changed(conn: duckdb.DuckDBPyConnection, settings: Waste) -> 
     Returns:
         True when `waste` was rebuilt.
     """
-    (digest,) = conn.execute(
-        read_sql("ops/waste_inputs", "digest"), {"settings": settings.model_dump_json()}
-    ).fetchone()
-    recorded = conn.execute(read_sql("ops/waste_inputs", "recorded")).fetchone()
-    if recorded and recorded[0] == digest:
+    inputs = step_inputs(
+        conn,
+        WASTE_STEP,
+        WHOLE,
+        read_sql("ops/waste_inputs", "digest"),
+        {"settings": settings.model_dump_json(), "allocations_step": ALLOCATIONS_STEP},
+    )
+    if inputs.unchanged(conn):
         return False
     build_waste(conn, settings)
-    conn.execute(read_sql("ops/waste_inputs", "delete"))
-    conn.execute(
-        read_sql("ops/waste_inputs", "insert"),
-        {"inputs_digest": digest, "built_at": datetime.now(UTC).replace(tzinfo=None)},
-    )
+    inputs.record(conn)
     return True
 
 

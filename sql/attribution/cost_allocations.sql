@@ -6,9 +6,41 @@
 delete from cost_allocations
 where in_billing_period(BillingPeriodStart, $billing_period);
 
--- name: period_check
--- Conservation of one billing period, per source and currency: every line item's allocations
--- have ratios summing to 1 and costs summing exactly to its BilledCost and EffectiveCost.
+-- name: period_totals
+-- Conservation totals of one billing period, per source and currency: line items, allocation rows
+-- and both totals on each side, from `focus_totals` and `allocation_totals`
+-- (sql/schema/macros.sql), the totals the reconciliation view and the loads compare too.
+with line_items as (
+    select * from focus_totals($billing_period)
+),
+
+allocations as (
+    select * from allocation_totals($billing_period)
+),
+
+final as (
+    select
+        coalesce(line_items.source_name, allocations.source_name) as source_name,
+        coalesce(line_items.currency, allocations.currency) as currency,
+        coalesce(line_items.line_items, 0) as line_items,
+        coalesce(allocations.allocation_rows, 0) as allocation_rows,
+        coalesce(line_items.billed_cost, 0) as focus_billed_cost,
+        coalesce(allocations.billed_cost, 0) as allocated_billed_cost,
+        coalesce(line_items.effective_cost, 0) as focus_effective_cost,
+        coalesce(allocations.effective_cost, 0) as allocated_effective_cost
+    from line_items
+    full outer join allocations
+        on line_items.source_name = allocations.source_name
+        and line_items.currency is not distinct from allocations.currency
+)
+
+select * from final
+order by source_name, currency;
+
+-- name: period_unbalanced_lines
+-- The per-line conservation check of one billing period, per source and currency: the line items
+-- whose allocations' ratios do not sum to 1 or whose allocated costs differ from its BilledCost
+-- and EffectiveCost (a line without allocations, or allocations without their line, count too).
 with line_items as (
     select
         x_LineItemKey,
@@ -27,8 +59,7 @@ allocations as (
         any_value(BillingCurrency) as BillingCurrency,
         sum(allocation_ratio) as ratio,
         sum(billed_cost) as billed_cost,
-        sum(effective_cost) as effective_cost,
-        count(*) as allocation_rows
+        sum(effective_cost) as effective_cost
     from cost_allocations
     where in_billing_period(BillingPeriodStart, $billing_period)
     group by x_LineItemKey
@@ -38,69 +69,16 @@ final as (
     select
         coalesce(line_items.x_SourceName, allocations.x_SourceName) as source_name,
         coalesce(line_items.BillingCurrency, allocations.BillingCurrency) as currency,
-        count(line_items.x_LineItemKey) as line_items,
-        coalesce(sum(allocations.allocation_rows), 0) as allocation_rows,
         count(*) filter (
             where line_items.x_LineItemKey is null
                 or allocations.x_LineItemKey is null
                 or allocations.ratio <> 1
                 or allocations.billed_cost <> line_items.billed_cost
                 or allocations.effective_cost <> line_items.effective_cost
-        ) as unbalanced_line_items,
-        coalesce(sum(line_items.billed_cost), 0) as focus_billed_cost,
-        coalesce(sum(allocations.billed_cost), 0) as allocated_billed_cost,
-        coalesce(sum(line_items.effective_cost), 0) as focus_effective_cost,
-        coalesce(sum(allocations.effective_cost), 0) as allocated_effective_cost
+        ) as unbalanced_line_items
     from line_items
     full outer join allocations on line_items.x_LineItemKey = allocations.x_LineItemKey
     group by all
-)
-
-select * from final
-order by source_name, currency;
-
--- name: period_totals
--- Conservation totals of one billing period whose allocations were kept: per source and currency,
--- line items, allocation rows and both totals on each side. Their per-line balance was proven
--- when they were written (sql/attribution/cost_allocations.sql, in the same transaction).
-with line_items as (
-    select
-        x_SourceName as source_name,
-        BillingCurrency as currency,
-        count(*) as line_items,
-        coalesce(sum(BilledCost), 0) as focus_billed_cost,
-        coalesce(sum(EffectiveCost), 0) as focus_effective_cost
-    from focus_line_items
-    where in_billing_period(BillingPeriodStart, $billing_period)
-    group by all
-),
-
-allocations as (
-    select
-        x_SourceName as source_name,
-        BillingCurrency as currency,
-        count(*) as allocation_rows,
-        sum(billed_cost) as allocated_billed_cost,
-        sum(effective_cost) as allocated_effective_cost
-    from cost_allocations
-    where in_billing_period(BillingPeriodStart, $billing_period)
-    group by all
-),
-
-final as (
-    select
-        coalesce(line_items.source_name, allocations.source_name) as source_name,
-        coalesce(line_items.currency, allocations.currency) as currency,
-        coalesce(line_items.line_items, 0) as line_items,
-        coalesce(allocations.allocation_rows, 0) as allocation_rows,
-        coalesce(line_items.focus_billed_cost, 0) as focus_billed_cost,
-        coalesce(allocations.allocated_billed_cost, 0) as allocated_billed_cost,
-        coalesce(line_items.focus_effective_cost, 0) as focus_effective_cost,
-        coalesce(allocations.allocated_effective_cost, 0) as allocated_effective_cost
-    from line_items
-    full outer join allocations
-        on line_items.source_name = allocations.source_name
-        and line_items.currency is not distinct from allocations.currency
 )
 
 select * from final

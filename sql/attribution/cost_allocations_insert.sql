@@ -5,8 +5,9 @@
 -- and billed, effective cost and GPU-hours to exactly the line's.
 -- experiment, dataset_version and owner of a part: the line's own tags, else its resource tag
 -- snapshot (unless the snapshot names another run), else the registry entry of the part's run. A
--- shared part describes its run, not the shared line: the registry entry, else the value carrying
--- most of the run's step 1-3 effective cost in the period (ties by value).
+-- shared part describes its run, not the shared line: `run_dimensions` of the period
+-- (sql/schema/macros.sql: the registry entry, else the value carrying most of the run's step 1-3
+-- effective cost in the period, ties by value).
 insert into cost_allocations by name
 -- shares and line_items are read twice; scanning them again costs less than DuckDB keeping a
 -- period's 10M rows of each as materialized CTEs
@@ -44,32 +45,9 @@ registry as (
     select * from run_registry
 ),
 
-claimed_allocations as (
-    select training_run, experiment, dataset_version, owner, abs(effective_cost) as weight
-    from cost_allocations
-    where in_billing_period(BillingPeriodStart, $billing_period)
-        and allocation_method in ('tag', 'resource_tags', 'registry')
-),
-
-run_values as (
-    select training_run, 'experiment' as dimension, experiment as value, sum(weight) as weight
-    from claimed_allocations where experiment is not null group by all
-    union all
-    select training_run, 'dataset_version', dataset_version, sum(weight)
-    from claimed_allocations where dataset_version is not null group by all
-    union all
-    select training_run, 'owner', owner, sum(weight)
-    from claimed_allocations where owner is not null group by all
-),
-
-run_dimensions as (
-    select
-        training_run,
-        first(value order by weight desc, value) filter (where dimension = 'experiment') as experiment,
-        first(value order by weight desc, value) filter (where dimension = 'dataset_version') as dataset_version,
-        first(value order by weight desc, value) filter (where dimension = 'owner') as owner
-    from run_values
-    group by training_run
+-- weighed by the steps 1-3 allocations of the period: step 4's own are being written
+shared_run_dimensions as (
+    select * from run_dimensions($billing_period, ['tag', 'resource_tags', 'registry'])
 ),
 
 -- a line with one part keeps its amounts as they are (taken in final); only lines with several
@@ -214,7 +192,7 @@ final as (
         line_parts.training_run,
         case
             when line_parts.allocation_method = 'shared'
-                then coalesce(registry.experiment, run_dimensions.experiment)
+                then shared_run_dimensions.experiment
             else coalesce(
                 line_parts.tag_experiment,
                 case when line_parts.snapshot_applies then line_parts.snapshot_experiment end,
@@ -223,7 +201,7 @@ final as (
         end as experiment,
         case
             when line_parts.allocation_method = 'shared'
-                then coalesce(registry.dataset_version, run_dimensions.dataset_version)
+                then shared_run_dimensions.dataset_version
             else coalesce(
                 line_parts.tag_dataset_version,
                 case when line_parts.snapshot_applies then line_parts.snapshot_dataset_version end,
@@ -232,7 +210,7 @@ final as (
         end as dataset_version,
         case
             when line_parts.allocation_method = 'shared'
-                then coalesce(registry.owner, run_dimensions.owner)
+                then shared_run_dimensions.owner
             else coalesce(
                 line_parts.tag_owner,
                 case when line_parts.snapshot_applies then line_parts.snapshot_owner end,
@@ -247,7 +225,7 @@ final as (
         line_parts.gpu_hours
     from line_parts
     left join registry on line_parts.training_run = registry.training_run
-    left join run_dimensions on line_parts.training_run = run_dimensions.training_run
+    left join shared_run_dimensions on line_parts.training_run = shared_run_dimensions.training_run
 )
 
 select * from final

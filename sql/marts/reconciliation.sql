@@ -2,7 +2,9 @@
 
 -- name: create
 -- Conservation per source, billing period and currency: the raw export's control total
--- (recorded by the latest good load), focus_line_items and cost_allocations. Every *_diff is 0.
+-- (recorded by the latest good load), focus_line_items and cost_allocations (`focus_totals` and
+-- `allocation_totals` of every period, sql/schema/macros.sql: the totals the loads and the
+-- attribution step check too). Every *_diff is 0.
 create or replace view reconciliation as
 with latest_loads as (
     select *
@@ -15,26 +17,24 @@ with latest_loads as (
 
 focus as (
     select
-        x_SourceName as source_name,
-        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
-        BillingCurrency as currency,
-        count(*) as focus_rows,
-        sum(BilledCost) as focus_billed_cost,
-        sum(EffectiveCost) as focus_effective_cost
-    from focus_line_items
-    group by all
+        source_name,
+        billing_period,
+        currency,
+        line_items as focus_rows,
+        billed_cost as focus_billed_cost,
+        effective_cost as focus_effective_cost
+    from focus_totals(null)
 ),
 
 allocated as (
     select
-        x_SourceName as source_name,
-        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
-        BillingCurrency as currency,
-        count(distinct x_LineItemKey) as allocated_rows,
-        sum(billed_cost) as allocated_billed_cost,
-        sum(effective_cost) as allocated_effective_cost
-    from cost_allocations
-    group by all
+        source_name,
+        billing_period,
+        currency,
+        line_items as allocated_rows,
+        billed_cost as allocated_billed_cost,
+        effective_cost as allocated_effective_cost
+    from allocation_totals(null)
 ),
 
 final as (

@@ -3,12 +3,11 @@
 -- name: create
 -- Attributed spend per run, category and billing period (the month; GCP periods start at
 -- Pacific midnight, AWS at UTC midnight, both are the same billing month). A run's experiment,
--- dataset version and owner are its registry values, else the value carrying most of its
--- effective spend (ties: the smaller value), so every row of a run names the same ones.
+-- dataset version and owner are `run_dimensions` over every period (sql/schema/macros.sql: the
+-- registry's, else the value carrying most of the run's effective spend), so every row of a run
+-- names the same ones whatever its lines' own tags said.
 create or replace view run_costs as
--- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
--- materializing every allocation row as a CTE
-with allocations as not materialized (
+with allocations as (
     select
         *,
         cast(date_trunc('month', BillingPeriodStart) as date) as billing_period
@@ -16,37 +15,8 @@ with allocations as not materialized (
     where training_run is not null
 ),
 
-registry as (
-    select * from run_registry
-),
-
-dimension_values as (
-    select training_run, 'experiment' as dimension, experiment as value, effective_cost from allocations
-    union all
-    select training_run, 'dataset_version', dataset_version, effective_cost from allocations
-    union all
-    select training_run, 'owner', owner, effective_cost from allocations
-),
-
-main_values as (
-    select training_run, dimension, value
-    from (
-        select training_run, dimension, value, sum(abs(effective_cost)) as spend
-        from dimension_values
-        where value is not null
-        group by training_run, dimension, value
-    ) as value_spend
-    qualify row_number() over (partition by training_run, dimension order by spend desc, value) = 1
-),
-
-run_dimensions as (
-    select
-        training_run,
-        max(value) filter (where dimension = 'experiment') as experiment,
-        max(value) filter (where dimension = 'dataset_version') as dataset_version,
-        max(value) filter (where dimension = 'owner') as owner
-    from main_values
-    group by training_run
+dimensions as (
+    select * from run_dimensions(null, null)
 ),
 
 spend as (
@@ -67,9 +37,9 @@ spend as (
 final as (
     select
         spend.training_run,
-        coalesce(registry.experiment, run_dimensions.experiment) as experiment,
-        coalesce(registry.dataset_version, run_dimensions.dataset_version) as dataset_version,
-        coalesce(registry.owner, run_dimensions.owner) as owner,
+        dimensions.experiment,
+        dimensions.dataset_version,
+        dimensions.owner,
         spend.cost_category,
         spend.billing_period,
         spend.currency,
@@ -79,8 +49,7 @@ final as (
         spend.first_charge,
         spend.last_charge
     from spend
-    left join run_dimensions on spend.training_run = run_dimensions.training_run
-    left join registry on spend.training_run = registry.training_run
+    left join dimensions on spend.training_run = dimensions.training_run
 )
 
 select * from final;

@@ -1,4 +1,4 @@
--- The inputs digest of each billing period's cost_allocations.
+-- The inputs digest of a billing period's cost_allocations (recorded in step_inputs).
 
 -- name: digest
 -- The digest of one billing period's attribution inputs: the latest good load of each source
@@ -43,12 +43,3 @@ final as (
 )
 
 select * from final;
-
--- name: recorded
--- The inputs digest the period's cost_allocations were last computed from, if any.
-select inputs_digest from allocation_inputs where billing_period = $billing_period;
-
--- name: replace
--- Records the inputs digest a period's cost_allocations were just computed from.
-insert or replace into allocation_inputs (billing_period, inputs_digest, allocated_at)
-values ($billing_period, $inputs_digest, $allocated_at);

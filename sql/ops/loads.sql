@@ -15,7 +15,8 @@ values (
 
 -- name: loaded_delivery
 -- The delivery of a (source, billing period)'s latest good load, when focus_line_items still
--- holds exactly the rows it loaded: an equal delivery need not be loaded again.
+-- holds exactly the rows it loaded (`focus_totals`, sql/schema/macros.sql): an equal delivery
+-- need not be loaded again.
 with latest_load as (
     select delivery, loaded_rows
     from loads
@@ -27,10 +28,9 @@ with latest_load as (
 ),
 
 present as (
-    select count(*) as rows
-    from focus_line_items
-    where x_SourceName = $source_name
-        and in_billing_period(BillingPeriodStart, $billing_period)
+    select coalesce(sum(line_items), 0) as rows
+    from focus_totals($billing_period)
+    where source_name = $source_name
 ),
 
 final as (

@@ -1,18 +1,20 @@
--- The inputs digest of the waste table.
+-- The inputs digest of the waste table (recorded in step_inputs).
 
 -- name: digest
 -- The digest of everything `waste` is computed from: the inputs digest of each period's
--- cost_allocations (which covers its loads, the run registry, the tag snapshots and the
--- attribution settings) and the number of allocation rows, the run events, the budget baselines,
--- the run registry and the waste settings ($settings, as text). Reads no line item.
+-- cost_allocations (step $allocations_step in step_inputs; it covers the period's loads, the run
+-- registry, the tag snapshots and the attribution settings) and the number of allocation rows,
+-- the run events, the budget baselines, the run registry and the waste settings ($settings, as
+-- text). Reads no line item.
 with allocations as (
     select
         coalesce(
-            string_agg(billing_period || '=' || inputs_digest || '@' || allocated_at, ',' order by billing_period),
+            string_agg(partition_key || '=' || inputs_digest || '@' || recorded_at, ',' order by partition_key),
             ''
         )
             || ':' || (select count(*) from cost_allocations) as digest
-    from allocation_inputs
+    from step_inputs
+    where step = $allocations_step
 ),
 
 events as (
@@ -38,15 +40,3 @@ final as (
 )
 
 select * from final;
-
--- name: recorded
--- The inputs digest the `waste` table was last built from, if any.
-select inputs_digest from waste_inputs;
-
--- name: delete
--- Forgets the digest of the previous `waste` build (its replacement follows in the same transaction).
-delete from waste_inputs;
-
--- name: insert
--- Records the inputs digest `waste` was just built from.
-insert into waste_inputs (inputs_digest, built_at) values ($inputs_digest, $built_at);

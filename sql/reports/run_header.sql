@@ -1,7 +1,9 @@
 -- The report header of each run in $training_runs: what it trained, who owns it, its budget
 -- window, thresholds and as-of. One row per run; columns are null where the warehouse does not know.
--- Experiment, dataset version and owner are run_costs' (the registry's, else the value carrying
--- most of the run's effective spend), else the registry's for a run without attributed spend.
+-- Experiment, dataset version and owner are `run_dimensions` over every period
+-- (sql/schema/macros.sql: the registry's, else the value carrying most of the run's effective
+-- spend), so a report names what run_costs names; a run without attributed spend has its
+-- registry's.
 with requested as (
     select distinct unnest($training_runs) as training_run
 ),
@@ -11,9 +13,8 @@ allocations as (
     where training_run in (select training_run from requested)
 ),
 
-run_dimensions as (
-    select distinct training_run, experiment, dataset_version, owner
-    from run_costs
+dimensions as (
+    select * from run_dimensions(null, null)
     where training_run in (select training_run from requested)
 ),
 
@@ -27,16 +28,6 @@ allocated as (
         min(coalesce(ChargePeriodStart, BillingPeriodStart)) as first_charge,
         max(coalesce(ChargePeriodEnd, ChargePeriodStart, BillingPeriodStart)) as last_charge
     from allocations
-    group by training_run
-),
-
-registry as (
-    select
-        training_run,
-        any_value(experiment) as experiment,
-        any_value(dataset_version) as dataset_version,
-        any_value(owner) as owner
-    from run_registry
     group by training_run
 ),
 
@@ -68,9 +59,9 @@ variance as (
 final as (
     select
         requested.training_run,
-        coalesce(registry.experiment, run_dimensions.experiment) as experiment,
-        coalesce(registry.dataset_version, run_dimensions.dataset_version) as dataset_version,
-        coalesce(registry.owner, run_dimensions.owner) as owner,
+        dimensions.experiment,
+        dimensions.dataset_version,
+        dimensions.owner,
         coalesce(
             baseline.currency,
             variance.currency,
@@ -88,8 +79,7 @@ final as (
         allocated.last_charge
     from requested
     left join allocated on requested.training_run = allocated.training_run
-    left join run_dimensions on requested.training_run = run_dimensions.training_run
-    left join registry on requested.training_run = registry.training_run
+    left join dimensions on requested.training_run = dimensions.training_run
     left join baseline on requested.training_run = baseline.training_run
     left join variance on requested.training_run = variance.training_run
 )

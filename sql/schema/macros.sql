@@ -52,3 +52,100 @@ create or replace macro decimal_divide(numerator, denominator) as (
         )
     end
 );
+
+-- The table macros below read warehouse tables, which DuckDB resolves when a macro is created:
+-- create_schema creates them after the tables.
+
+-- run_dimensions(period, allocation_methods): per training run, its experiment, dataset_version
+-- and owner: the run registry's, else the value carrying most of the run's effective spend (the
+-- sum of |effective_cost| of its cost_allocations carrying that value; ties: the smaller value).
+-- The allocations that weigh: those of one billing period (its first day) or of every period
+-- (NULL), by the listed allocation methods or by any (NULL). One row per run with such
+-- allocations or a registry entry.
+create or replace macro run_dimensions(period, allocation_methods) as table
+with allocations as (
+    select training_run, experiment, dataset_version, owner, abs(effective_cost) as weight
+    from cost_allocations
+    where training_run is not null
+        and (period is null or in_billing_period(BillingPeriodStart, cast(period as date)))
+        and (allocation_methods is null or list_contains(cast(allocation_methods as varchar[]), allocation_method))
+),
+
+dimension_values as (
+    select training_run, 'experiment' as dimension, experiment as value, weight from allocations
+    union all
+    select training_run, 'dataset_version', dataset_version, weight from allocations
+    union all
+    select training_run, 'owner', owner, weight from allocations
+),
+
+main_values as (
+    select training_run, dimension, value
+    from (
+        select training_run, dimension, value, sum(weight) as weight
+        from dimension_values
+        where value is not null
+        group by training_run, dimension, value
+    ) as value_weights
+    qualify row_number() over (partition by training_run, dimension order by weight desc, value) = 1
+),
+
+main_dimensions as (
+    select
+        training_run,
+        max(value) filter (where dimension = 'experiment') as experiment,
+        max(value) filter (where dimension = 'dataset_version') as dataset_version,
+        max(value) filter (where dimension = 'owner') as owner
+    from main_values
+    group by training_run
+),
+
+registry as (
+    select training_run, experiment, dataset_version, owner
+    from run_registry
+),
+
+final as (
+    select
+        coalesce(registry.training_run, main_dimensions.training_run) as training_run,
+        coalesce(registry.experiment, main_dimensions.experiment) as experiment,
+        coalesce(registry.dataset_version, main_dimensions.dataset_version) as dataset_version,
+        coalesce(registry.owner, main_dimensions.owner) as owner
+    from registry
+    full outer join main_dimensions on registry.training_run = main_dimensions.training_run
+)
+
+select * from final;
+
+-- focus_totals(period): focus_line_items per source, billing period and currency: line items and
+-- the sums of BilledCost and EffectiveCost (0 where every amount is NULL). The source side of
+-- every conservation check. period: the first day of one billing period (its row groups alone are
+-- read), or NULL for every period.
+create or replace macro focus_totals(period) as table
+select
+    x_SourceName as source_name,
+    cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
+    BillingCurrency as currency,
+    count(*) as line_items,
+    coalesce(sum(BilledCost), 0) as billed_cost,
+    coalesce(sum(EffectiveCost), 0) as effective_cost
+from focus_line_items
+where period is null or in_billing_period(BillingPeriodStart, cast(period as date))
+group by all;
+
+-- allocation_totals(period): cost_allocations per source, billing period and currency, the
+-- allocated side of every conservation check: allocation rows, the line items they allocate
+-- (distinct keys; DuckDB counts them only for a reader that asks) and the sums of billed_cost and
+-- effective_cost. period: as in focus_totals.
+create or replace macro allocation_totals(period) as table
+select
+    x_SourceName as source_name,
+    cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
+    BillingCurrency as currency,
+    count(*) as allocation_rows,
+    count(distinct x_LineItemKey) as line_items,
+    sum(billed_cost) as billed_cost,
+    sum(effective_cost) as effective_cost
+from cost_allocations
+where period is null or in_billing_period(BillingPeriodStart, cast(period as date))
+group by all;

@@ -23,20 +23,21 @@ insert into focus_line_items by name
 select * from cur2_focus_rows($files, $source_name, $period_label, $execution_id, $source_format, $ingested_at);
 
 -- name: source_period_totals
--- One source's rows of one billing period in focus_line_items, and their totals.
-with period_rows as (
-    select BilledCost, EffectiveCost, BillingCurrency
-    from focus_line_items
-    where x_SourceName = $source_name and in_billing_period(BillingPeriodStart, $billing_period)
+-- One source's rows of one billing period in focus_line_items, and their totals: `focus_totals`
+-- (sql/schema/macros.sql), the totals every conservation check compares, over its currencies.
+with source_totals as (
+    select *
+    from focus_totals($billing_period)
+    where source_name = $source_name
 ),
 
 final as (
     select
-        count(*) as rows,
-        coalesce(sum(BilledCost), 0) as billed_cost,
-        coalesce(sum(EffectiveCost), 0) as effective_cost,
-        string_agg(distinct BillingCurrency, ',' order by BillingCurrency) as currency_list
-    from period_rows
+        cast(coalesce(sum(line_items), 0) as bigint) as rows,
+        coalesce(sum(billed_cost), 0) as billed_cost,
+        coalesce(sum(effective_cost), 0) as effective_cost,
+        string_agg(currency, ',' order by currency) as currency_list
+    from source_totals
 )
 
 select * from final;

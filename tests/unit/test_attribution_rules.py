@@ -15,6 +15,7 @@ from pipelines.config import DEFAULT_DIMENSIONS, SHARED_MATCH_COLUMNS, SharedRul
 from pipelines.ingest.load import replace_period
 from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.sources import GcpExportFilesReader
+from pipelines.warehouse.sql import read_sql
 from tests.unit.test_attribution import PERIOD, add_line, parts, register
 
 GCP = {
@@ -495,4 +496,44 @@ def test_allocation_runs_in_one_period_only(warehouse: duckdb.DuckDBPyConnection
     # October's run does not share November's fee
     assert amounts(warehouse, "nov-support") == {
         None: ("unattributed", "shared support: no runs to share with", 1, Decimal(8), Decimal(8))
+    }
+
+
+# --- a run's experiment, dataset version and owner ---------------------------------------------
+
+
+def test_a_run_names_one_experiment_dataset_and_owner_in_its_costs_report_and_shared_parts(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
+    run = {"training_run": "llm-x"}
+    # experiment: exp-a 4 + 2 ties exp-b 6, the smaller value wins; owner: dave 6 over erin 4;
+    # dataset: |-5| of ds-2 weighs more than 3 of ds-1
+    add_line(warehouse, "x1", run | {"experiment": "exp-b", "owner": "dave"}, "6", "6")
+    add_line(warehouse, "x2", run | {"experiment": "exp-a", "owner": "erin"}, "4", "4")
+    add_line(warehouse, "x3", run | {"experiment": "exp-a"}, "2", "2")
+    add_line(warehouse, "x4", run | {"dataset": "ds-2"}, "-5", "-5")
+    add_line(warehouse, "x5", run | {"dataset": "ds-1"}, "3", "3")
+    # the registry's values win over the line's own tags
+    add_line(warehouse, "r1", {"training_run": "llm-7b-pt-r1", "experiment": "other", "owner": "zoe"}, "90", "90")
+    add_line(warehouse, "tax", {}, "10", "10", ChargeCategory="Tax", ResourceId=None)
+    allocate(warehouse, rule("tax", "proportional", ChargeCategory="Tax"))
+
+    expected = {
+        "llm-x": ("exp-a", "ds-2", "dave"),
+        "llm-7b-pt-r1": ("scaling-7b", "fineweb-edu-v3.2", "alice"),
+    }
+    assert dimensions(warehouse, "tax") == expected
+    assert dimensions(warehouse, "x2") == {"llm-x": ("exp-a", None, "erin")}, "a line's own part keeps its tags"
+    costs = warehouse.execute(
+        "select distinct training_run, experiment, dataset_version, owner from run_costs"
+    ).fetchall()
+    assert {row[0]: row[1:] for row in costs} == expected
+    cursor = warehouse.execute(
+        read_sql("reports/run_header"), {"training_runs": ["llm-x", "llm-7b-pt-r1", "llm-13b-ft-r2"]}
+    )
+    columns = [column[0] for column in cursor.description]
+    headers = [dict(zip(columns, row)) for row in cursor.fetchall()]
+    # a registered run without spend has its registry's
+    assert {h["training_run"]: (h["experiment"], h["dataset_version"], h["owner"]) for h in headers} == expected | {
+        "llm-13b-ft-r2": ("ft-13b", "sft-mix-v7", "bob")
     }

@@ -12,12 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from connectors.training.event_files import RunEventsError, read_event_files
-from pipelines.attribution.allocate import allocate_period
+from pipelines.attribution.allocate import ALLOCATIONS_STEP, allocate_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
 from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import replace_budget_baselines
 from pipelines.config import DEFAULT_DIMENSIONS, Waste
+from pipelines.orchestration.partitions import partition_key
 from pipelines.warehouse.connection import connect, transaction
+from pipelines.warehouse.step_inputs import StepInputs
 from pipelines.waste.events import replace_run_events
 from pipelines.waste.tables import build_waste, build_waste_if_changed
 
@@ -273,7 +275,8 @@ def test_waste_is_rebuilt_only_when_its_inputs_change(warehouse: duckdb.DuckDBPy
 
     other_settings = Waste(checkpoint_resources=["VOL-*"])
     assert build(other_settings) is True and build(other_settings) is False
-    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS, inputs_digest="reloaded period")
+    reloaded = StepInputs(ALLOCATIONS_STEP, partition_key(PERIOD), "reloaded period")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS, inputs=reloaded)
     assert build(other_settings) is True
 
 

@@ -1,0 +1,12 @@
+-- step_inputs: the inputs digest of each step's last build (pipelines/warehouse/step_inputs.py).
+
+-- name: recorded
+-- The inputs digest a step's partition was last built from, if any.
+select inputs_digest
+from step_inputs
+where step = $step and partition_key = $partition_key;
+
+-- name: replace
+-- Records the inputs digest a step's partition was just built from (in the build's transaction).
+insert or replace into step_inputs (step, partition_key, inputs_digest, recorded_at)
+values ($step, $partition_key, $inputs_digest, $recorded_at);

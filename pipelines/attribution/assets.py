@@ -9,7 +9,7 @@ from pipelines.attribution.allocate import allocate_period_if_changed, period_to
 from pipelines.attribution.registry import load_registry, replace_run_registry
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
-from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.connection import create_view, transaction
 from pipelines.warehouse.sql import read_sql
 
 CONSERVATION_CHECK = "conservation"
@@ -113,8 +113,8 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
 
 
 def _refresh_view(conn: duckdb.DuckDBPyConnection, path: str) -> int:
-    """(Re)creates a view (`sql/<path>.sql`, statement `create`) and returns its row count."""
-    conn.execute(read_sql(path, "create"))
+    """(Re)creates a view (`sql/<path>.sql`, statements `create` and `comments`) and returns its row count."""
+    create_view(conn, path)
     (rows,) = conn.execute(read_sql(path, "count")).fetchone()
     return rows
 
@@ -126,7 +126,7 @@ def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Attributed spend per training run, cost category and billing period (a view)."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        conn.execute(read_sql("marts/run_costs", "create"))
+        create_view(conn, "marts/run_costs")
         runs = conn.execute(read_sql("marts/run_costs", "preview")).fetchall()
     return dg.MaterializeResult(
         metadata={
@@ -231,7 +231,7 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
     focus_line_items and cost_allocations, and their differences (all exactly 0)."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        conn.execute(read_sql("marts/reconciliation", "create"))
+        create_view(conn, "marts/reconciliation")
         cursor = conn.execute(read_sql("marts/reconciliation", "rows"))
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, row)) for row in cursor.fetchall()]

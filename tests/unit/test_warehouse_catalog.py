@@ -1,15 +1,18 @@
 """Column documentation written once: every table, view and column of the warehouse carries the
-comment of the SQL file that creates it, an unchanged schema rewrites none, and a catalog that
-refuses comments on view columns (DuckLake) still gets the rest."""
+comment of the SQL file that creates it, an unchanged schema rewrites none, a catalog that refuses
+comments on view columns (DuckLake) still gets the rest, and docs/warehouse.md is generated from
+the same comments."""
 
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from pipelines.reference import warehouse_reference
 from pipelines.warehouse.catalog import warehouse_catalog
 from pipelines.warehouse.comments import apply_comments, execute_ddl
 from pipelines.warehouse.connection import VIEWS, connect, create_schema, create_view
+from tests.support import REPO
 
 PUBLIC = {
     "focus_line_items",
@@ -129,3 +132,9 @@ def test_a_comment_naming_no_column_fails(target: str) -> None:
     create_schema(conn)
     with pytest.raises(duckdb.Error, match="no_such"):
         apply_comments(conn, execute_ddl(conn, f"comment on column {target} is 'a typo';"))
+
+
+def test_docs_warehouse_md_is_generated_from_the_comments() -> None:
+    committed = (REPO / "docs/warehouse.md").read_text()
+    assert committed == warehouse_reference(), "regenerate it: python -m pipelines.reference > docs/warehouse.md"
+    assert "## cost_allocations" in committed and "`allocation_ratio` | `DECIMAL(38,10) NOT NULL`" in committed

@@ -1,10 +1,10 @@
 """The RunLedger code location, built from `runledger.yaml` when it loads.
 
-`dagster dev` loads `defs`: the configuration (`$RUNLEDGER_CONFIG`, then `./runledger.yaml`) is
-read then, never at import, and gives one raw load asset per billing source. Without a
-configuration file the location still loads, with the layer assets only, and its runs fail
-with the error naming the missing file. `runledger run --config FILE` builds the same graph
-from FILE and materializes it in process.
+`dg dev` (`make dev`) loads `defs`: the configuration (`$RUNLEDGER_CONFIG`, then
+`./runledger.yaml`) is read then, never at import, and gives one raw load asset per billing
+source. Without a configuration file the location still loads, with the layer assets only, and
+its runs fail with the error naming the missing file. `runledger run --config FILE` builds the
+same graph from FILE and materializes it in process.
 """
 
 from __future__ import annotations
@@ -166,5 +166,5 @@ def build_definitions(config_path: Path | None = None) -> dg.Definitions:
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    """The code location of `dagster dev` / `make dev` (`pipelines.definitions`)."""
+    """The code location `dg dev` (`make dev`) loads, as pyproject.toml's [tool.dg.project] names it."""
     return build_definitions()

@@ -1,54 +1,52 @@
 """The RunLedger code location, built from `runledger.yaml` when it loads.
 
-`dagster dev` loads `defs`: the configuration (`$RUNLEDGER_CONFIG`, then `./runledger.yaml`) is
-read then, never at import, and gives one raw load asset per billing source. Without a
-configuration file the location still loads, with the layer assets only, and its runs fail
-with the error naming the missing file. `runledger run --config FILE` builds the same graph
-from FILE and materializes it in process.
+`dg dev` (`make dev`) loads `defs`: the configuration (`$RUNLEDGER_CONFIG`, then
+`./runledger.yaml`) is read then, never at import, and gives one raw load asset per billing
+source. Without a configuration file the location still loads, with the layer assets only, and
+its runs fail with the error naming the missing file. `runledger run --config FILE` builds the
+same graph from FILE and materializes it in process.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
 
-from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry, unattributed_costs
-from pipelines.budgets.assets import budget_alerts, budget_baselines, budget_variance
+from pipelines.attribution import assets as attribution_assets
+from pipelines.budgets import assets as budgets_assets
 from pipelines.config import ConfigError, Orchestration, RunLedgerConfig, default_config_path, load_config
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
 from pipelines.orchestration.resources import RunLedgerResource
-from pipelines.reports.assets import post_mortem_reports
+from pipelines.orchestration.tables import with_table_schemas
+from pipelines.reports import assets as reports_assets
 from pipelines.schedules import build_nightly_schedule
 from pipelines.sensors import build_delivery_sensor
-from pipelines.tags.assets import resource_tag_snapshots
-from pipelines.waste.assets import run_events, waste
+from pipelines.tags import assets as tags_assets
+from pipelines.waste import assets as waste_assets
 
 NIGHTLY_JOB = "runledger_nightly"
 # Runs of the nightly job write one DuckDB file: dagster.yaml allows one such run at a time.
 WAREHOUSE_RUN_TAG = {"runledger/warehouse": "writer"}
-PRE_PARTITION_ASSETS = [run_registry, budget_baselines, resource_tag_snapshots, run_events]
-POST_PARTITION_ASSETS = [
-    run_costs,
-    unattributed_costs,
-    reconciliation,
-    budget_variance,
-    budget_alerts,
-    waste,
-    post_mortem_reports,
-]
+# Every asset these modules define is in the graph: a new asset needs no list edit.
+ASSET_MODULES = [tags_assets, attribution_assets, budgets_assets, waste_assets, reports_assets]
 
 
 @dataclass(frozen=True)
 class AssetGraph:
-    """The assets of one configuration, in the order `runledger run` materializes them.
+    """The assets of one configuration, in the stages `runledger run` materializes them in, each
+    stage in dependency order (see `stages`).
 
     Attributes:
         source_loads: the raw load asset of each billing source, by source name.
-        pre_partition: unpartitioned inputs (run registry, budget baselines, tag snapshots, run events).
-        partitioned: raw loads, focus_line_items and cost_allocations (per billing period).
-        post_partition: views, reconciliation, budget variance, waste and reports.
+        pre_partition: unpartitioned assets upstream of no partitioned one: the inputs (run
+            registry, budget baselines, tag snapshots, run events).
+        partitioned: the assets partitioned by billing period (raw loads, focus_line_items,
+            cost_allocations), materialized once per period.
+        post_partition: unpartitioned assets downstream of partitioned ones: views,
+            reconciliation, budget variance and alerts, waste, reports.
     """
 
     source_loads: dict[str, dg.AssetsDefinition]
@@ -61,8 +59,56 @@ class AssetGraph:
         return self.pre_partition + self.partitioned + self.post_partition
 
 
+def stages(
+    assets: Sequence[dg.AssetsDefinition],
+) -> tuple[list[dg.AssetsDefinition], list[dg.AssetsDefinition], list[dg.AssetsDefinition]]:
+    """The assets split by their partitions and the graph: the unpartitioned ones with no
+    partitioned asset upstream, the partitioned ones, and the unpartitioned ones downstream of a
+    partitioned asset; each stage in dependency order (ties in the order given).
+
+    Raises:
+        DagsterInvalidDefinitionError: an unpartitioned asset is downstream of a partitioned asset
+            and upstream of one, so no stage can hold it.
+    """
+    by_key = {key: asset for asset in assets for key in asset.keys}
+    parents = {
+        asset.key: [dep.asset_key for spec in asset.specs for dep in spec.deps if dep.asset_key in by_key]
+        for asset in assets
+    }
+    ordered: dict[dg.AssetKey, dg.AssetsDefinition] = {}
+
+    def visit(asset: dg.AssetsDefinition) -> None:
+        if asset.key not in ordered:
+            for parent in parents[asset.key]:
+                visit(by_key[parent])
+            ordered[asset.key] = asset
+
+    for asset in assets:
+        visit(asset)
+    after_partitioned: set[dg.AssetKey] = set()
+    for asset in ordered.values():
+        if asset.partitions_def is None and any(
+            by_key[parent].partitions_def is not None or parent in after_partitioned for parent in parents[asset.key]
+        ):
+            after_partitioned.add(asset.key)
+    for asset in ordered.values():
+        stuck = [parent for parent in parents[asset.key] if parent in after_partitioned]
+        if asset.partitions_def is not None and stuck:
+            raise dg.DagsterInvalidDefinitionError(
+                f"{asset.key.to_user_string()} is partitioned by billing period, but its upstream "
+                f"{', '.join(key.to_user_string() for key in stuck)} is unpartitioned and downstream of a partitioned "
+                "asset: no stage of the nightly run can hold it; partition it or move the dependency"
+            )
+    return (
+        [asset for key, asset in ordered.items() if asset.partitions_def is None and key not in after_partitioned],
+        [asset for asset in ordered.values() if asset.partitions_def is not None],
+        [asset for key, asset in ordered.items() if key in after_partitioned],
+    )
+
+
 def build_asset_graph(config: RunLedgerConfig | None) -> AssetGraph:
-    """The asset graph for `config`: a raw load per billing source (none without a config)."""
+    """The asset graph for `config`: a raw load per billing source (none without a config), every
+    asset documented with the columns of the warehouse tables it holds."""
     sources = config.billing_sources if config else []
     keys: dict[dg.AssetKey, str] = {}
     for source in sources:
@@ -72,13 +118,15 @@ def build_asset_graph(config: RunLedgerConfig | None) -> AssetGraph:
                 f"sources {keys[key]!r} and {source.name!r} both become asset {key.to_user_string()}; rename one"
             )
         keys[key] = source.name
-    source_loads = {source.name: build_source_load_asset(source) for source in sources}
-    focus_line_items = build_focus_line_items(list(keys))
+    loads = with_table_schemas([build_source_load_asset(source) for source in sources])
+    source_loads = {source.name: load for source, load in zip(sources, loads)}
+    layers = with_table_schemas([build_focus_line_items(list(keys)), *dg.load_assets_from_modules(ASSET_MODULES)])
+    pre_partition, partitioned, post_partition = stages([*loads, *layers])
     return AssetGraph(
         source_loads=source_loads,
-        pre_partition=list(PRE_PARTITION_ASSETS),
-        partitioned=[*source_loads.values(), focus_line_items, cost_allocations],
-        post_partition=list(POST_PARTITION_ASSETS),
+        pre_partition=pre_partition,
+        partitioned=partitioned,
+        post_partition=post_partition,
     )
 
 
@@ -118,5 +166,5 @@ def build_definitions(config_path: Path | None = None) -> dg.Definitions:
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    """The code location of `dagster dev` / `make dev` (`pipelines.definitions`)."""
+    """The code location `dg dev` (`make dev`) loads, as pyproject.toml's [tool.dg.project] names it."""
     return build_definitions()

@@ -92,7 +92,7 @@ def _materialize(
 @contextmanager
 def _instance() -> Iterator[dg.DagsterInstance | None]:
     """The Dagster instance of `$DAGSTER_HOME` when it is set, so cron runs land in the same
-    event log, asset catalog and concurrency pool as `dagster dev`; else none (an ephemeral
+    event log, asset catalog and concurrency pool as `make dev`; else none (an ephemeral
     instance per step group)."""
     if not os.environ.get("DAGSTER_HOME"):
         yield None

@@ -7,9 +7,12 @@ import duckdb
 
 from pipelines.attribution.allocate import allocate_period_if_changed, period_totals
 from pipelines.attribution.registry import load_registry, replace_run_registry
+from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
-from pipelines.warehouse.connection import transaction
+from pipelines.orchestration.tables import holds_tables
+from pipelines.tags.assets import resource_tag_snapshots
+from pipelines.warehouse.connection import create_view, transaction
 from pipelines.warehouse.sql import read_sql
 
 CONSERVATION_CHECK = "conservation"
@@ -30,10 +33,16 @@ RECONCILIATION_PREVIEW_COLUMNS = (
 )
 
 
-@dg.asset(group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
+@dg.asset(
+    group_name="attribution",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    metadata=holds_tables("run_registry"),
+    pool=WAREHOUSE_POOL,
+)
 def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """The run registry (`attribution.runs`): experiment, dataset version, owner, window and
-    resource patterns of each training run."""
+    """The run registry (`attribution.runs`) as the `run_registry` table, replaced whole: the
+    experiment, dataset version, owner, window and resource globs of each training run."""
     config = runledger.load_config()
     runs = load_registry(config.runs_path) if config.runs_path else []
     with runledger.warehouse(config) as conn, transaction(conn):
@@ -43,10 +52,11 @@ def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 @dg.asset(
     partitions_def=billing_periods,
-    deps=[dg.AssetKey("focus_line_items"), run_registry],
+    deps=[FOCUS_LINE_ITEMS, run_registry, resource_tag_snapshots],
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
+    metadata=holds_tables("cost_allocations", "step_inputs"),
     pool=WAREHOUSE_POOL,
     check_specs=[
         dg.AssetCheckSpec(
@@ -63,7 +73,8 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     """Every line item of the billing period attributed to a training run, experiment, dataset
     version and owner — by its own tags, the resource tag snapshot valid at its charge time, the
     run registry or a shared-cost rule, in that order — or explicitly `unattributed`, each part
-    saying why in allocation_method and allocation_rule."""
+    saying why in allocation_method and allocation_rule. Recomputed only when the period's loads,
+    the registry, the tag snapshots or the attribution settings changed (`step_inputs`)."""
     billing_period = billing_period_of(context.partition_key)
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
@@ -113,20 +124,27 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
 
 
 def _refresh_view(conn: duckdb.DuckDBPyConnection, path: str) -> int:
-    """(Re)creates a view (`sql/<path>.sql`, statement `create`) and returns its row count."""
-    conn.execute(read_sql(path, "create"))
+    """(Re)creates a view (`sql/<path>.sql`, statements `create` and `comments`) and returns its row count."""
+    create_view(conn, path)
     (rows,) = conn.execute(read_sql(path, "count")).fetchone()
     return rows
 
 
 @dg.asset(
-    deps=[cost_allocations], group_name="attribution", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL
+    deps=[cost_allocations, run_registry],
+    group_name="attribution",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    metadata=holds_tables("run_costs"),
+    pool=WAREHOUSE_POOL,
 )
 def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Attributed spend per training run, cost category and billing period (a view)."""
+    """The `run_costs` view: attributed spend per training run, cost category, billing period and
+    currency, each run named with its registry (else its main) experiment, dataset version and
+    owner."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        conn.execute(read_sql("marts/run_costs", "create"))
+        create_view(conn, "marts/run_costs")
         runs = conn.execute(read_sql("marts/run_costs", "preview")).fetchall()
     return dg.MaterializeResult(
         metadata={
@@ -144,6 +162,7 @@ def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
+    metadata=holds_tables("unattributed_costs"),
     pool=WAREHOUSE_POOL,
     check_specs=[
         dg.AssetCheckSpec(
@@ -155,8 +174,8 @@ def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     ],
 )
 def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Spend with no training run by provider, account, service and resource, with its share of
-    the period: the tag-hygiene worklist (a view)."""
+    """The `unattributed_costs` view: spend with no training run by provider, account, service,
+    resource and billing period, with its share of the period: the tag-hygiene worklist."""
     config = runledger.load_config()
     threshold = Decimal(str(config.orchestration.untagged_share_threshold))
     with runledger.warehouse(config) as conn:
@@ -212,10 +231,11 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 
 @dg.asset(
-    deps=[cost_allocations],
+    deps=[FOCUS_LINE_ITEMS, cost_allocations],
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
+    metadata=holds_tables("reconciliation"),
     pool=WAREHOUSE_POOL,
     check_specs=[
         dg.AssetCheckSpec(
@@ -227,11 +247,12 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     ],
 )
 def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Conservation per source, billing period and currency: the raw export's control totals,
-    focus_line_items and cost_allocations, and their differences (all exactly 0)."""
+    """The `reconciliation` view: conservation per source, billing period and currency, the raw
+    export's control totals (`loads`), focus_line_items and cost_allocations side by side, and
+    their differences (all exactly 0)."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        conn.execute(read_sql("marts/reconciliation", "create"))
+        create_view(conn, "marts/reconciliation")
         cursor = conn.execute(read_sql("marts/reconciliation", "rows"))
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, row)) for row in cursor.fetchall()]

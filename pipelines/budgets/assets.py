@@ -10,14 +10,22 @@ from pipelines.budgets.tables import (
     replace_budget_baselines,
 )
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.orchestration.tables import holds_tables
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.sql import read_sql
 
 
-@dg.asset(group_name="budgets", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
+@dg.asset(
+    group_name="budgets",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    metadata=holds_tables("budget_baselines"),
+    pool=WAREHOUSE_POOL,
+)
 def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Each run's pre-training estimate per cost category, from `budgets/<run>.yaml` and the
-    resource model (6·N·D FLOPs, MFU, GPU-hours, checkpoints, egress)."""
+    """Each budgeted run's pre-training estimate per cost category in `budget_baselines`, replaced
+    whole from `budgets/<run>.yaml` and the resource model (6·N·D FLOPs, MFU, GPU-hours,
+    checkpoints, egress)."""
     config = runledger.load_config()
     budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
     with runledger.warehouse(config) as conn, transaction(conn):
@@ -32,12 +40,14 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},
+    metadata=holds_tables("budget_variance"),
     pool=WAREHOUSE_POOL,
 )
 def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Actual (effective) spend against the estimate per run and cost category plus a `total`
-    row: variance, status, forecast at completion, and for compute the rate and usage variances
-    that add up to the compute variance exactly. Runs only after reconciliation passed."""
+    """`budget_variance`: actual (effective) spend against the estimate per budgeted run and cost
+    category plus a `total` row: variance, status, forecast at completion, and for compute the
+    rate and usage variances that add up to the compute variance exactly. Rebuilt whole, only
+    after reconciliation passed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         with transaction(conn):
@@ -59,11 +69,13 @@ def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},
+    metadata=holds_tables("budget_alerts"),
     pool=WAREHOUSE_POOL,
 )
 def budget_alerts(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """The first day each budgeted run's cumulative effective spend reached its warning and over
-    thresholds, recomputed from the whole history every night."""
+    """`budget_alerts`: the first day each budgeted run's cumulative effective spend reached its
+    warning and its over threshold, rebuilt from the whole history every run, only after
+    reconciliation passed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         with transaction(conn):

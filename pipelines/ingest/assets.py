@@ -27,16 +27,27 @@ from pipelines.ingest.sources import BillingSourceReader, DeliveryIdentifying, P
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.retries import retry_request
+from pipelines.orchestration.tables import holds_tables
 from pipelines.warehouse.sql import read_sql
 
 RAW_KEY_PREFIX = "raw"
 SCHEMA_DRIFT_CHECK = "schema_drift"
 FRESHNESS_CHECK = "freshness"
 PREVIEW_ROWS = 10
+FOCUS_LINE_ITEMS = dg.AssetKey("focus_line_items")
+# What a raw load writes: its source's rows of the period, and a record of every attempt.
+RAW_LOAD_TABLES = ("focus_line_items", "loads")
 SOURCE_KINDS = {
-    "aws_cur": {"aws", "polars", "duckdb"},
+    "aws_cur": {"aws", "duckdb"},
     "gcp_billing": {"gcp", "polars", "duckdb"},
     "focus": {"polars", "duckdb"},
+}
+SOURCE_MAPPING = {
+    "aws_cur": "DuckDB maps its CUR 2.0 Parquet files onto FOCUS 1.2 (a legacy CUR delivery is first converted to "
+    "CUR 2.0 columns with polars, an AWS FOCUS export read with polars)",
+    "gcp_billing": "polars reads and types the export's rows (the BigQuery table or exported files), DuckDB maps "
+    "them onto FOCUS 1.2",
+    "focus": "polars reads and types the FOCUS files, DuckDB maps them onto FOCUS 1.2",
 }
 
 
@@ -230,11 +241,12 @@ def build_source_load_asset(source: BillingSource) -> dg.AssetsDefinition:
         kinds=SOURCE_KINDS[source.kind],
         tags={"runledger/source_kind": source.kind},
         pool=WAREHOUSE_POOL,
+        metadata=holds_tables(*RAW_LOAD_TABLES),
         description=(
-            f"The `{source_name}` source ({source.kind}) loaded into `focus_line_items` for one billing period: "
-            "its delivery (for AWS only the files the latest manifest lists) is normalized with polars, staged, and "
-            "replaces the previous rows of that source and period in one transaction once its row count and "
-            "BilledCost match the raw export's control totals. Every attempt is recorded in `loads`."
+            f"Billing source `{source_name}` ({source.kind}): its line items of one billing period in "
+            f"`focus_line_items`; {SOURCE_MAPPING[source.kind]}. The delivery (for AWS only the files its latest "
+            "manifest lists) replaces the source's rows of the period in one transaction once its row count and "
+            "BilledCost equal the raw export's control totals; every attempt, loaded or not, is a row of `loads`."
         ),
         check_specs=[
             dg.AssetCheckSpec(
@@ -276,18 +288,20 @@ def build_focus_line_items(source_keys: list[dg.AssetKey]) -> dg.AssetsDefinitio
     """`focus_line_items` for one billing period, after the raw loads of every source."""
 
     @dg.asset(
-        name="focus_line_items",
+        key=FOCUS_LINE_ITEMS,
         deps=source_keys,
         partitions_def=billing_periods,
         group_name="ingest",
         owners=["team:finops"],
         kinds={"duckdb"},
+        metadata=holds_tables(*RAW_LOAD_TABLES),
         pool=WAREHOUSE_POOL,
     )
     def focus_line_items(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
         """Billing line items on the FOCUS 1.2 model, one billing period of every billing source:
-        the union of the raw loads, with each source's control totals beside its loaded totals
-        and the period's most expensive services as a preview."""
+        the union of the raw loads (`raw/<source>`) and their records in `loads`. Its metadata
+        shows each source's loaded totals beside the raw export's control totals, and the
+        period's most expensive services."""
         billing_period = billing_period_of(context.partition_key)
         config = runledger.load_config()
         with runledger.warehouse(config) as conn:

@@ -2,23 +2,36 @@
 
 import dagster as dg
 
-from pipelines.attribution.assets import reconciliation, run_costs, unattributed_costs
-from pipelines.budgets.assets import budget_alerts, budget_variance
+from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry, unattributed_costs
+from pipelines.budgets.assets import budget_alerts, budget_baselines, budget_variance
+from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.reports import write_reports
 from pipelines.waste.assets import waste
 
 
 @dg.asset(
-    deps=[budget_variance, budget_alerts, run_costs, unattributed_costs, reconciliation, waste],
+    deps=[
+        FOCUS_LINE_ITEMS,
+        cost_allocations,
+        run_registry,
+        run_costs,
+        unattributed_costs,
+        reconciliation,
+        budget_baselines,
+        budget_variance,
+        budget_alerts,
+        waste,
+    ],
     group_name="reports",
     owners=["team:finops"],
     kinds={"html", "markdown"},
     pool=WAREHOUSE_POOL,
 )
 def post_mortem_reports(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Post-mortem reports: per run a self-contained HTML file (inline SVG charts) and a Markdown
-    twin with PNG charts, and a summary of all runs."""
+    """Post-mortem reports under `reports_dir`: per run a self-contained HTML file (inline SVG
+    charts) and a Markdown twin with PNG charts, and a summary of all runs, read from the
+    warehouse only; rewritten only when the data they show changed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         written = write_reports(conn, config.reports_path)

@@ -7,14 +7,22 @@ import dagster as dg
 from connectors.aws.tagging import tagged_resources
 from pipelines.config import AwsTagsSource
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.orchestration.tables import holds_tables
 from pipelines.tags.snapshot import append_snapshot
 
 
-@dg.asset(group_name="ingest", owners=["team:finops"], kinds={"aws", "duckdb"}, pool=WAREHOUSE_POOL)
+@dg.asset(
+    group_name="ingest",
+    owners=["team:finops"],
+    kinds={"aws", "duckdb"},
+    metadata=holds_tables("resource_tag_snapshots"),
+    pool=WAREHOUSE_POOL,
+)
 def resource_tag_snapshots(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Resource tags from the AWS Resource Groups Tagging API (`GetResources` in every configured
-    region, every page), appended as a dated snapshot per `aws_tags` source so tag history is
-    kept; attribution uses the snapshot valid at a line's charge time."""
+    region, every page), appended to `resource_tag_snapshots` as one dated snapshot per
+    `aws_tags` source, so tag history is kept: attribution uses the snapshot valid at a line's
+    charge time."""
     config = runledger.load_config()
     sources = [s for s in config.sources if isinstance(s, AwsTagsSource)]
     snapshot_at = datetime.now(UTC).replace(tzinfo=None)

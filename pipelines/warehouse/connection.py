@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.warehouse.comments import apply_comments, execute_ddl
 from pipelines.warehouse.sql import SQL_DIR, read_sql
 
 # The tables first (they have no dependencies on each other), then the macros (table macros read
@@ -23,13 +24,25 @@ SPILL_DIR_SUFFIX = ".spill"
 
 
 def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
-    """Creates every table of `sql/schema/` and the macros, and (re)creates every public view; idempotent."""
-    for path in sorted(SQL_DIR.glob("schema/*.sql")):
-        if path.stem != Path(MACROS).name:
-            conn.execute(read_sql(f"schema/{path.stem}"))
-    conn.execute(read_sql(MACROS))
-    for view in VIEWS:
-        conn.execute(read_sql(view, "create"))
+    """Creates every table of `sql/schema/` and the macros, and (re)creates every public view, with
+    their comments, in one transaction; idempotent."""
+    with transaction(conn):
+        comments = []
+        for path in sorted(SQL_DIR.glob("schema/*.sql")):
+            if path.stem != Path(MACROS).name:
+                comments += execute_ddl(conn, read_sql(f"schema/{path.stem}"))
+        conn.execute(read_sql(MACROS))
+        for view in VIEWS:
+            conn.execute(read_sql(view, "create"))
+            comments += execute_ddl(conn, read_sql(view, "comments"))
+        apply_comments(conn, comments)
+
+
+def create_view(conn: duckdb.DuckDBPyConnection, path: str) -> None:
+    """(Re)creates a public view (`sql/<path>.sql`, statement `create`) with its comments
+    (statement `comments`), which replacing the view drops."""
+    conn.execute(read_sql(path, "create"))
+    apply_comments(conn, execute_ddl(conn, read_sql(path, "comments")))
 
 
 # A reader's connection can change nothing and reach nothing but the warehouse, whatever SQL it

@@ -4,18 +4,26 @@ import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry
 from pipelines.budgets.assets import budget_baselines
+from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.orchestration.tables import holds_tables
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.sql import read_sql
 from pipelines.waste.events import read_source_events, replace_run_events
 from pipelines.waste.tables import build_waste_if_changed
 
 
-@dg.asset(group_name="waste", owners=["team:finops"], kinds={"duckdb"}, pool=WAREHOUSE_POOL)
+@dg.asset(
+    group_name="waste",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    metadata=holds_tables("run_events"),
+    pool=WAREHOUSE_POOL,
+)
 def run_events(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Training-run events (start, checkpoint, failure, resume, end) from every `run_events`
-    source — JSON-lines files or MLflow runs — validated strictly and replaced in one
-    transaction: a bad line fails the run naming its file and line, and leaves the previous
+    """Training-run events (start, checkpoint, failure, resume, end) in `run_events`, from every
+    `run_events` source — JSON-lines files or MLflow runs — validated strictly and replaced in
+    one transaction: a bad line fails the run naming its file and line, and leaves the previous
     events in place."""
     config = runledger.load_config()
     events_by_source = {source.name: read_source_events(config, source) for source in config.run_events_sources}
@@ -36,18 +44,20 @@ def run_events(context: dg.AssetExecutionContext, runledger: RunLedgerResource) 
 
 
 @dg.asset(
-    deps=[cost_allocations, reconciliation, run_costs, run_registry, budget_baselines, run_events],
+    deps=[FOCUS_LINE_ITEMS, cost_allocations, reconciliation, run_costs, run_registry, budget_baselines, run_events],
     group_name="waste",
     owners=["team:finops"],
     kinds={"duckdb"},
+    metadata=holds_tables("waste", "waste_by_run"),
     pool=WAREHOUSE_POOL,
 )
 def waste(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """What each run's attributed spend bought no training with, per item, kind and cost
-    category: idle resources after the run's end, recompute after failures, checkpoints kept
-    beyond the budget, inter-region transfer, repeated experiments and monitoring beyond its
-    estimate — each row saying its method. An analysis of attributed spend: cost_allocations
-    and run_costs are read, never changed, and a run's waste never exceeds its attributed cost."""
+    """`waste` (and its `waste_by_run` view): what each run's attributed spend bought no training
+    with, per item, kind and cost category — idle resources after the run's end, recompute after
+    failures, checkpoints kept beyond the budget, inter-region transfer, repeated experiments and
+    monitoring beyond its estimate — each row saying its method. An analysis of attributed spend:
+    cost_allocations and run_costs are read, never changed, and a run's waste never exceeds its
+    attributed cost. Rebuilt only after reconciliation passed, and only when its inputs changed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         with transaction(conn):

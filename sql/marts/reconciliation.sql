@@ -79,3 +79,28 @@ with final as (
 
 select * from final
 order by source_name, billing_period, currency;
+
+-- name: comments
+-- What the view and each column hold (read into DuckDB's catalog, the Dagster column schemas and
+-- docs/warehouse.md); replacing the view drops them, so they follow every `create`.
+comment on view reconciliation is
+    'Conservation per (billing source, billing period, currency): the raw export''s control totals recorded by '
+    'its latest good load, focus_line_items and cost_allocations side by side, and their differences, every one '
+    '0 on a sound warehouse (the blocking check zero_differences). Money is DECIMAL(38,10).';
+comment on column reconciliation.source_name is 'The billing source.';
+comment on column reconciliation.billing_period is 'The billing month, as its first day.';
+comment on column reconciliation.currency is 'BillingCurrency.';
+comment on column reconciliation.raw_rows is 'Rows of the raw export (loads.raw_rows of the latest good load).';
+comment on column reconciliation.focus_rows is 'Rows in focus_line_items.';
+comment on column reconciliation.allocated_rows is 'Line items with allocations in cost_allocations.';
+comment on column reconciliation.raw_billed_cost is 'Billed cost of the raw export (loads.raw_billed_cost).';
+comment on column reconciliation.focus_billed_cost is 'Sum of BilledCost in focus_line_items.';
+comment on column reconciliation.allocated_billed_cost is 'Sum of billed_cost in cost_allocations.';
+comment on column reconciliation.focus_effective_cost is 'Sum of EffectiveCost in focus_line_items.';
+comment on column reconciliation.allocated_effective_cost is 'Sum of effective_cost in cost_allocations.';
+comment on column reconciliation.rows_raw_focus_diff is 'raw_rows - focus_rows: 0.';
+comment on column reconciliation.rows_focus_allocated_diff is 'focus_rows - allocated_rows: 0.';
+comment on column reconciliation.billed_raw_focus_diff is 'raw_billed_cost - focus_billed_cost: 0.';
+comment on column reconciliation.billed_focus_allocated_diff is 'focus_billed_cost - allocated_billed_cost: 0.';
+comment on column reconciliation.effective_focus_allocated_diff is
+    'focus_effective_cost - allocated_effective_cost: 0.';

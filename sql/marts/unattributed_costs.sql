@@ -105,3 +105,23 @@ final as (
 select * from final
 order by abs(effective_cost) desc, billing_period, provider, service, resource
 limit $limit;
+
+-- name: comments
+-- What the view and each column hold (read into DuckDB's catalog, the Dagster column schemas and
+-- docs/warehouse.md); replacing the view drops them, so they follow every `create`.
+comment on view unattributed_costs is
+    'Spend attributed to no training run per (provider, account, service, resource, billing period, currency), '
+    'newest period first and largest first: the tag-hygiene worklist. Money is DECIMAL(38,10).';
+comment on column unattributed_costs.provider is 'ProviderName of the lines.';
+comment on column unattributed_costs.account is 'SubAccountId of the lines (AWS account, GCP project).';
+comment on column unattributed_costs.service is 'ServiceName of the lines.';
+comment on column unattributed_costs.resource is 'ResourceId of the lines; NULL for charges without a resource.';
+comment on column unattributed_costs.billing_period is 'The billing month, as its first day.';
+comment on column unattributed_costs.currency is 'BillingCurrency of the amounts.';
+comment on column unattributed_costs.cost_category is 'A cost category of the lines.';
+comment on column unattributed_costs.owner is 'An owner the lines name (a tag), who to ask; NULL where none.';
+comment on column unattributed_costs.billed_cost is 'Sum of the unattributed billed cost.';
+comment on column unattributed_costs.effective_cost is 'Sum of the unattributed effective cost.';
+comment on column unattributed_costs.share_of_period is
+    'effective_cost / all effective cost of the billing period in the currency, rounded to 6 decimals (0.25 is a '
+    'quarter); NULL when that total is 0.';

@@ -28,3 +28,21 @@ final as (
 )
 
 select * from final;
+
+-- name: comments
+-- What the view and each column hold (read into DuckDB's catalog, the Dagster column schemas and
+-- docs/warehouse.md); replacing the view drops them, so they follow every `create`.
+comment on view waste_by_run is
+    'Waste per (training run, kind, cost category), with the run''s attributed effective cost and the waste''s '
+    'share of it. Money is DECIMAL(38,10) in the run''s billing currency.';
+comment on column waste_by_run.training_run is 'The run.';
+comment on column waste_by_run.owner is 'The run''s owner; NULL where none is known.';
+comment on column waste_by_run.kind is 'The waste kind (as waste.kind).';
+comment on column waste_by_run.cost_category is 'Cost category of the spend wasted.';
+comment on column waste_by_run.items is 'Waste items of the kind and category.';
+comment on column waste_by_run.effective_cost is 'Their effective cost.';
+comment on column waste_by_run.gpu_hours is 'Their GPU-hours.';
+comment on column waste_by_run.attributed_cost is
+    'The run''s attributed effective cost over all categories and billing periods (run_costs).';
+comment on column waste_by_run.share_of_run is
+    'effective_cost / attributed_cost as a fraction; NULL when attributed_cost is 0 or unknown.';

@@ -22,3 +22,37 @@ create table if not exists budget_baselines (
 alter table budget_baselines add column if not exists training_tokens decimal(38, 10);
 alter table budget_baselines add column if not exists gpu_hours_at_peak decimal(38, 10);
 alter table budget_baselines add column if not exists checkpoints_retained integer;
+
+-- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
+-- docs/warehouse.md).
+comment on table budget_baselines is
+    'Each budgeted run''s pre-training estimate: one row per (training run, cost category) its budget estimates, '
+    'replaced whole from budgets/<run>.yaml. Compute comes from the resource model: GPU-hours of 6 N D FLOPs at '
+    'the planned MFU or throughput, plus overhead, at gpu_hour_price. Money is DECIMAL(38,10) in the budget''s '
+    'currency.';
+comment on column budget_baselines.training_run is 'The budgeted run (the budget''s training_run).';
+comment on column budget_baselines.cost_category is
+    'The category estimated (as x_CostCategory): compute and storage from the model, network from egress, the '
+    'others from fixed amounts.';
+comment on column budget_baselines.currency is
+    'The budget''s currency: the run''s spend must be billed in it (RunLedger does not convert currencies).';
+comment on column budget_baselines.estimated_cost is 'The estimate of the category, in currency.';
+comment on column budget_baselines.estimated_gpu_hours is
+    'Compute row of a budget with a model: the planned GPU-hours, overhead included; NULL on other rows.';
+comment on column budget_baselines.estimated_rate is
+    'Compute row of a budget with a model: its gpu_hour_price in currency per GPU-hour (estimated_cost = '
+    'round(estimated_gpu_hours x estimated_rate, 10)); NULL on other rows.';
+comment on column budget_baselines.training_tokens is
+    'Compute row of a budget with a model: the planned training tokens; NULL on other rows.';
+comment on column budget_baselines.gpu_hours_at_peak is
+    'Compute row of a budget with a model: the GPU-hours its 6 N D FLOPs take at the GPU''s full peak (MFU 1, no '
+    'overhead); NULL on other rows and without gpu_peak_tflops.';
+comment on column budget_baselines.checkpoints_retained is
+    'Storage row of a budget with storage: how many checkpoints the estimate keeps (the checkpoint_retention '
+    'waste counts those beyond it); NULL on other rows.';
+comment on column budget_baselines.thresholds is
+    'The alert thresholds as fractions of the estimate, warning and over (0 < warning <= over); the same on every '
+    'row of the run.';
+comment on column budget_baselines."window" is
+    'The run''s planned window, start and end dates: [start, end) in UTC; the same on every row of the run.';
+comment on column budget_baselines.budget_file is 'The budget file the row was read from.';

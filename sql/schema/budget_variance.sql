@@ -28,3 +28,51 @@ create table if not exists budget_variance (
 alter table budget_variance add column if not exists estimated_effective_mfu decimal(38, 10);
 alter table budget_variance add column if not exists actual_effective_mfu decimal(38, 10);
 alter table budget_variance add column if not exists actual_tokens_per_gpu_second decimal(38, 10);
+
+-- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
+-- docs/warehouse.md).
+comment on table budget_variance is
+    'Each budgeted run''s actual spend against its estimate: one row per cost category of its baseline or its '
+    'allocations (all billing periods), plus one row cost_category = total. Actual is the effective cost '
+    'attributed to the run; runs without a budget are left out. Money is DECIMAL(38,10) in the budget''s currency. '
+    'Rebuilt whole every run, once reconciliation passed.';
+comment on column budget_variance.training_run is 'The budgeted run.';
+comment on column budget_variance.cost_category is 'The cost category, or total for the run as a whole.';
+comment on column budget_variance.currency is 'The budget''s currency.';
+comment on column budget_variance.estimated_cost is 'The estimate; 0 for a category the budget does not estimate.';
+comment on column budget_variance.actual_cost is
+    'Effective cost attributed to the run in the category over all billing periods; 0 where none.';
+comment on column budget_variance.variance is 'actual_cost - estimated_cost: positive means over the estimate.';
+comment on column budget_variance.variance_pct is
+    'variance / estimated_cost as a fraction (0.201 is 20.1 % over); NULL when estimated_cost is 0.';
+comment on column budget_variance.status is
+    'over (actual >= the over threshold x estimate, or spend without an estimate), warning (>= the warning '
+    'threshold x estimate), under (below 90 % of the estimate pro rata to the elapsed window) or on_track.';
+comment on column budget_variance.forecast_at_completion is
+    'actual_cost / the elapsed fraction of the budget window (a linear burn); NULL while none of it has elapsed.';
+comment on column budget_variance.estimated_gpu_hours is
+    'Compute row with a resource model: the planned GPU-hours; NULL otherwise.';
+comment on column budget_variance.actual_gpu_hours is
+    'Compute row: the GPU-hours attributed to the run; NULL on other rows.';
+comment on column budget_variance.estimated_rate is
+    'Compute row with a resource model: the planned price per GPU-hour; NULL otherwise.';
+comment on column budget_variance.actual_rate is
+    'Compute row: actual_cost / actual_gpu_hours; NULL without GPU-hours and on other rows.';
+comment on column budget_variance.rate_variance is
+    'Compute row with a resource model: variance - usage_variance, so the two add up to the variance exactly; it '
+    'equals (actual_rate - estimated_rate) x actual_gpu_hours up to the 10th decimal. NULL otherwise.';
+comment on column budget_variance.usage_variance is
+    'Compute row with a resource model: round((actual_gpu_hours - estimated_gpu_hours) x estimated_rate, 10); '
+    'NULL otherwise.';
+comment on column budget_variance.estimated_effective_mfu is
+    'Compute row with gpu_hours_at_peak: gpu_hours_at_peak / estimated_gpu_hours, the planned MFU over every '
+    'GPU-hour (mfu / (1 + overhead)); NULL otherwise.';
+comment on column budget_variance.actual_effective_mfu is
+    'Compute row with gpu_hours_at_peak, once the budget window has ended: gpu_hours_at_peak / actual_gpu_hours '
+    '(the planned tokens taken as trained); NULL before and otherwise.';
+comment on column budget_variance.actual_tokens_per_gpu_second is
+    'Compute row with a resource model, once the budget window has ended: training_tokens / (actual_gpu_hours x '
+    '3600); NULL before and otherwise.';
+comment on column budget_variance.as_of is
+    'The data''s now: the latest ChargePeriodEnd in cost_allocations, UTC (not the wall clock); NULL while there '
+    'are no allocations.';

@@ -56,3 +56,105 @@ create table if not exists focus_line_items (
     x_CurrencyConversionRate decimal(38, 10),     -- GCP: cost ÷ rate = USD; amounts stay in BillingCurrency
     x_SystemLabels map(varchar, varchar)          -- GCP: system_labels, kept apart from Tags
 );
+
+-- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
+-- docs/warehouse.md).
+comment on table focus_line_items is
+    'Billing line items on the FOCUS 1.2 model: one row per line of the latest delivery of each (billing source, '
+    'billing period), FOCUS column names plus x_ extensions. A reload replaces the (source, period) whole. Money '
+    'is DECIMAL(38,10) in BillingCurrency; timestamps are UTC, stored without a time zone.';
+comment on column focus_line_items.BillingAccountId is
+    'The account the provider invoices: the AWS payer account, the GCP billing account.';
+comment on column focus_line_items.BillingAccountName is 'Name of the billing account; NULL where the export has none.';
+comment on column focus_line_items.BillingCurrency is
+    'ISO 4217 currency of every amount of the line (e.g. USD): one per (source, billing period), never converted.';
+comment on column focus_line_items.BillingPeriodStart is
+    'Start of the billing period (inclusive), UTC: the first of the month at 00:00 for AWS; for GCP the first '
+    'midnight of the invoice month in America/Los_Angeles (07:00 or 08:00 UTC).';
+comment on column focus_line_items.BillingPeriodEnd is 'End of the billing period (exclusive), UTC.';
+comment on column focus_line_items.ChargePeriodStart is 'Start of the time the charge covers (inclusive), UTC.';
+comment on column focus_line_items.ChargePeriodEnd is 'End of the time the charge covers (exclusive), UTC.';
+comment on column focus_line_items.ChargeCategory is
+    'FOCUS charge category: Usage, Purchase, Tax, Credit or Adjustment.';
+comment on column focus_line_items.ChargeClass is
+    'Correction when the line restates charges already billed (a correction of an earlier period), else NULL.';
+comment on column focus_line_items.ChargeDescription is
+    'The provider''s description of the charge (AWS line item description, GCP SKU description).';
+comment on column focus_line_items.ChargeFrequency is 'One-Time, Recurring or Usage-Based.';
+comment on column focus_line_items.ProviderName is
+    'Provider of the resource or service, e.g. Amazon Web Services, Google Cloud.';
+comment on column focus_line_items.PublisherName is
+    'Publisher of the service: the provider, or a marketplace vendor.';
+comment on column focus_line_items.InvoiceIssuerName is 'Who invoices the line: the provider, or a reseller.';
+comment on column focus_line_items.InvoiceId is 'The invoice the line is billed on; NULL where the export has none.';
+comment on column focus_line_items.ServiceName is
+    'The service charged, as the provider names it (e.g. Amazon Elastic Compute Cloud, Compute Engine).';
+comment on column focus_line_items.ServiceCategory is
+    'FOCUS service category (Compute, Storage, Networking, AI and Machine Learning, ...).';
+comment on column focus_line_items.SubAccountId is
+    'The account the resource belongs to: the AWS usage account, the GCP project id.';
+comment on column focus_line_items.SubAccountName is 'Name of the sub-account (GCP project name); NULL where none.';
+comment on column focus_line_items.RegionId is
+    'Provider region of the resource (e.g. us-east-1, us-central1); NULL for global charges.';
+comment on column focus_line_items.AvailabilityZone is 'Availability zone of the resource; NULL where none.';
+comment on column focus_line_items.ResourceId is
+    'The provider''s identifier of the resource (instance id, ARN, bucket, GCP resource name); NULL for charges '
+    'without a resource. Registry globs and resource tag snapshots match on it.';
+comment on column focus_line_items.ResourceName is 'Display name of the resource; NULL where the export has none.';
+comment on column focus_line_items.ResourceType is 'Kind of the resource; NULL where the export has none.';
+comment on column focus_line_items.SkuId is 'The provider''s identifier of the product charged.';
+comment on column focus_line_items.SkuPriceId is 'The provider''s identifier of the price the line was rated at.';
+comment on column focus_line_items.PricingCategory is 'Standard (on demand), Committed, Dynamic (spot) or Other.';
+comment on column focus_line_items.PricingQuantity is 'Quantity the price applies to, in PricingUnit.';
+comment on column focus_line_items.PricingUnit is 'Unit of PricingQuantity and ListUnitPrice.';
+comment on column focus_line_items.ConsumedQuantity is 'Quantity used, in ConsumedUnit; NULL for lines without usage.';
+comment on column focus_line_items.ConsumedUnit is 'Unit of ConsumedQuantity (e.g. Hours, GB-Mo, seconds).';
+comment on column focus_line_items.ListUnitPrice is 'Public list price per PricingUnit, in BillingCurrency.';
+comment on column focus_line_items.ListCost is 'Cost at public list prices, in BillingCurrency.';
+comment on column focus_line_items.ContractedCost is
+    'Cost at the prices negotiated with the provider, before commitment discounts, in BillingCurrency.';
+comment on column focus_line_items.EffectiveCost is
+    'Amortized cost in BillingCurrency: commitment purchases spread over the usage they cover, net of discounts '
+    'and credits. What attribution, budgets and waste count.';
+comment on column focus_line_items.BilledCost is
+    'The amount invoiced for the line, in BillingCurrency: the sum the conservation checks compare with the raw '
+    'export.';
+comment on column focus_line_items.CommitmentDiscountId is
+    'The Savings Plan, reservation or committed use discount applied to the line; NULL where none.';
+comment on column focus_line_items.CommitmentDiscountType is 'Type of that commitment discount; NULL where none.';
+comment on column focus_line_items.CommitmentDiscountStatus is
+    'Used or Unused: whether the commitment charge was consumed by usage; NULL where none.';
+comment on column focus_line_items.Tags is
+    'Resource tags and labels, key to value, keys as the export writes them (GCP: labels, then project labels for '
+    'keys the resource does not set). Attribution compares keys with normalize_tag_key: lower case, -, space and '
+    ': as _, a leading user_ dropped.';
+comment on column focus_line_items.x_LineItemKey is
+    'RunLedger''s key of the line, unique by construction: the source name, then the line''s place in its '
+    'delivery (AWS exports source|YYYY-MM|executionId|row, files source|file|row); stable across reloads of the '
+    'same delivery. cost_allocations refers to it.';
+comment on column focus_line_items.x_SourceName is 'The billing source the line was loaded from (sources[].name).';
+comment on column focus_line_items.x_SourceFormat is
+    'The export format it was read as: aws_cur2, aws_legacy_csv, aws_legacy_parquet, aws_focus, gcp_billing or '
+    'focus.';
+comment on column focus_line_items.x_SourceFile is
+    'The raw file (as an s3:// URI or a path) or BigQuery table the line was read from; NULL where not known.';
+comment on column focus_line_items.x_IngestedAt is 'When the load that wrote the line read it, UTC.';
+comment on column focus_line_items.x_CostCategory is
+    'RunLedger''s cost category: compute, storage, network, data, monitoring, support, tax or other. The first '
+    'matching rule of the configured cost_categories file, then of pipelines/data/cost_categories.csv, wins; no '
+    'match is other.';
+comment on column focus_line_items.x_InstanceType is
+    'Instance or machine type of a compute line (e.g. p5.48xlarge, a3-highgpu-8g); NULL otherwise.';
+comment on column focus_line_items.x_GpuCount is
+    'GPUs of that instance type (pipelines/data/gpu_instance_types.csv); NULL when it has none or is unknown.';
+comment on column focus_line_items.x_GpuHours is
+    'GPU-hours the line bought: AWS instance-hour usage x the instance type''s GPUs; GCP GPU SKU usage seconds / '
+    '3600; 0 for every other line and for FOCUS files.';
+comment on column focus_line_items.x_Credits is
+    'GCP: credit type (credit name where the table has no types) to the sum of the line''s credits of that type, '
+    'negative, in BillingCurrency. NULL for other sources.';
+comment on column focus_line_items.x_CurrencyConversionRate is
+    'GCP: the export''s currency_conversion_rate (cost / rate = USD), kept, never applied: amounts stay in '
+    'BillingCurrency. NULL for other sources.';
+comment on column focus_line_items.x_SystemLabels is
+    'GCP: the export''s system_labels (the machine type among them), kept apart from Tags. NULL for other sources.';

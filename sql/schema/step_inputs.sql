@@ -9,6 +9,15 @@ create table if not exists step_inputs (
     primary key (step, partition_key)
 );
 
+comment on table step_inputs is
+    'Bookkeeping: the inputs digest of each step''s last build, per partition, so a night with '
+    'nothing new keeps what the step built.';
+comment on column step_inputs.step is 'The step: cost_allocations or waste.';
+comment on column step_inputs.partition_key is
+    'The partition built: the billing period as YYYY-MM-01 for cost_allocations, empty for waste.';
+comment on column step_inputs.inputs_digest is 'md5 digest of the inputs the build was computed from.';
+comment on column step_inputs.recorded_at is 'When the build was recorded, UTC.';
+
 -- step_inputs replaced the two digest tables of earlier warehouses; the first run after the
 -- upgrade rebuilds the allocations and waste once.
 drop table if exists allocation_inputs;

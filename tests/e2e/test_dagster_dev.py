@@ -1,8 +1,10 @@
-"""`make dev` serves the code location: the UI's GraphQL endpoint lists the assets, the checks,
-the nightly schedule and the delivery sensor, and the instance uses the repo's dagster.yaml."""
+"""`make dev` (`dg dev`) serves the code location: the UI's GraphQL endpoint lists the assets with
+their column documentation, the checks, the nightly schedule and the delivery sensor, and the
+instance uses the repo's dagster.yaml; nothing superseded is run."""
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -10,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,7 +23,13 @@ from tests.support import REPO
 STARTUP_SECONDS = 180
 QUERY = """
 {
-  assetNodes { assetKey { path } groupName assetChecksOrError { ... on AssetChecks { checks { name blocking } } } }
+  assetNodes {
+    assetKey { path }
+    groupName
+    assetChecksOrError { ... on AssetChecks { checks { name blocking } } }
+    metadataEntries { label ... on TableSchemaMetadataEntry { schema { columns { name type description } } } }
+  }
+  workspaceOrError { ... on Workspace { locationEntries { name } } }
   repositoriesOrError {
     ... on RepositoryConnection {
       nodes { name schedules { name cronSchedule executionTimezone } sensors { name minIntervalSeconds } }
@@ -65,8 +74,14 @@ def wait_until_served(port: int, process: subprocess.Popen, log: Path) -> None:
     pytest.fail(f"make dev did not serve the code location within {STARTUP_SECONDS} s:\n{log.read_text()[-3000:]}")
 
 
+@dataclass(frozen=True)
+class DagsterDev:
+    port: int
+    log: Path
+
+
 @pytest.fixture
-def dagster_dev(tmp_path: Path) -> Iterator[int]:
+def dagster_dev(tmp_path: Path) -> Iterator[DagsterDev]:
     config = write_demo(tmp_path / "project")
     port = free_port()
     log = tmp_path / "dagster-dev.log"
@@ -90,7 +105,7 @@ def dagster_dev(tmp_path: Path) -> Iterator[int]:
         )
     try:
         wait_until_served(port, process, log)
-        yield port
+        yield DagsterDev(port, log)
     finally:
         stop_process_group(process)
 
@@ -116,8 +131,8 @@ def stop_process_group(process: subprocess.Popen) -> None:
     process.wait(timeout=30)
 
 
-def test_make_dev_shows_assets_checks_schedule_and_sensor(dagster_dev: int) -> None:
-    data = graphql(dagster_dev, QUERY)["data"]
+def test_make_dev_shows_assets_checks_schedule_and_sensor(dagster_dev: DagsterDev) -> None:
+    data = graphql(dagster_dev.port, QUERY)["data"]
     assets = {"/".join(node["assetKey"]["path"]): node for node in data["assetNodes"]}
     assert {
         "raw/aws_main",
@@ -148,3 +163,21 @@ def test_make_dev_shows_assets_checks_schedule_and_sensor(dagster_dev: int) -> N
     assert repository["sensors"] == [{"name": "new_billing_deliveries", "minIntervalSeconds": 300}]
     assert data["instance"]["poolConfig"]["defaultPoolLimit"] == 1
     assert "runledger/warehouse" in data["instance"]["runQueueConfig"]["tagConcurrencyLimitsYaml"]
+    # the location keeps its name, so schedule and sensor states kept in .dagster/ still apply
+    assert data["workspaceOrError"]["locationEntries"] == [{"name": "pipelines.definitions"}]
+
+    schemas = {
+        key: {column["name"]: column for column in entry["schema"]["columns"]}
+        for key, node in assets.items()
+        for entry in node["metadataEntries"]
+        if entry["label"] == "dagster/column_schema"
+    }
+    assert set(assets) - set(schemas) == {"post_mortem_reports"}
+    ratio = schemas["cost_allocations"]["allocation_ratio"]
+    assert ratio["type"] == "DECIMAL(38,10)" and "sum to exactly 1" in ratio["description"]
+    assert "BilledCost" in schemas["raw/aws_main"] and "share_of_period" in schemas["unattributed_costs"]
+
+    output = dagster_dev.log.read_text()
+    assert "dg dev" in output and "Serving dagster-webserver" in output
+    # no Python warning (`SupersessionWarning: Function dev_command is superseded …` before)
+    assert not re.search(r"\w+Warning: ", output), output[-3000:]

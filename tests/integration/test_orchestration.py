@@ -1,8 +1,11 @@
-"""The nightly orchestration: schedule ticks, the delivery sensor's cursor, blocking checks in a
-real in-process materialization, and the warning checks on real deliveries."""
+"""The nightly orchestration: every table an asset's statements read is an edge of the graph,
+schedule ticks, the delivery sensor's cursor, blocking checks in a real in-process
+materialization, and the warning checks on real deliveries."""
 
 import json
+import re
 import shutil
+import sys
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -17,11 +20,20 @@ from pipelines.definitions import build_asset_graph, build_definitions
 from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
 from pipelines.orchestration.resources import RunLedgerResource
+from pipelines.orchestration.tables import tables_held
 from pipelines.schedules import NIGHTLY_SCHEDULE
 from pipelines.sensors import DELIVERY_SENSOR
+from pipelines.warehouse import connection, sql
+from pipelines.warehouse.catalog import warehouse_catalog
 from tests.support import REPO
 
 CUR_EXPORT = Path(".runledger/demo/aws/cur2-demo")
+# Upstream assets that are read from nowhere but must pass first: budgets and waste are never
+# computed from numbers reconciliation found unbalanced (its blocking check stops them).
+GATES = {"budget_variance": {"reconciliation"}, "budget_alerts": {"reconciliation"}, "waste": {"reconciliation"}}
+SQL_COMMENT = re.compile(r"--[^\n]*")
+SQL_STRING = re.compile(r"'(?:[^']|'')*'")
+TABLE_READ = re.compile(r"(?<!delete )\b(?:from|join)\s+(\w+)", re.IGNORECASE)
 GCP_EXPORT = Path(".runledger/demo/gcp")
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -157,6 +169,72 @@ def materialize(graph, selection, config: Path, partition: str | None = None) ->
 
 def materialized(result: dg.ExecuteInProcessResult) -> set[str]:
     return {event.asset_key.to_user_string() for event in result.get_asset_materialization_events()}
+
+
+def tables_read(statements: list[str]) -> set[str]:
+    """The warehouse tables and views the statements read (from or join them), not write."""
+    catalog = warehouse_catalog()
+    return {
+        table.lower()
+        for statement in statements
+        for table in TABLE_READ.findall(SQL_STRING.sub("''", SQL_COMMENT.sub("", statement)))
+        if table.lower() in catalog
+    }
+
+
+def test_every_table_an_asset_reads_is_held_by_an_upstream_asset(
+    demo_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each asset materialized on its own, recording the statements it runs (not those creating
+    the schema when it connects): every table they read is held by the asset itself or by one of
+    its upstream assets, and every upstream asset holds a table it reads (or is a gate)."""
+    statements: list[str] = []
+    creating_schema = []
+
+    def recording_read_sql(path: str, name: str | None = None) -> str:
+        text = read_sql(path, name)
+        if not creating_schema:
+            statements.append(text)
+        return text
+
+    def quiet_create_schema(conn: duckdb.DuckDBPyConnection) -> None:
+        creating_schema.append(True)
+        try:
+            create_schema(conn)
+        finally:
+            creating_schema.pop()
+
+    read_sql, create_schema = sql.read_sql, connection.create_schema
+    for module in [m for name, m in sys.modules.items() if name.startswith("pipelines.") and m is not sql]:
+        if getattr(module, "read_sql", None) is read_sql:
+            monkeypatch.setattr(module, "read_sql", recording_read_sql)
+    monkeypatch.setattr(connection, "create_schema", quiet_create_schema)
+
+    graph = build_asset_graph(load_config(demo_config))
+    specs = {spec.key: spec for asset in graph.assets for spec in asset.specs}
+    holders = {
+        table: {key for key, spec in specs.items() if table in tables_held(spec)} for table in warehouse_catalog()
+    }
+    upstream = {key: {dep.asset_key for dep in spec.deps} for key, spec in specs.items()}
+    read_by: dict[str, set[str]] = {}
+    for asset in graph.assets:
+        statements.clear()
+        result = materialize(graph, [asset], demo_config, "2026-11-01" if asset.partitions_def else None)
+        assert result.success, asset.key
+        read_by[asset.key.to_user_string()] = tables_read(statements)
+
+    for key, spec in specs.items():
+        name = key.to_user_string()
+        own = set(tables_held(spec))
+        for table in read_by[name] - own:
+            assert holders[table] & upstream[key], f"{name} reads {table}, held by none of its upstream assets"
+        for parent in upstream[key]:
+            parent_name = parent.to_user_string()
+            assert set(tables_held(specs[parent])) & read_by[name] or parent_name in GATES.get(name, set()), (
+                f"{name} depends on {parent_name} but reads none of its tables"
+            )
+    assert read_by["cost_allocations"] >= {"focus_line_items", "run_registry", "resource_tag_snapshots", "loads"}
+    assert read_by["post_mortem_reports"] >= {"cost_allocations", "budget_baselines", "run_registry", "loads"}
 
 
 def test_a_failing_reconciliation_stops_budget_variance_and_reports(demo_config: Path) -> None:

@@ -1,5 +1,7 @@
-"""The Dagster code location: built from runledger.yaml, loads, validates, and every asset is
-described, owned and grouped; writers share one pool; sources retry only transient errors."""
+"""The Dagster code location: built from runledger.yaml, loads, validates; every data dependency
+is an edge and the stages of `runledger run` follow from the graph; every asset is described,
+owned, grouped and documents the columns of its table; writers share one pool; sources retry only
+transient errors."""
 
 from pathlib import Path
 
@@ -7,11 +9,14 @@ import dagster as dg
 import pytest
 from botocore.exceptions import ClientError
 
-from pipelines.config import ConfigError
-from pipelines.definitions import NIGHTLY_JOB, build_definitions, defs
+from pipelines.config import ConfigError, load_config
+from pipelines.definitions import NIGHTLY_JOB, build_asset_graph, build_definitions, defs, stages
 from pipelines.demo import write_demo
+from pipelines.orchestration.partitions import billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL
 from pipelines.orchestration.retries import is_transient, retry_request
+from pipelines.orchestration.tables import tables_held
+from pipelines.warehouse.catalog import warehouse_catalog
 from pipelines.warehouse.conservation import ConservationError
 
 LAYER_ASSETS = {
@@ -32,38 +37,146 @@ LAYER_ASSETS = {
 
 
 @pytest.fixture(scope="module")
-def demo_defs(tmp_path_factory: pytest.TempPathFactory) -> dg.Definitions:
-    return build_definitions(write_demo(tmp_path_factory.mktemp("demo")))
+def demo_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_demo(tmp_path_factory.mktemp("demo"))
+
+
+@pytest.fixture(scope="module")
+def demo_defs(demo_config: Path) -> dg.Definitions:
+    return build_definitions(demo_config)
 
 
 def asset_specs(definitions: dg.Definitions) -> dict[str, dg.AssetSpec]:
     return {spec.key.to_user_string(): spec for spec in definitions.resolve_all_asset_specs()}
 
 
+# Each asset's upstream assets: those holding a table it reads (tests/integration/test_orchestration.py
+# checks this against the statements each asset runs), and `reconciliation` before what must not be
+# computed from unbalanced numbers.
+UPSTREAM = {
+    "raw/aws_main": set(),
+    "raw/gcp_main": set(),
+    "run_registry": set(),
+    "budget_baselines": set(),
+    "resource_tag_snapshots": set(),
+    "run_events": set(),
+    "focus_line_items": {"raw/aws_main", "raw/gcp_main"},
+    "cost_allocations": {"focus_line_items", "run_registry", "resource_tag_snapshots"},
+    "run_costs": {"cost_allocations", "run_registry"},
+    "unattributed_costs": {"cost_allocations"},
+    "reconciliation": {"focus_line_items", "cost_allocations"},
+    "budget_variance": {"budget_baselines", "cost_allocations", "reconciliation"},
+    "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation"},
+    "waste": {
+        "focus_line_items",
+        "cost_allocations",
+        "reconciliation",
+        "run_costs",
+        "run_registry",
+        "budget_baselines",
+        "run_events",
+    },
+    "post_mortem_reports": {
+        "focus_line_items",
+        "cost_allocations",
+        "run_registry",
+        "run_costs",
+        "unattributed_costs",
+        "reconciliation",
+        "budget_baselines",
+        "budget_variance",
+        "budget_alerts",
+        "waste",
+    },
+}
+
+
 def test_definitions_load_and_validate_with_one_raw_load_per_source(demo_defs: dg.Definitions) -> None:
     dg.Definitions.validate_loadable(demo_defs)
     assert set(asset_specs(demo_defs)) == LAYER_ASSETS | {"raw/aws_main", "raw/gcp_main"}
     graph = demo_defs.resolve_asset_graph()
-    assert graph.get(dg.AssetKey("focus_line_items")).parent_keys == {
-        dg.AssetKey(["raw", "aws_main"]),
-        dg.AssetKey(["raw", "gcp_main"]),
-    }
-    assert dg.AssetKey("reconciliation") in graph.get(dg.AssetKey("budget_variance")).parent_keys
-    assert dg.AssetKey("reconciliation") in graph.get(dg.AssetKey("budget_alerts")).parent_keys
-    assert {"cost_allocations", "run_costs", "budget_baselines", "run_registry", "run_events", "reconciliation"} <= {
-        key.to_user_string() for key in graph.get(dg.AssetKey("waste")).parent_keys
-    }
-    assert dg.AssetKey("waste") in graph.get(dg.AssetKey("post_mortem_reports")).parent_keys
+    assert {
+        key.to_user_string(): {parent.to_user_string() for parent in graph.get(key).parent_keys}
+        for key in graph.get_all_asset_keys()
+    } == UPSTREAM
     job = demo_defs.resolve_job_def(NIGHTLY_JOB)
     assert job.tags == {"runledger/warehouse": "writer"} and job.partitions_def is not None
 
 
+def keys(assets: list[dg.AssetsDefinition]) -> list[str]:
+    return [asset.key.to_user_string() for asset in assets]
+
+
+def test_runledger_run_stages_follow_from_partitions_and_the_graph(demo_config: Path) -> None:
+    graph = build_asset_graph(load_config(demo_config))
+    assert set(keys(graph.pre_partition)) == {
+        "run_registry",
+        "budget_baselines",
+        "resource_tag_snapshots",
+        "run_events",
+    }
+    assert set(keys(graph.partitioned)) == {"raw/aws_main", "raw/gcp_main", "focus_line_items", "cost_allocations"}
+    assert set(keys(graph.post_partition)) == LAYER_ASSETS - set(keys(graph.pre_partition + graph.partitioned))
+    order = keys(graph.assets)
+    for asset, parents in UPSTREAM.items():
+        assert all(order.index(parent) < order.index(asset) for parent in parents), asset
+
+    @dg.asset
+    def exchange_rates() -> None: ...
+
+    @dg.asset(deps=[exchange_rates], partitions_def=billing_periods)
+    def converted_costs() -> None: ...
+
+    @dg.asset(deps=["waste"])
+    def waste_digest() -> None: ...
+
+    pre, partitioned, post = stages([waste_digest, *graph.assets, converted_costs, exchange_rates])
+    assert "exchange_rates" in keys(pre) and "converted_costs" in keys(partitioned)
+    assert keys(post).index("waste") < keys(post).index("waste_digest")
+
+    @dg.asset(deps=["reconciliation"], partitions_def=billing_periods)
+    def reconciled_costs() -> None: ...
+
+    with pytest.raises(dg.DagsterInvalidDefinitionError, match="reconciliation is unpartitioned and downstream"):
+        stages([*graph.assets, reconciled_costs])
+
+
+def test_every_table_asset_documents_its_columns_from_the_schema(demo_defs: dg.Definitions) -> None:
+    catalog = warehouse_catalog()
+    held: set[str] = set()
+    for key, spec in asset_specs(demo_defs).items():
+        tables = tables_held(spec)
+        held |= set(tables)
+        assert set(tables) <= set(catalog), key
+        if key == "post_mortem_reports":  # files, not a table
+            assert not tables and "dagster/column_schema" not in spec.metadata
+            continue
+        table = catalog[tables[0]]
+        assert spec.metadata["dagster/table_name"] == table.name, key
+        assert [(c.name, c.type, c.description) for c in spec.metadata["dagster/column_schema"].columns] == [
+            (c.name, c.data_type, c.description) for c in table.columns
+        ], key
+    assert held == set(catalog)
+    columns = {c.name: c for c in asset_specs(demo_defs)["cost_allocations"].metadata["dagster/column_schema"].columns}
+    assert columns["billed_cost"].type == "DECIMAL(38,10)" and not columns["billed_cost"].constraints.nullable
+    assert "sum to exactly 1" in columns["allocation_ratio"].description
+
+
+def test_source_kinds_and_descriptions_say_which_engine_maps_them(demo_defs: dg.Definitions) -> None:
+    specs = asset_specs(demo_defs)
+    assert set(specs["raw/aws_main"].kinds) == {"aws", "duckdb"}
+    assert "DuckDB maps its CUR 2.0 Parquet files onto FOCUS 1.2" in specs["raw/aws_main"].description
+    assert set(specs["raw/gcp_main"].kinds) == {"gcp", "polars", "duckdb"}
+    assert "polars reads and types" in specs["raw/gcp_main"].description
+    assert "normalized with polars" not in specs["raw/aws_main"].description
+
+
 def test_every_asset_has_group_owner_kind_and_description(demo_defs: dg.Definitions) -> None:
     for key, spec in asset_specs(demo_defs).items():
-        assert spec.group_name and spec.group_name != "default", key
-        assert spec.owners, key
+        assert spec.group_name in {"ingest", "attribution", "budgets", "waste", "reports"}, key
+        assert spec.owners == ["team:finops"], key
         assert spec.kinds, key
-        assert spec.description and len(spec.description) > 40, key
+        assert spec.description and len(spec.description) > 100, key
 
 
 def test_every_writer_runs_in_the_duckdb_pool(demo_defs: dg.Definitions) -> None:

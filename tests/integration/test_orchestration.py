@@ -171,15 +171,23 @@ def materialized(result: dg.ExecuteInProcessResult) -> set[str]:
     return {event.asset_key.to_user_string() for event in result.get_asset_materialization_events()}
 
 
+TABLE_MACRO = re.compile(r"create or replace macro (\w+)\([^)]*\) as table(.*?);", re.IGNORECASE | re.DOTALL)
+
+
 def tables_read(statements: list[str]) -> set[str]:
-    """The warehouse tables and views the statements read (from or join them), not write."""
+    """The warehouse tables and views the statements read (from or join them, directly or through
+    a table macro of sql/schema/macros.sql), not write."""
     catalog = warehouse_catalog()
-    return {
-        table.lower()
-        for statement in statements
-        for table in TABLE_READ.findall(SQL_STRING.sub("''", SQL_COMMENT.sub("", statement)))
-        if table.lower() in catalog
-    }
+    macros = {name.lower(): body for name, body in TABLE_MACRO.findall(sql.read_sql("schema/macros"))}
+    read = set()
+    pending = list(statements)
+    while pending:
+        for name in TABLE_READ.findall(SQL_STRING.sub("''", SQL_COMMENT.sub("", pending.pop()))):
+            if name.lower() in catalog:
+                read.add(name.lower())
+            elif name.lower() in macros:
+                pending.append(macros.pop(name.lower()))
+    return read
 
 
 def test_every_table_an_asset_reads_is_held_by_an_upstream_asset(

@@ -30,7 +30,7 @@ PUBLIC = {
     "waste",
     "waste_by_run",
 }
-BOOKKEEPING = {"allocation_inputs", "waste_inputs"}
+BOOKKEEPING = {"step_inputs"}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}
 
 

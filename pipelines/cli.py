@@ -1,4 +1,4 @@
-"""`runledger`: the command line (SPEC §2). Exit 0 ok, 1 run failed, 2 usage or config error."""
+"""`runledger`: the command line. Exit 0 ok, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import click
 
 RUN_FAILED = 1
 USAGE_ERROR = 2
-READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN"}
 
 
 def _echo_err(message: str) -> None:
@@ -30,10 +29,21 @@ def _handle_errors(command: Callable) -> Callable:
         from pipelines.budgets.files import BudgetError
         from pipelines.config import ConfigError
         from pipelines.ingest.mappings import MappingError
+        from pipelines.query import QueryRefused
+        from pipelines.warehouse.lake import LakeError
+        from pipelines.warehouse.sandbox import SandboxUnavailable
 
         try:
             return command(*args, **kwargs)
-        except (ConfigError, BudgetError, MappingError, UsageProblem) as error:
+        except (
+            ConfigError,
+            BudgetError,
+            MappingError,
+            UsageProblem,
+            LakeError,
+            QueryRefused,
+            SandboxUnavailable,
+        ) as error:
             _echo_err(f"error: {error}")
             sys.exit(USAGE_ERROR)
         except Exception as error:  # noqa: BLE001 - every other failure is a failed run, exit 1
@@ -97,7 +107,7 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
     from pipelines.warehouse.sql import read_sql
 
     config = load_config(config_path)
-    conn = connect_read_only(config.warehouse_path)
+    conn = connect_read_only(config.lake)
     try:
         cursor = conn.execute(read_sql("reports/run_summary"))
         columns = [d[0] for d in cursor.description]
@@ -125,7 +135,7 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
     else:
         click.echo("waste: none found (see README, Waste, for what each kind needs)")
     click.echo("")
-    click.echo(f"warehouse: {config.warehouse_path}")
+    click.echo(f"warehouse: {config.lake.describe()}")
     summary = [p for p in reports if p.endswith("summary.html")]
     html = [p for p in reports if p.endswith("report.html")]
     click.echo(f"reports:   {summary[0] if summary else config.reports_path}")
@@ -169,31 +179,25 @@ def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) 
     _print_summary(config_path, result.reports)
 
 
+_AT_HELP = "A snapshot id of the lake or a moment (ISO-8601, UTC unless given): the warehouse as it was then."
+
+
 @main.command(help='Read-only SQL on the warehouse, e.g. runledger query "select * from run_costs".')
 @_config_option
 @click.option(
     "--format", "output_format", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True
 )
+@click.option("--at", "at", help=_AT_HELP)
 @click.argument("sql")
 @_handle_errors
-def query(config_path: Path | None, output_format: str, sql: str) -> None:
-    import duckdb
-
+def query(config_path: Path | None, output_format: str, at: str | None, sql: str) -> None:
     from pipelines.config import load_config
-    from pipelines.warehouse.connection import connect_read_only
+    from pipelines.query import parse_moment, query_lake
 
     config = load_config(config_path)
-    conn = connect_read_only(config.warehouse_path)
-    try:
-        try:
-            _require_one_read_statement(conn.extract_statements(sql))
-            cursor = conn.execute(sql)
-        except duckdb.Error as error:
-            raise UsageProblem(f"query failed: {error}") from None
-        columns = [d[0] for d in cursor.description]
-        rows = cursor.fetchall()
-    finally:
-        conn.close()
+    table = query_lake(config.lake, sql, parse_moment(at) if at else None)
+    columns = table.column_names
+    rows = [tuple(row.values()) for row in table.to_pylist(maps_as_pydicts="strict")]
     if output_format == "csv":
         writer = csv.writer(sys.stdout)
         writer.writerow(columns)
@@ -204,34 +208,23 @@ def query(config_path: Path | None, output_format: str, sql: str) -> None:
         _print_table(columns, rows)
 
 
-def _require_one_read_statement(statements: list) -> None:
-    """Refuses, with a message saying why, what the read-only connection would refuse anyway
-    (writes, file access, settings) and what it would run but not show (all but the last of
-    several statements)."""
-    if len(statements) != 1:
-        raise UsageProblem(
-            f"runledger query runs exactly one statement; got {len(statements)} (run them one at a time)"
-        )
-    kind = statements[0].type.name
-    if kind not in READ_ONLY_STATEMENTS:
-        raise UsageProblem(f"runledger query runs one read-only SELECT (or EXPLAIN) statement; got {kind}")
-
-
 @main.command(help="Post-mortem reports for one run (--run) or all runs (--all) from the warehouse.")
 @_config_option
 @click.option("--run", "run_id", help="Training run id.")
 @click.option("--all", "all_runs", is_flag=True, help="Every run.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Output folder (default: reports_dir).")
+@click.option("--at", "at", help=_AT_HELP)
 @_handle_errors
-def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None) -> None:
+def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None, at: str | None) -> None:
     from pipelines.config import load_config
+    from pipelines.query import parse_moment
     from pipelines.reports import write_reports
     from pipelines.warehouse.connection import connect_read_only
 
     if bool(run_id) == all_runs:
         raise UsageProblem("give exactly one of --run RUN_ID or --all")
     config = load_config(config_path)
-    conn = connect_read_only(config.warehouse_path)
+    conn = connect_read_only(config.lake, parse_moment(at) if at else None)
     try:
         try:
             written = write_reports(conn, out or config.reports_path, [run_id] if run_id else None)
@@ -242,6 +235,26 @@ def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Pa
     for path in written.paths:
         if str(path).endswith((".html", ".md")):
             click.echo(str(path))
+
+
+@main.command(help="Convert a warehouse file of an earlier RunLedger into the lake, once (the file is kept).")
+@_config_option
+@_handle_errors
+def migrate(config_path: Path | None) -> None:
+    from pipelines.config import LEGACY_LAKE_FOLDER, load_config
+    from pipelines.warehouse.lake import Lake
+    from pipelines.warehouse.migrate import migrate as migrate_file
+
+    config = load_config(config_path)
+    lake = config.lake
+    names_the_file = lake.legacy_file is not None and lake.sqlite_file.parent == lake.legacy_file
+    target = Lake.in_folder(lake.legacy_file.parent / LEGACY_LAKE_FOLDER) if names_the_file else lake
+    result = migrate_file(lake, target)
+    for table, rows in result.rows.items():
+        click.echo(f"  {table}: {rows:,} rows")
+    click.echo(f"converted {result.source} into {result.lake.describe()} (the file is kept as it was)")
+    if names_the_file:
+        click.echo(f"now point runledger.yaml at the lake: warehouse: {config.relative(target.sqlite_file.parent)}")
 
 
 @main.command(help="Print the pre-training estimate of a budget file from the resource model.")
@@ -278,8 +291,8 @@ def check(config_path: Path | None) -> None:
         reader_for(source, config)
     run_events = sum(len(read_event_files(config.resolve(s.path))) for s in config.run_events_sources if s.path)
     attributed = None
-    if budgets and config.warehouse_path.exists():
-        conn = connect_read_only(config.warehouse_path)
+    if budgets and config.lake.exists() and not config.lake.legacy_file:
+        conn = connect_read_only(config.lake)
         try:
             attributed = attributed_runs(conn)
         finally:
@@ -289,7 +302,7 @@ def check(config_path: Path | None) -> None:
         {run.id for run in runs},
         attributed,
         registry_file=config.runs_path,
-        warehouse_file=config.warehouse_path,
+        lake=config.lake.describe(),
     )
     click.echo(
         f"ok: {len(config.sources)} sources, {len(runs)} registered runs, {len(budgets)} budgets, "

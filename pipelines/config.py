@@ -1,4 +1,4 @@
-"""`runledger.yaml`: loading, validation and path resolution (SPEC §3).
+"""`runledger.yaml`: loading, validation and path resolution.
 
 Every problem is a `ConfigError` whose message names the file and the key at fault; the CLI
 turns it into exit code 2.
@@ -7,16 +7,19 @@ turns it into exit code 2.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from connectors.gcp.settings import BIGQUERY_TABLE_ID
+from pipelines.warehouse.lake import Lake
 
 CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
 DEFAULT_CONFIG_FILE = "runledger.yaml"
@@ -232,8 +235,10 @@ class Orchestration(_Strict):
     freshness_max_age_hours: float = Field(default=72, gt=0)
     untagged_share_threshold: float = Field(default=0.25, ge=0, le=1)
     sensor_interval_seconds: int = Field(default=300, ge=30)
+    maintenance_cron: str = "0 5 * * 0"  # weekly, Sunday 05:00
+    snapshot_retention_days: int = Field(default=90, ge=1)
 
-    @field_validator("cron")
+    @field_validator("cron", "maintenance_cron")
     @classmethod
     def _valid_cron(cls, value: str) -> str:
         fields = value.split()
@@ -251,11 +256,83 @@ class Orchestration(_Strict):
         return value
 
 
+LAKE_FOLDER = ".runledger/lake"
+# Where an earlier RunLedger kept its warehouse file by default: found there, it is converted once
+# by `runledger migrate`.
+LEGACY_WAREHOUSE_FILE = ".runledger/warehouse.duckdb"
+# A configuration that names such a file gets its lake beside the file, in this folder.
+LEGACY_LAKE_FOLDER = "lake"
+HOST = re.compile(r"^[A-Za-z0-9.\-]+$")
+DATABASE_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
+
+
+class PostgresCatalog(_Strict):
+    """A DuckLake catalog in PostgreSQL; user and password come from libpq's environment
+    (PGUSER, PGPASSWORD, ~/.pgpass), never from this file."""
+
+    host: str
+    port: int = Field(default=5432, gt=0, lt=65536)
+    dbname: str
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        if not HOST.match(value):
+            raise ValueError(f"{value!r} is not a host name or address")
+        return value
+
+    @field_validator("dbname")
+    @classmethod
+    def _dbname(cls, value: str) -> str:
+        if not DATABASE_NAME.match(value):
+            raise ValueError(f"{value!r} is not a database name (letters, digits, _ and -)")
+        return value
+
+    @property
+    def connection_string(self) -> str:
+        return f"host={self.host} port={self.port} dbname={self.dbname}"
+
+
+class LakeCatalog(_Strict):
+    """Where the lake's catalog lives: `postgres:` (team setup) or `sqlite:` (a file)."""
+
+    postgres: PostgresCatalog | None = None
+    sqlite: str | None = None
+
+    @model_validator(mode="after")
+    def _one_catalog(self) -> LakeCatalog:
+        if (self.postgres is None) == (self.sqlite is None):
+            raise ValueError("give exactly one of `postgres` or `sqlite`")
+        return self
+
+
+class TeamWarehouse(_Strict):
+    """A lake whose catalog and data live apart: e.g. catalog in PostgreSQL, data in S3."""
+
+    catalog: LakeCatalog
+    data_path: str = Field(min_length=1)
+    endpoint_url: str | None = None  # an S3-compatible store (or a test server), e.g. http://127.0.0.1:9000
+
+    @field_validator("data_path")
+    @classmethod
+    def _folder(cls, value: str) -> str:
+        if value.startswith("s3://") and not value[len("s3://") :].split("/", 1)[0]:
+            raise ValueError("an s3:// data_path needs a bucket: s3://bucket/prefix/")
+        return value if value.endswith("/") else value + "/"
+
+    @field_validator("endpoint_url")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https?://[A-Za-z0-9.\-]+(:\d+)?/?$", value):
+            raise ValueError(f"{value!r} is not an endpoint URL like http://host:port")
+        return value
+
+
 class RunLedgerConfig(_Strict):
     """The whole `runledger.yaml`, with relative paths resolved against its folder."""
 
     base_dir: Path
-    warehouse: str = ".runledger/warehouse.duckdb"
+    warehouse: str | TeamWarehouse = LAKE_FOLDER
     reports_dir: str = ".runledger/reports"
     sources: list[Source] = Field(default_factory=list)
     attribution: Attribution = Field(default_factory=Attribution)
@@ -272,14 +349,50 @@ class RunLedgerConfig(_Strict):
             raise ValueError(f"source names must be unique, repeated: {', '.join(duplicates)}")
         return sources
 
+    def relative(self, path: Path) -> str:
+        """`path` as this file would name it: relative to its folder where it lies inside it."""
+        try:
+            return path.relative_to(self.base_dir).as_posix()
+        except ValueError:
+            return str(path)
+
     def resolve(self, path: str) -> Path:
         """Resolves a path of this file: relative paths are relative to the config's folder."""
         candidate = Path(path).expanduser()
         return candidate if candidate.is_absolute() else self.base_dir / candidate
 
     @property
-    def warehouse_path(self) -> Path:
-        return self.resolve(self.warehouse)
+    def lake(self) -> Lake:
+        """The lake this configuration names: a folder (SQLite catalog and data files in it), or
+        a catalog and data path of their own."""
+        if isinstance(self.warehouse, TeamWarehouse):
+            return self._team_lake(self.warehouse)
+        folder = self.resolve(self.warehouse)
+        if folder.is_file():
+            return Lake.in_folder(folder, legacy_file=folder)
+        legacy = self.resolve(LEGACY_WAREHOUSE_FILE)
+        default_lake = self.warehouse == LAKE_FOLDER
+        return Lake.in_folder(
+            folder, legacy_file=legacy if default_lake and legacy.is_file() and not folder.exists() else None
+        )
+
+    def _team_lake(self, warehouse: TeamWarehouse) -> Lake:
+        catalog = warehouse.catalog
+        data_path = warehouse.data_path
+        if not data_path.startswith("s3://"):
+            data_path = f"{self.resolve(data_path)}/"
+        endpoint = urlparse(warehouse.endpoint_url) if warehouse.endpoint_url else None
+        return Lake(
+            catalog=(
+                f"postgres:{catalog.postgres.connection_string}"
+                if catalog.postgres
+                else f"sqlite:{self.resolve(catalog.sqlite)}"
+            ),
+            data_path=data_path,
+            state_dir=self.base_dir / ".runledger",
+            s3_endpoint=endpoint.netloc if endpoint else None,
+            s3_use_ssl=endpoint.scheme == "https" if endpoint else True,
+        )
 
     @property
     def reports_path(self) -> Path:

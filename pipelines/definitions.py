@@ -19,16 +19,18 @@ from pipelines.attribution import assets as attribution_assets
 from pipelines.budgets import assets as budgets_assets
 from pipelines.config import ConfigError, Orchestration, RunLedgerConfig, default_config_path, load_config
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
+from pipelines.maintenance.assets import lake_maintenance
 from pipelines.orchestration.resources import RunLedgerResource
 from pipelines.orchestration.tables import with_table_schemas
 from pipelines.reports import assets as reports_assets
-from pipelines.schedules import build_nightly_schedule
+from pipelines.schedules import build_maintenance_schedule, build_nightly_schedule
 from pipelines.sensors import build_delivery_sensor
 from pipelines.tags import assets as tags_assets
 from pipelines.waste import assets as waste_assets
 
 NIGHTLY_JOB = "runledger_nightly"
-# Runs of the nightly job write one DuckDB file: dagster.yaml allows one such run at a time.
+MAINTENANCE_JOB = "lake_maintenance"
+# Runs that write the lake carry this tag: dagster.yaml limits how many run at once.
 WAREHOUSE_RUN_TAG = {"runledger/warehouse": "writer"}
 # Every asset these modules define is in the graph: a new asset needs no list edit.
 ASSET_MODULES = [tags_assets, attribution_assets, budgets_assets, waste_assets, reports_assets]
@@ -150,15 +152,24 @@ def build_definitions(config_path: Path | None = None) -> dg.Definitions:
     )
     source_keys = {name: asset.key for name, asset in graph.source_loads.items()}
     downstream_keys = [key for asset in graph.assets for key in asset.keys if key not in source_keys.values()]
+    maintenance_job = dg.define_asset_job(
+        MAINTENANCE_JOB,
+        selection=dg.AssetSelection.assets(lake_maintenance),
+        tags=WAREHOUSE_RUN_TAG,
+        description="The lake's weekly upkeep: old snapshots expired, small files merged, unread files deleted.",
+    )
     orchestration = config.orchestration if config else Orchestration()
     try:
-        schedule = build_nightly_schedule(job, orchestration)
+        schedules = [
+            build_nightly_schedule(job, orchestration),
+            build_maintenance_schedule(maintenance_job, orchestration),
+        ]
     except dg.DagsterInvalidDefinitionError as error:
-        raise ConfigError(f"{path}: orchestration.cron: {error}") from None
+        raise ConfigError(f"{path}: orchestration: {error}") from None
     return dg.Definitions(
-        assets=graph.assets,
-        jobs=[job],
-        schedules=[schedule],
+        assets=[*graph.assets, lake_maintenance],
+        jobs=[job, maintenance_job],
+        schedules=schedules,
         sensors=[build_delivery_sensor(job, config, source_keys, downstream_keys)],
         resources={"runledger": RunLedgerResource(config_path=str(path) if config else None)},
     )

@@ -18,8 +18,7 @@ from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_gra
 from pipelines.ingest.sources import reader_for
 from pipelines.orchestration.partitions import partition_key
 from pipelines.orchestration.resources import RunLedgerResource
-from pipelines.warehouse.connection import connect
-from pipelines.warehouse.locks import run_lock
+from pipelines.warehouse.connection import connect_read_only, require_current_format
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -38,12 +37,13 @@ def discover_billing_periods(config: RunLedgerConfig, full_refresh: bool = False
     """Every billing period any configured billing source has data for (for the BigQuery
     export: the periods with rows exported after its watermark, unless `full_refresh`)."""
     periods: set[date] = set()
-    warehouse = connect(config.warehouse_path)
+    warehouse = connect_read_only(config.lake) if config.lake.exists() else None
     try:
         for source in config.billing_sources:
             periods.update(reader_for(source, config, warehouse=warehouse, full_refresh=full_refresh).billing_periods())
     finally:
-        warehouse.close()
+        if warehouse is not None:
+            warehouse.close()
     return sorted(periods)
 
 
@@ -118,22 +118,12 @@ def run_nightly(
 
     Raises:
         ConfigError: the configuration is invalid (exit 2 in the CLI).
-        RunInProgress: another run holds the warehouse's lock (exit 1 in the CLI).
+        LakeError: the lake holds a warehouse file of an earlier version (exit 2 in the CLI).
         RunFailed: a blocking check failed (exit 1 in the CLI); a failing step raises its own
             error (SourceError, LoadError, ConservationError, duckdb.Error …).
     """
     config = load_config(config_path)
-    with run_lock(config.warehouse_path):
-        return _run_locked(config, config_path, periods, echo, full_refresh)
-
-
-def _run_locked(
-    config: RunLedgerConfig,
-    config_path: Path | None,
-    periods: Sequence[date],
-    echo: Callable[[str], None],
-    full_refresh: bool,
-) -> NightlyResult:
+    require_current_format(config.lake)
     graph = build_asset_graph(config)
     resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}
     billing_periods = sorted(periods) or discover_billing_periods(config, full_refresh)

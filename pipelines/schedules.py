@@ -1,4 +1,4 @@
-"""The nightly schedule: refresh the current and the previous billing period."""
+"""The schedules: every night the current and the previous billing period; every week the lake's upkeep."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pipelines.config import Orchestration
 from pipelines.orchestration.partitions import partition_key
 
 NIGHTLY_SCHEDULE = "nightly_refresh"
+MAINTENANCE_SCHEDULE = "weekly_lake_maintenance"
 
 
 def periods_to_refresh(tick: datetime) -> list[date]:
@@ -43,3 +44,17 @@ def build_nightly_schedule(job: dg.UnresolvedAssetJobDefinition, orchestration: 
         ]
 
     return nightly_refresh
+
+
+def build_maintenance_schedule(
+    job: dg.UnresolvedAssetJobDefinition, orchestration: Orchestration
+) -> dg.ScheduleDefinition:
+    """The lake's upkeep on `orchestration.maintenance_cron` (weekly by default)."""
+    return dg.ScheduleDefinition(
+        name=MAINTENANCE_SCHEDULE,
+        job=job,
+        cron_schedule=orchestration.maintenance_cron,
+        execution_timezone=orchestration.timezone,
+        description="Every week: lake snapshots past `orchestration.snapshot_retention_days` expired, small files "
+        "merged, files no kept snapshot reads deleted.",
+    )

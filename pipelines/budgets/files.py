@@ -68,7 +68,7 @@ def require_existing_runs(
     attributed: set[str] | None,
     *,
     registry_file: Path | None,
-    warehouse_file: Path,
+    lake: str,
 ) -> None:
     """Checks that every budget is for a run that exists.
 
@@ -80,7 +80,7 @@ def require_existing_runs(
         registered: the run ids of the registry.
         attributed: the runs with attributed spend; None when the warehouse does not exist yet.
         registry_file: the registry named in messages; None when none is configured.
-        warehouse_file: the warehouse named in messages.
+        lake: the lake as messages name it.
 
     Raises:
         BudgetError: one line per budget of an unknown run, naming its file and key.
@@ -88,9 +88,7 @@ def require_existing_runs(
     known = registered | (attributed or set())
     registry_text = f"the run registry {registry_file}" if registry_file else "a run registry"
     spend_text = (
-        f"spend attributed in {warehouse_file}"
-        if attributed is not None
-        else f"spend attributed ({warehouse_file} does not exist yet)"
+        f"spend attributed in {lake}" if attributed is not None else f"spend attributed ({lake} does not exist yet)"
     )
     problems = []
     for budget, path in budgets_with_files:

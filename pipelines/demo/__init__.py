@@ -50,6 +50,7 @@ from pipelines.demo.project import (
     CONFIG,
     CONFIG_FILE_NAME,
     CONFIG_HEADER,
+    EARLIER_WAREHOUSE_FILE,
     EVENTS_FOLDER,
     GCP_EXPORT_FOLDER,
     RUNS_FILE,
@@ -73,10 +74,15 @@ def write_demo(root: Path) -> Path:
 
     Raises:
         ConfigError: `root/runledger.yaml` exists and was not written by the demo.
+
+    The warehouse file an earlier RunLedger's demo left in `root` is removed: the demo's data is
+    rebuilt in the lake.
     """
     config_path = root / CONFIG_FILE_NAME
     if config_path.exists() and not config_path.read_text().startswith(CONFIG_HEADER):
         raise ConfigError(f"{config_path} exists and is not the demo's; choose another folder with --dir")
+    # The warehouse file an earlier version of the demo wrote: the demo's own, rebuilt in the lake.
+    (root / EARLIER_WAREHOUSE_FILE).unlink(missing_ok=True)
     # Every generator draws from the one `rng` in turn: their order is part of the data set.
     rng = random.Random(SEED)
     aws_usage = llm_7b.cur_lines(rng) + llm_13b.cur_lines(rng) + untagged.aws_lines(rng)

@@ -11,9 +11,10 @@ GCP_EXPORT_FOLDER = DEMO_FOLDER / "gcp"
 RUNS_FILE = DEMO_FOLDER / "runs.yaml"
 BUDGETS_FOLDER = DEMO_FOLDER / "budgets"
 EVENTS_FOLDER = DEMO_FOLDER / "events"
+EARLIER_WAREHOUSE_FILE = Path(".runledger") / "warehouse.duckdb"
 
 CONFIG = {
-    "warehouse": ".runledger/warehouse.duckdb",
+    "warehouse": ".runledger/lake",
     "reports_dir": ".runledger/reports",
     "sources": [
         {"name": "aws-main", "kind": "aws_cur", "uri": AWS_EXPORT_FOLDER.as_posix()},

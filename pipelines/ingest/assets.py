@@ -148,7 +148,7 @@ def _load(
                 raise
             for warning in batch.warnings:
                 context.log.warning(f"{source.name} {billing_period:%Y-%m}: {warning}")
-            result = replace_period(conn, batch, config.warehouse_path.parent / "staging")
+            result = replace_period(conn, batch, config.lake.staging_dir)
             context.log.info(
                 f"{source.name} {billing_period:%Y-%m}: loaded {result.rows:,} line items from {result.files} files, "
                 f"BilledCost {result.billed_cost:,.2f} {result.currency}, EffectiveCost {result.effective_cost:,.2f}"

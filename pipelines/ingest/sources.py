@@ -459,8 +459,8 @@ def reader_for(
     """
     index = config.sources.index(source)
     if isinstance(source, AwsCurSource):
-        cache_dir = config.warehouse_path.parent / "cache" / source.name
-        staging = config.warehouse_path.parent / "staging"
+        cache_dir = config.lake.cache_dir / source.name
+        staging = config.lake.staging_dir
         if source.is_local:
             return AwsExportReader(source, local_export_client(config.resolve(source.uri), cache_dir), staging)
         return AwsExportReader(source, s3_export_client(source.uri, cache_dir, source.endpoint_url), staging)
@@ -470,7 +470,7 @@ def reader_for(
                 source.table, project=source.project, endpoint_url=source.endpoint_url
             )
             state = ExportState.read(warehouse, source.name)
-            staging = config.warehouse_path.parent / "staging"
+            staging = config.lake.staging_dir
             return GcpBigQueryReader(source.name, export, state, staging, full_refresh=full_refresh)
         return GcpExportFilesReader(source.name, list_export_files(config.resolve(source.path), GCP_EXPORT_SUFFIXES))
     if isinstance(source, FocusSource):

@@ -1,4 +1,4 @@
-"""Dagster resources: the RunLedger configuration and its DuckDB warehouse."""
+"""Dagster resources: the RunLedger configuration and its lake."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import dagster as dg
 import duckdb
 
 from pipelines.config import RunLedgerConfig, load_config
-from pipelines.warehouse.connection import connect
-from pipelines.warehouse.locks import run_lock
+from pipelines.warehouse.connection import connect, connect_read_only
+from pipelines.warehouse.locks import writer_lock
 
-WAREHOUSE_POOL = "duckdb_writer"
+WAREHOUSE_POOL = "lake_writer"
 
 
 class RunLedgerResource(dg.ConfigurableResource):
@@ -31,15 +31,20 @@ class RunLedgerResource(dg.ConfigurableResource):
 
     @contextmanager
     def warehouse(self, config: RunLedgerConfig) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A writable connection to the warehouse, closed afterwards, under the warehouse's run lock
-        (so a step launched by Dagster never writes while `runledger run` runs, and the reverse).
-
-        Raises:
-            RunInProgress: another process holds the lock.
-        """
-        with run_lock(config.warehouse_path):
-            conn = connect(config.warehouse_path)
+        """A writable connection to the lake, closed afterwards, under the lake's writers' lock
+        (`writer_lock`: a step waits while another process writes an embedded lake)."""
+        with writer_lock(config.lake):
+            conn = connect(config.lake)
             try:
                 yield conn
             finally:
                 conn.close()
+
+    @contextmanager
+    def reader(self, config: RunLedgerConfig) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection to the lake (no lock: readers never wait for writers)."""
+        conn = connect_read_only(config.lake)
+        try:
+            yield conn
+        finally:
+            conn.close()

@@ -33,7 +33,7 @@ def post_mortem_reports(runledger: RunLedgerResource) -> dg.MaterializeResult:
     charts) and a Markdown twin with PNG charts, and a summary of all runs, read from the
     warehouse only; rewritten only when the data they show changed."""
     config = runledger.load_config()
-    with runledger.warehouse(config) as conn:
+    with runledger.reader(config) as conn:
         written = write_reports(conn, config.reports_path)
     paths = [str(p) for p in written.paths]
     return dg.MaterializeResult(

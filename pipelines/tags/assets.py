@@ -34,7 +34,7 @@ def resource_tag_snapshots(context: dg.AssetExecutionContext, runledger: RunLedg
                 source.name,
                 tagged_resources(source.regions, source.endpoint_url),
                 snapshot_at,
-                config.warehouse_path.parent / "staging",
+                config.lake.staging_dir,
             )
             context.log.info(
                 f"{source.name}: {counts[source.name]:,} resources in {', '.join(source.regions)} "

@@ -22,6 +22,7 @@ COMMENT_STATEMENT = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 LEADING_SQL_COMMENTS = re.compile(r"^(\s*--[^\n]*\n)*\s*")
+PARTITIONING = re.compile(r"alter\s+table\s+\w+\s+set\s+partitioned\s+by\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -56,16 +57,18 @@ def parse_comment(statement: str) -> Comment | None:
     return Comment(relation=relation, column=column, text=text, statement=sql)
 
 
-def execute_ddl(conn: duckdb.DuckDBPyConnection, sql: str) -> list[Comment]:
+def execute_ddl(conn: duckdb.DuckDBPyConnection, sql: str, *, partitioned: bool = False) -> list[Comment]:
     """Runs the statements of a DDL text in order, except its `comment on` statements: those are
-    returned, for `apply_comments` once every table and view exists."""
+    returned, for `apply_comments` once every table and view exists. A table's
+    `alter table … set partitioned by` runs only with `partitioned` (a DuckLake catalog; an
+    in-memory DuckDB has no partitions)."""
     comments = []
     for statement in conn.extract_statements(sql):
         comment = parse_comment(statement.query)
-        if comment is None:
-            conn.execute(statement)
-        else:
+        if comment is not None:
             comments.append(comment)
+        elif partitioned or not PARTITIONING.match(LEADING_SQL_COMMENTS.sub("", statement.query)):
+            conn.execute(statement)
     return comments
 
 

@@ -1,14 +1,17 @@
-"""The DuckDB warehouse: schema bootstrap, connections and atomic writes."""
+"""Connections to the lake: a writer's (the nightly job) and a reader's (queries, reports,
+checks), the schema bootstrap and atomic writes."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from datetime import UTC, datetime
 
 import duckdb
 
 from pipelines.warehouse.comments import apply_comments, execute_ddl
+from pipelines.warehouse.lake import Lake, LakeError, attach, open_duckdb
 from pipelines.warehouse.sql import SQL_DIR, read_sql
 
 # The tables first (they have no dependencies on each other), then the macros (table macros read
@@ -17,25 +20,46 @@ from pipelines.warehouse.sql import SQL_DIR, read_sql
 MACROS = "schema/macros"
 VIEWS = ("marts/run_costs", "marts/unattributed_costs", "marts/reconciliation", "marts/waste_by_run")
 # DuckDB keeps its working memory under this limit and spills the rest (large joins, sorts and
-# aggregates) to a folder beside the warehouse, so memory stays flat as the bill grows. At
-# 2.5 GiB a 10M-line period's attribution is no slower than at 3 GiB (69.5 s vs 75.5 s).
+# aggregates) to the lake's spill folder, so memory stays flat as the bill grows. At 2.5 GiB a
+# 10M-line period's attribution is no slower than at 3 GiB (69.5 s vs 75.5 s).
 MEMORY_LIMIT = "2.5GiB"
-SPILL_DIR_SUFFIX = ".spill"
 
 
-def create_schema(conn: duckdb.DuckDBPyConnection) -> None:
+def _schema_files() -> list[str]:
+    return [f"schema/{path.stem}" for path in sorted(SQL_DIR.glob("schema/*.sql")) if f"schema/{path.stem}" != MACROS]
+
+
+def schema_digest() -> str:
+    """The digest of every statement that creates the schema: a lake built from the same text
+    needs no change."""
+    texts = [read_sql(path) for path in (*_schema_files(), MACROS)]
+    texts += [read_sql(view, name) for view in VIEWS for name in ("create", "comments")]
+    return hashlib.sha256("\n".join(texts).encode()).hexdigest()
+
+
+def create_schema(conn: duckdb.DuckDBPyConnection, *, partitioned: bool = False) -> None:
     """Creates every table of `sql/schema/` and the macros, and (re)creates every public view, with
-    their comments, in one transaction; idempotent."""
+    their comments, in one transaction; idempotent.
+
+    Args:
+        conn: a lake's writer, or an in-memory DuckDB (the schema's documentation).
+        partitioned: run the tables' `set partitioned by` statements (DuckLake only).
+    """
     with transaction(conn):
         comments = []
-        for path in sorted(SQL_DIR.glob("schema/*.sql")):
-            if path.stem != Path(MACROS).name:
-                comments += execute_ddl(conn, read_sql(f"schema/{path.stem}"))
+        for path in _schema_files():
+            comments += execute_ddl(conn, read_sql(path), partitioned=partitioned)
         conn.execute(read_sql(MACROS))
         for view in VIEWS:
             conn.execute(read_sql(view, "create"))
             comments += execute_ddl(conn, read_sql(view, "comments"))
         apply_comments(conn, comments)
+        if partitioned:
+            conn.execute(read_sql("ops/schema_version", "forget"))
+            conn.execute(
+                read_sql("ops/schema_version", "record"),
+                {"digest": schema_digest(), "applied_at": datetime.now(UTC).replace(tzinfo=None)},
+            )
 
 
 def create_view(conn: duckdb.DuckDBPyConnection, path: str) -> None:
@@ -45,50 +69,81 @@ def create_view(conn: duckdb.DuckDBPyConnection, path: str) -> None:
     apply_comments(conn, execute_ddl(conn, read_sql(path, "comments")))
 
 
-# A reader's connection can change nothing and reach nothing but the warehouse, whatever SQL it
-# is given: the engine refuses file and network access (COPY TO, read_csv, ATTACH, EXPORT,
-# INSTALL/LOAD), loads no extension by itself, stores no secret, and its settings cannot be
-# changed after it opened (so none of the above can be switched back on).
-READER_LOCKS = {
-    "enable_external_access": False,
-    "autoinstall_known_extensions": False,
-    "autoload_known_extensions": False,
-    "allow_community_extensions": False,
-    "allow_persistent_secrets": False,
-    "lock_configuration": True,
-}
+def _schema_is_current(conn: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        (recorded,) = conn.execute(read_sql("ops/schema_version", "recorded")).fetchone()
+    except duckdb.CatalogException:
+        return False
+    return recorded == schema_digest()
 
 
-def _settings(path: Path) -> dict[str, object]:
-    return {
-        "python_enable_replacements": False,
-        "memory_limit": MEMORY_LIMIT,
-        "temp_directory": str(path.with_name(path.name + SPILL_DIR_SUFFIX)),
-    }
+def _settings(lake: Lake) -> dict[str, object]:
+    lake.spill_dir.mkdir(parents=True, exist_ok=True)
+    return {"memory_limit": MEMORY_LIMIT, "temp_directory": str(lake.spill_dir)}
 
 
-def connect(path: Path) -> duckdb.DuckDBPyConnection:
-    """Opens the warehouse file for writing and makes sure the schema exists.
+def require_current_format(lake: Lake) -> None:
+    """Raises LakeError, naming `runledger migrate`, when the lake is a warehouse file of an earlier version."""
+    if lake.legacy_file is not None:
+        raise LakeError(
+            f"{lake.legacy_file} is a warehouse file of an earlier RunLedger; convert it once into "
+            f"{lake.describe()} with `runledger migrate` (nothing is lost: the file is kept as it is)"
+        )
 
-    Python variables are never visible to SQL (DuckDB's replacement scans are off): a name in a
-    query means a warehouse table or view, nothing else. DuckDB works within MEMORY_LIMIT and
-    spills to `<warehouse>.spill/`.
+
+def connect(lake: Lake) -> duckdb.DuckDBPyConnection:
+    """A writable connection to the lake, its schema created or brought up to date first.
+
+    The lake is the connection's default catalog: a name in a query means one of its tables or
+    views. DuckDB works within MEMORY_LIMIT and spills to the lake's spill folder.
+
+    Raises:
+        LakeError: the lake holds a warehouse file of an earlier version (`runledger migrate`).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = duckdb.connect(str(path), config=_settings(path))
-    create_schema(conn)
+    require_current_format(lake)
+    if lake.sqlite_file:
+        lake.sqlite_file.parent.mkdir(parents=True, exist_ok=True)
+    conn = open_duckdb(lake, _settings(lake))
+    try:
+        attach(conn, lake, read_only=False)
+        if not _schema_is_current(conn):
+            create_schema(conn, partitioned=True)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
-def connect_read_only(path: Path) -> duckdb.DuckDBPyConnection:
-    """Opens the warehouse file for reading, read-only by construction (READER_LOCKS).
+def lock_reader(conn: duckdb.DuckDBPyConnection, lake: Lake) -> None:
+    """Locks a reader's connection: from now on DuckDB reaches no file but the lake's data files
+    and its spill folder, loads no extension, and none of that can be switched back on (the
+    configuration is locked)."""
+    conn.execute("set allowed_directories = $folders", {"folders": [lake.data_path, f"{lake.spill_dir}/"]})
+    conn.execute("set enable_external_access = false")
+    conn.execute("set lock_configuration = true")
+
+
+def connect_read_only(lake: Lake, at: int | datetime | None = None) -> duckdb.DuckDBPyConnection:
+    """A reader's connection to the lake: attached read-only and locked (`lock_reader`).
+
+    Args:
+        lake: the lake.
+        at: a snapshot id or a moment: the lake as it was then.
 
     Raises:
-        FileNotFoundError: there is no warehouse at `path` yet.
+        LakeError: there is no lake yet, or only a warehouse file of an earlier version.
     """
-    if not path.is_file():
-        raise FileNotFoundError(f"warehouse {path} does not exist yet: run `runledger run` first")
-    return duckdb.connect(str(path), read_only=True, config={**_settings(path), **READER_LOCKS})
+    require_current_format(lake)
+    if not lake.exists():
+        raise LakeError(f"{lake.describe()} does not exist yet: run `runledger run` first")
+    conn = open_duckdb(lake, _settings(lake))
+    try:
+        attach(conn, lake, read_only=True, at=at)
+        lock_reader(conn, lake)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 @contextmanager

@@ -44,8 +44,10 @@ class StepInputs:
     def record(self, conn: duckdb.DuckDBPyConnection) -> None:
         """Records these inputs as the partition's last build. Run it in the transaction that
         writes the build: a build rolled back leaves the previous record."""
+        key = {"step": self.step, "partition_key": self.partition_key}
+        conn.execute(read_sql("ops/step_inputs", "forget"), key)
         conn.execute(
-            read_sql("ops/step_inputs", "replace"),
+            read_sql("ops/step_inputs", "record"),
             {
                 "step": self.step,
                 "partition_key": self.partition_key,

@@ -6,7 +6,12 @@ select inputs_digest
 from step_inputs
 where step = $step and partition_key = $partition_key;
 
--- name: replace
+-- name: forget
+-- The partition's previous record goes before the new one is written, in the build's transaction.
+delete from step_inputs
+where step = $step and partition_key = $partition_key;
+
+-- name: record
 -- Records the inputs digest a step's partition was just built from (in the build's transaction).
-insert or replace into step_inputs (step, partition_key, inputs_digest, recorded_at)
+insert into step_inputs (step, partition_key, inputs_digest, recorded_at)
 values ($step, $partition_key, $inputs_digest, $recorded_at);

@@ -9,8 +9,7 @@ create table if not exists budget_alerts (
     crossed_on date not null,
     cumulative_cost decimal(38, 10) not null,
     currency varchar,
-    as_of timestamp,
-    primary key (training_run, threshold)
+    as_of timestamp
 );
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and

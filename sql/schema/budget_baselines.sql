@@ -14,8 +14,7 @@ create table if not exists budget_baselines (
     checkpoints_retained integer,
     thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)) not null,
     "window" struct("start" date, "end" date) not null,
-    budget_file varchar not null,
-    primary key (training_run, cost_category)
+    budget_file varchar not null
 );
 
 -- warehouses created before these columns existed

@@ -20,8 +20,7 @@ create table if not exists budget_variance (
     estimated_effective_mfu decimal(38, 10),
     actual_effective_mfu decimal(38, 10),
     actual_tokens_per_gpu_second decimal(38, 10),
-    as_of timestamp,
-    primary key (training_run, cost_category)
+    as_of timestamp
 );
 
 -- warehouses created before these columns existed

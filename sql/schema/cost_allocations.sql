@@ -24,6 +24,10 @@ create table if not exists cost_allocations (
     gpu_hours decimal(38, 10) not null
 );
 
+-- A partition per billing period: the period's allocations are replaced whole.
+-- (DuckLake DDL, which sqlfluff does not parse)
+alter table cost_allocations set partitioned by (year(BillingPeriodStart), month(BillingPeriodStart));  -- noqa: PRS
+
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
 comment on table cost_allocations is

@@ -57,6 +57,11 @@ create table if not exists focus_line_items (
     x_SystemLabels map(varchar, varchar)          -- GCP: system_labels, kept apart from Tags
 );
 
+-- A partition per (source, billing period): a reload deletes whole files of the lake, never rows
+-- inside files, so a restated period leaves no delete files behind.
+-- (DuckLake DDL, which sqlfluff does not parse)
+alter table focus_line_items set partitioned by (x_SourceName, year(BillingPeriodStart), month(BillingPeriodStart));  -- noqa: PRS
+
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
 comment on table focus_line_items is

@@ -1,6 +1,6 @@
 -- Every load of one (source, billing period): what was read and its control totals.
 create table if not exists loads (
-    load_id varchar primary key,
+    load_id varchar not null,
     source_name varchar not null,
     source_format varchar not null,
     billing_period date not null,

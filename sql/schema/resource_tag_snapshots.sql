@@ -6,8 +6,7 @@ create table if not exists resource_tag_snapshots (
     region varchar,
     resource_arn varchar not null,    -- as the Tagging API returns it
     resource_key varchar not null,    -- normalize_resource_id(resource_arn): joins focus_line_items.ResourceId
-    tags map(varchar, varchar) not null,  -- keys raw, as the API returns them (no `user:` prefix)
-    primary key (source_name, snapshot_at, resource_arn)
+    tags map(varchar, varchar) not null  -- keys raw, as the API returns them (no `user:` prefix)
 );
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and

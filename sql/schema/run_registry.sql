@@ -1,6 +1,6 @@
 -- The run registry (attribution.runs): experiment, dataset version and owner per run.
 create table if not exists run_registry (
-    training_run varchar primary key,
+    training_run varchar not null,
     experiment varchar,
     dataset_version varchar,
     owner varchar,

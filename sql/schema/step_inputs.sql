@@ -5,8 +5,7 @@ create table if not exists step_inputs (
     step varchar not null,
     partition_key varchar not null,
     inputs_digest varchar not null,
-    recorded_at timestamp not null,
-    primary key (step, partition_key)
+    recorded_at timestamp not null
 );
 
 comment on table step_inputs is

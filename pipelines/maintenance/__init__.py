@@ -1,0 +1,1 @@
+"""The lake's weekly upkeep: snapshots past their retention expired, small files compacted."""

@@ -1,0 +1,74 @@
+"""`runledger migrate`: a warehouse file of an earlier RunLedger (one DuckDB file) converted once
+into the lake, in one commit; the file itself is left as it was."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import duckdb
+
+from pipelines.warehouse.connection import connect, transaction
+from pipelines.warehouse.lake import Lake, LakeError, sql_literal
+from pipelines.warehouse.sql import read_sql
+
+LEGACY = "legacy"
+# Rebuilt by the next run from what they digest (the first run after a migration recomputes the
+# allocations and waste once), or written by the lake itself.
+NOT_COPIED = {"step_inputs", "schema_version"}
+
+
+@dataclass(frozen=True)
+class Migration:
+    """What a migration copied.
+
+    Attributes:
+        source: the warehouse file read.
+        lake: the lake written.
+        rows: rows copied per table.
+    """
+
+    source: Path
+    lake: Lake
+    rows: dict[str, int]
+
+
+def migrate(lake: Lake, target: Lake) -> Migration:
+    """Copies every table of `lake.legacy_file` into `target`, in one commit.
+
+    Args:
+        lake: the configured lake, whose `legacy_file` is the file to convert.
+        target: where the lake is written (the configured lake, or a folder beside the file when
+            the configuration names the file itself).
+
+    Raises:
+        LakeError: there is no file to convert, or the target lake already holds line items.
+    """
+    source = lake.legacy_file
+    if source is None:
+        raise LakeError(f"nothing to migrate: {lake.describe()} holds no warehouse file of an earlier version")
+    conn = connect(replace(target, legacy_file=None))
+    try:
+        (existing,) = conn.execute(read_sql("ops/migrate", "line_items")).fetchone()
+        if existing:
+            raise LakeError(
+                f"{target.describe()} already holds {existing:,} line items; migrate into an empty lake "
+                "(the file may have been converted already)"
+            )
+        conn.execute(f"attach {sql_literal(str(source))} as {LEGACY} (read_only)")
+        tables = dict(conn.execute(read_sql("ops/migrate", "common_columns")).fetchall())
+        rows = {}
+        with transaction(conn):
+            for table, columns in sorted(tables.items()):
+                if table in NOT_COPIED:
+                    continue
+                names = ", ".join(f'"{column}"' for column in columns)
+                (rows[table],) = conn.execute(
+                    f'insert into "{table}" ({names}) select {names} from {LEGACY}."{table}"'
+                ).fetchone()
+        conn.execute(f"detach {LEGACY}")
+    except duckdb.Error as error:
+        raise LakeError(f"{source}: cannot be converted: {error}") from None
+    finally:
+        conn.close()
+    return Migration(source=source, lake=target, rows=rows)

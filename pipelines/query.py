@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlparse
@@ -87,6 +90,22 @@ def tcp_ports(lake: Lake) -> list[int]:
     return ports
 
 
+@contextmanager
+def keep_wal_index(lake: Lake) -> Iterator[None]:
+    """Keeps the SQLite catalog's write-ahead log and its index (`-wal`, `-shm`) in place while the
+    child reads: SQLite creates them when the first connection opens the catalog, which the
+    confined child may not do; a connection of this process, idle, makes sure they exist."""
+    if lake.sqlite_file is None or not lake.sqlite_file.exists():
+        yield
+        return
+    keeper = sqlite3.connect(f"{lake.sqlite_file.as_uri()}?mode=ro", uri=True)
+    try:
+        keeper.execute("select count(*) from sqlite_master").fetchall()
+        yield
+    finally:
+        keeper.close()
+
+
 def query_lake(lake: Lake, sql: str, at: int | datetime | None = None) -> pa.Table:
     """Runs one read-only statement on the lake in a confined child process.
 
@@ -97,7 +116,7 @@ def query_lake(lake: Lake, sql: str, at: int | datetime | None = None) -> pa.Tab
     """
     require_one_read_statement(sql)
     install_extensions(lake)
-    with tempfile.TemporaryDirectory(prefix="runledger-query-") as spill:
+    with tempfile.TemporaryDirectory(prefix="runledger-query-") as spill, keep_wal_index(lake):
         request = {
             "lake": {**dataclasses.asdict(lake), "state_dir": str(lake.state_dir), "legacy_file": None},
             "sql": sql,

@@ -4,6 +4,7 @@ checks), the schema bootstrap and atomic writes."""
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -11,7 +12,7 @@ from datetime import UTC, datetime
 import duckdb
 
 from pipelines.warehouse.comments import apply_comments, execute_ddl
-from pipelines.warehouse.lake import Lake, LakeError, attach, open_duckdb
+from pipelines.warehouse.lake import LAKE, Lake, LakeError, attach, open_duckdb
 from pipelines.warehouse.sql import SQL_DIR, read_sql
 
 # The tables first (they have no dependencies on each other), then the macros (table macros read
@@ -71,7 +72,7 @@ def create_view(conn: duckdb.DuckDBPyConnection, path: str) -> None:
 
 def _schema_is_current(conn: duckdb.DuckDBPyConnection) -> bool:
     try:
-        (recorded,) = conn.execute(read_sql("ops/schema_version", "recorded")).fetchone()
+        ((recorded,),) = conn.execute(read_sql("ops/schema_version", "recorded")).fetchall()
     except duckdb.CatalogException:
         return False
     return recorded == schema_digest()
@@ -91,6 +92,55 @@ def require_current_format(lake: Lake) -> None:
         )
 
 
+# The lake this process has open, by (lake, role): loading the lake's extensions costs about
+# 0.2 s (their signatures are checked), so the connections of one process to one lake are cursors
+# of one in-memory DuckDB. One stays open: each has its own memory limit, and a writer and a
+# reader open at once could use twice MEMORY_LIMIT.
+_OPEN: OrderedDict[tuple[Lake, str], tuple[duckdb.DuckDBPyConnection, tuple[int, int] | None]] = OrderedDict()
+MAX_OPEN_LAKES = 1
+WRITER, READER = "writer", "reader"
+
+
+def _catalog_identity(lake: Lake) -> tuple[int, int] | None:
+    """The catalog file's device and inode: a lake deleted and created again at the same path is
+    another lake."""
+    if lake.sqlite_file is None or not lake.sqlite_file.exists():
+        return None
+    stat = lake.sqlite_file.stat()
+    return stat.st_dev, stat.st_ino
+
+
+def _open(lake: Lake, role: str, at: int | datetime | None = None) -> duckdb.DuckDBPyConnection:
+    conn = open_duckdb(lake, _settings(lake))
+    try:
+        attach(conn, lake, read_only=role == READER, at=at)
+        if role == WRITER and not _schema_is_current(conn):
+            create_schema(conn, partitioned=True)
+        if role == READER:
+            lock_reader(conn, lake)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _cursor(lake: Lake, role: str) -> duckdb.DuckDBPyConnection:
+    key = (lake, role)
+    cached = _OPEN.pop(key, None)
+    if cached is not None and cached[1] != _catalog_identity(lake):
+        cached[0].close()
+        cached = None
+    if cached is None:
+        conn = _open(lake, role)
+        cached = (conn, _catalog_identity(lake))
+    _OPEN[key] = cached
+    while len(_OPEN) > MAX_OPEN_LAKES:
+        _OPEN.popitem(last=False)[1][0].close()
+    cursor = cached[0].cursor()
+    cursor.execute(f"use {LAKE}")
+    return cursor
+
+
 def connect(lake: Lake) -> duckdb.DuckDBPyConnection:
     """A writable connection to the lake, its schema created or brought up to date first.
 
@@ -103,15 +153,7 @@ def connect(lake: Lake) -> duckdb.DuckDBPyConnection:
     require_current_format(lake)
     if lake.sqlite_file:
         lake.sqlite_file.parent.mkdir(parents=True, exist_ok=True)
-    conn = open_duckdb(lake, _settings(lake))
-    try:
-        attach(conn, lake, read_only=False)
-        if not _schema_is_current(conn):
-            create_schema(conn, partitioned=True)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
+    return _cursor(lake, WRITER)
 
 
 def lock_reader(conn: duckdb.DuckDBPyConnection, lake: Lake) -> None:
@@ -136,14 +178,7 @@ def connect_read_only(lake: Lake, at: int | datetime | None = None) -> duckdb.Du
     require_current_format(lake)
     if not lake.exists():
         raise LakeError(f"{lake.describe()} does not exist yet: run `runledger run` first")
-    conn = open_duckdb(lake, _settings(lake))
-    try:
-        attach(conn, lake, read_only=True, at=at)
-        lock_reader(conn, lake)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
+    return _cursor(lake, READER) if at is None else _open(lake, READER, at)
 
 
 @contextmanager

@@ -203,7 +203,13 @@ def attach(conn: duckdb.DuckDBPyConnection, lake: Lake, *, read_only: bool, at: 
     # ("inlining") in a form it cannot read back for structs holding dates (budget windows).
     options = [f"data_path {sql_literal(lake.data_path)}", "data_inlining_row_limit 0"]
     if lake.sqlite_file:
-        options.append(f"meta_busy_timeout {SQLITE_BUSY_TIMEOUT_MS}")
+        # An embedded lake's data live in its folder wherever the folder is: a moved or copied
+        # project reads its own data files, not those of the path the catalog was created at.
+        options += [f"meta_busy_timeout {SQLITE_BUSY_TIMEOUT_MS}", "override_data_path true"]
+        if not (read_only or at is not None):
+            # Write-ahead logging: a reader's open transaction never blocks a writer's commit
+            # (the catalog file keeps the mode; readers, who may not write, do not set it).
+            options.append("meta_journal_mode 'wal'")
     if read_only or at is not None:
         options.append("read_only")
     if isinstance(at, int):

@@ -4,12 +4,12 @@ import json
 import re
 from pathlib import Path
 
-import duckdb
 import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
 from pipelines.demo import write_demo
+from tests.support.lake import lake_of, reading
 from tests.support.warehouse_state import table_checksums
 
 
@@ -90,7 +90,7 @@ def test_report_usage_errors(demo: Path) -> None:
 
 
 def test_a_failed_load_exits_1_and_keeps_the_previous_data(demo: Path, tmp_path: Path) -> None:
-    warehouse = demo.parent / ".runledger" / "warehouse.duckdb"
+    warehouse = lake_of(demo.parent)
     before = table_checksums(warehouse)
     manifest = next((demo.parent / ".runledger" / "demo" / "aws").rglob("BILLING_PERIOD=2026-11/*-Manifest.json"))
     original = manifest.read_text()
@@ -104,7 +104,7 @@ def test_a_failed_load_exits_1_and_keeps_the_previous_data(demo: Path, tmp_path:
     assert code == 1
     assert str(manifest) in output and "cur2-demo-00009" in output
     assert table_checksums(warehouse) == before
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         status, error = conn.execute(
             "select status, error from loads where source_name = 'aws-main' order by started_at desc limit 1"
         ).fetchone()
@@ -126,9 +126,9 @@ def test_check_names_a_budget_for_a_run_that_does_not_exist(demo: Path, tmp_path
         (demo_budgets / "llm-7b-pt-r1.yaml").read_text().replace("llm-7b-pt-r1", "llm-7b-pt-rl")
     )
     (budgets / "spent.yaml").write_text((demo_budgets / "llm-13b-ft-r2.yaml").read_text())
-    warehouse = demo.parent / ".runledger" / "warehouse.duckdb"
+    warehouse = lake_of(demo.parent)
     config = tmp_path / "runledger.yaml"
-    config.write_text(f"warehouse: {warehouse}\nbudgets: {budgets}\n")
+    config.write_text(f"warehouse: {warehouse.sqlite_file.parent}\nbudgets: {budgets}\n")
 
     code, output = invoke("check", "--config", str(config))
 
@@ -137,17 +137,19 @@ def test_check_names_a_budget_for_a_run_that_does_not_exist(demo: Path, tmp_path
     assert output.strip().splitlines() == [
         (
             f"error: {budgets / 'typo.yaml'}: training_run: no run 'llm-7b-pt-rl': it is neither in a run "
-            f"registry nor has spend attributed in {warehouse}; did you mean 'llm-7b-pt-r1'? fix the id, or "
+            f"registry nor has spend attributed in {warehouse.describe()}; did you mean 'llm-7b-pt-r1'? fix the id, or "
             "register the run (`- id: llm-7b-pt-rl` under `runs:`)"
         )
     ]
 
     (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n")
-    config.write_text(
-        f"warehouse: {tmp_path / 'not-built.duckdb'}\nbudgets: {budgets}\nattribution: {{runs: runs.yaml}}\n"
-    )
+    config.write_text(f"warehouse: {tmp_path / 'not-built'}\nbudgets: {budgets}\nattribution: {{runs: runs.yaml}}\n")
     code, output = invoke("check", "--config", str(config))
-    assert code == 2 and "no run 'llm-13b-ft-r2'" in output and "not-built.duckdb does not exist yet" in output
+    assert (
+        code == 2
+        and "no run 'llm-13b-ft-r2'" in output
+        and f"the lake {tmp_path / 'not-built'} does not exist yet" in output
+    )
     (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n  - id: llm-13b-ft-r2\n")
     code, output = invoke("check", "--config", str(config))
     assert code == 0, output

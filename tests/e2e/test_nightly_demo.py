@@ -8,7 +8,6 @@ from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-import duckdb
 import pyarrow.parquet as pq
 import pytest
 import yaml
@@ -17,6 +16,7 @@ from pipelines.config import DEFAULT_DIMENSIONS
 from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
 from pipelines.reports.data import load_overviews
+from tests.support.lake import lake_of, reading
 
 TEN_DECIMALS = Decimal("1e-10")
 
@@ -132,11 +132,11 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("demo")
     config = write_demo(root)
     run_nightly(config, echo=lambda line: None)
-    return root, root / ".runledger" / "warehouse.duckdb"
+    return root, lake_of(root)
 
 
 def query(warehouse: Path, sql: str) -> list[tuple]:
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         return conn.execute(sql).fetchall()
 
 
@@ -332,7 +332,7 @@ def test_run_reports_name_the_dimensions_run_costs_names(demo: tuple[Path, Path]
     expected = query(
         warehouse, "select distinct training_run, experiment, dataset_version, owner from run_costs order by 1"
     )
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         overviews = load_overviews(conn, [run for run, *_ in expected])
     headers = [(run, o.header.experiment, o.header.dataset_version, o.header.owner) for run, o in overviews.items()]
     assert headers == expected

@@ -5,7 +5,6 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import pytest
 import yaml
 
@@ -14,6 +13,7 @@ from pipelines.demo.aws.catalog import DEV_ACCOUNT
 from pipelines.demo.story.untagged import DEV_INSTANCE_ID
 from pipelines.nightly import run_nightly
 from pipelines.warehouse.connection import connect
+from tests.support.lake import lake_of, reading
 
 SNAPSHOT_TAGGED = datetime(2026, 10, 15)
 DEV_BOX_ARN = f"arn:aws:ec2:us-east-1:{DEV_ACCOUNT.id}:instance/{DEV_INSTANCE_ID}"
@@ -29,7 +29,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
         {"name": "nat", "match": {"ResourceId": "*nat-*", "ProviderName": "Amazon Web Services"}, "split": "even"},
     ]
     config_path.write_text(yaml.safe_dump(config))
-    warehouse = root / ".runledger" / "warehouse.duckdb"
+    warehouse = lake_of(root)
     # snapshots the tagging source would have written: the dev box (untagged in the export) was
     # untagged on Oct 1 and tagged for a run from Oct 15 on
     conn = connect(warehouse)
@@ -48,7 +48,7 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def query(warehouse: Path, sql: str, **params: object) -> list[tuple]:
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         return conn.execute(sql, params or None).fetchall()
 
 
@@ -94,7 +94,7 @@ def test_nat_gateway_is_shared_evenly_and_reconciliation_stays_zero(warehouse: P
         "from cost_allocations where ResourceId like '%nat-%' group by all",
     )
     assert parts and all(methods == ["shared", "shared"] and runs == count for _, count, runs, *methods in parts)
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         cursor = conn.execute("select * from reconciliation")
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, row)) for row in cursor.fetchall()]
@@ -102,7 +102,7 @@ def test_nat_gateway_is_shared_evenly_and_reconciliation_stays_zero(warehouse: P
 
 
 def test_the_dev_box_is_attributed_by_the_snapshot_valid_at_each_charge(warehouse: Path) -> None:
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         lines = conn.execute(
             "select x_LineItemKey, ChargePeriodEnd, EffectiveCost from focus_line_items where ResourceId = $id",
             {"id": DEV_INSTANCE_ID},

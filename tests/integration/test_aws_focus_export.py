@@ -6,7 +6,6 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -15,6 +14,7 @@ from pipelines.ingest.load import LoadError
 from pipelines.nightly import run_nightly
 from tests.integration.test_focus_sample import as_money
 from tests.support import write_config
+from tests.support.lake import reading
 
 MONEY_COLUMNS = ("BilledCost", "EffectiveCost", "ListCost", "ContractedCost", "PricingQuantity", "ConsumedQuantity")
 TIME_COLUMNS = ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd")
@@ -80,7 +80,7 @@ def sample_rows(focus_sample: Path) -> list[dict]:
 def test_aws_focus_export_loads_with_the_files_own_totals(tmp_path: Path, sample_rows: list[dict]) -> None:
     aws = [row for row in sample_rows if row["ProviderName"] == "AWS"]
     run_nightly(write_export(tmp_path, aws), echo=lambda line: None)
-    with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
+    with reading(tmp_path) as conn:
         loaded = conn.execute(
             "select x_SourceFormat, count(*), sum(BilledCost), sum(EffectiveCost), "
             "count(*) filter (where cardinality(Tags) > 0) from focus_line_items group by 1"
@@ -101,6 +101,6 @@ def test_a_row_of_another_period_fails_the_load_and_loads_nothing(tmp_path: Path
     config = write_export(tmp_path, rows)
     with pytest.raises(LoadError, match="billing period 2024-09: 1 rows belong to another billing period"):
         run_nightly(config, echo=lambda line: None)
-    with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
+    with reading(tmp_path) as conn:
         assert conn.execute("select count(*) from focus_line_items").fetchone() == (0,)
         assert conn.execute("select status from loads").fetchall() == [("failed",)]

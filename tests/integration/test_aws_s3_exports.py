@@ -13,7 +13,6 @@ from pathlib import Path
 
 import boto3
 import dagster as dg
-import duckdb
 import pytest
 from moto.server import ThreadedMotoServer
 
@@ -33,6 +32,7 @@ from tests.support.cur_exports import (
     write_cur2_delivery,
     write_legacy_delivery,
 )
+from tests.support.lake import lake_of, reading
 
 SEPTEMBER, OCTOBER = date(2026, 9, 1), date(2026, 10, 1)
 
@@ -77,7 +77,7 @@ def config_for(tmp_path: Path, bucket: BucketSink, moto_endpoint: str, uri_path:
 
 
 def loads(tmp_path: Path) -> list[tuple]:
-    with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
+    with reading(tmp_path) as conn:
         return conn.execute(
             "select strftime(billing_period, '%Y-%m'), status, raw_rows, raw_billed_cost "
             "from loads order by started_at, load_id"
@@ -85,7 +85,7 @@ def loads(tmp_path: Path) -> list[tuple]:
 
 
 def warehouse(tmp_path: Path) -> Path:
-    return tmp_path / ".runledger" / "warehouse.duckdb"
+    return lake_of(tmp_path)
 
 
 def test_create_new_loads_the_fresh_assembly_and_rechecks_the_previous_period(
@@ -146,7 +146,7 @@ def test_cur2_export_with_two_executions_and_a_multi_file_period_runs_the_whole_
     write_cur2_delivery(bucket, "exports", "cur2", OCTOBER, "exec-2", [new_1, new_2], bucket=bucket.bucket)
     run_nightly(config_for(tmp_path, bucket, moto_endpoint, "exports/cur2"), echo=lambda line: None)
     assert period_totals(warehouse(tmp_path)) == {"2026-10": (3, total(new_1 + new_2))}
-    with duckdb.connect(str(warehouse(tmp_path)), read_only=True) as conn:
+    with reading(warehouse(tmp_path)) as conn:
         by_run = conn.execute(
             "select training_run, sum(billed_cost) from cost_allocations group by 1 order by 1 nulls last"
         ).fetchall()
@@ -186,7 +186,7 @@ def test_an_updating_parquet_export_is_not_read_until_ready(
     write_athena_status(bucket, "athena", "cur-pq", "READY")
     ingest(config, OCTOBER)
     assert period_totals(warehouse(tmp_path)) == {"2026-10": (3, total(rewritten))}
-    with duckdb.connect(str(warehouse(tmp_path)), read_only=True) as conn:
+    with reading(warehouse(tmp_path)) as conn:
         assert conn.execute("select distinct x_SourceFormat, Tags from focus_line_items").fetchall() == [
             ("aws_legacy_parquet", {"user_training_run": "llm-13b-ft-r2"})
         ]
@@ -260,7 +260,7 @@ def test_tag_snapshots_read_every_page_of_every_region(tmp_path: Path, moto_endp
     resources = {"runledger": RunLedgerResource(config_path=str(config))}
     for _ in range(2):
         dg.materialize([resource_tag_snapshots], resources=resources)
-    with duckdb.connect(str(warehouse(tmp_path)), read_only=True) as conn:
+    with reading(warehouse(tmp_path)) as conn:
         snapshots = conn.execute(
             "select snapshot_at, region, count(*) from resource_tag_snapshots "
             "where tags['training_run'] = $run group by all order by all",

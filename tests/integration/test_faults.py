@@ -18,15 +18,16 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
 from pipelines.ingest import load
+from pipelines.warehouse.lake import Lake
 from pipelines.warehouse.sql import read_sql
 from tests.support import FIXTURES, write_config
 from tests.support.cur_exports import FolderSink, cur2_table, lines, parquet_bytes, period_totals, write_cur2_delivery
+from tests.support.lake import lake_of, reading
 from tests.support.warehouse_state import table_checksums
 
 SAMPLE = FIXTURES / "focus_1.0_sample_1000.csv"
@@ -71,12 +72,12 @@ def site(loaded: Path, tmp_path: Path) -> Path:
     return tmp_path / "site" / "runledger.yaml"
 
 
-def warehouse_of(config: Path) -> Path:
-    return config.parent / ".runledger" / "warehouse.duckdb"
+def warehouse_of(config: Path) -> Lake:
+    return lake_of(config.parent)
 
 
 def last_load(config: Path) -> tuple[str, str | None]:
-    with duckdb.connect(str(warehouse_of(config)), read_only=True) as conn:
+    with reading(warehouse_of(config)) as conn:
         return conn.execute(
             "select status, error from loads order by started_at desc, finished_at desc limit 1"
         ).fetchone()
@@ -133,7 +134,7 @@ def test_an_extra_column_is_loaded_and_reported_by_the_drift_check(site: Path) -
     assert code == 0, output
     assert "warning:" in output and "SurpriseColumn" in output
     # same rows and costs: only the ingestion time of the reloaded rows differs
-    with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:
+    with reading(warehouse_of(site)) as conn:
         assert conn.execute("select count(*) from focus_line_items").fetchone()[0] == before["focus_line_items"][0]
 
 
@@ -155,7 +156,7 @@ def test_a_truncated_parquet_file_stops_the_load(site: Path) -> None:
 
 
 def line_items_without_ingestion_time(config: Path) -> tuple:
-    with duckdb.connect(str(warehouse_of(config)), read_only=True) as conn:
+    with reading(warehouse_of(config)) as conn:
         return conn.execute(
             "select count(*), sum(hash(columns(* exclude (x_IngestedAt)))) from focus_line_items"
         ).fetchone()
@@ -180,63 +181,52 @@ def test_config_that_is_not_yaml_exits_2_naming_the_file(site: Path) -> None:
 HOLD_THE_LOCK = """
 import sys, time
 from pathlib import Path
-from pipelines.warehouse.locks import run_lock
-with run_lock(Path(sys.argv[1])):
+from pipelines.config import load_config
+from pipelines.warehouse.locks import writer_lock
+with writer_lock(load_config(Path(sys.argv[1])).lake):
     print("held", flush=True)
     time.sleep(120)
 """
 
 
 @contextmanager
-def lock_held_by_another_process(warehouse: Path) -> Iterator[int]:
-    """A real second process holding the warehouse's run lock; yields its pid, then kills it."""
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(warehouse)], stdout=subprocess.PIPE, text=True)
+def writer_lock_held_by_another_process(config: Path) -> Iterator[subprocess.Popen]:
+    """A real second process holding the lake's writers' lock; yields it, killed afterwards."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(config)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        yield holder.pid
+        yield holder
     finally:
         holder.kill()
         holder.wait()
 
 
-def test_a_second_run_exits_1_while_another_holds_the_lock(site: Path) -> None:
+def test_a_second_writer_waits_for_the_first_and_both_succeed(site: Path) -> None:
     warehouse = warehouse_of(site)
-    with lock_held_by_another_process(warehouse) as holder_pid:
+    with writer_lock_held_by_another_process(site) as holder:
         before = table_checksums(warehouse, with_journal=True)
-        second = subprocess.run(
+        second = subprocess.Popen(
             [str(Path(sys.executable).with_name("runledger")), "run", "--config", str(site)],
-            capture_output=True,
+            stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             text=True,
-            timeout=120,
         )
-        assert second.returncode == 1
-        assert second.stderr.strip() == (
-            f"run failed: another run is in progress (lock {warehouse}.lock held by pid {holder_pid}); "
-            "wait for it to finish"
-        )
+        lines = [second.stderr.readline()]
+        while "waiting for" not in lines[-1] and lines[-1]:
+            lines.append(second.stderr.readline())
+        waiting = f"waiting for the writer holding {warehouse.state_dir / 'lake.lock'} (pid {holder.pid})"
+        assert any(line.startswith(waiting) for line in lines), lines
+        # readers still read meanwhile, and the waiting run wrote nothing
         assert table_checksums(warehouse, with_journal=True) == before
-    # the killed holder's lock is gone with its process
-    code, output = invoke("run", "--config", str(site))
-    assert code == 0, output
-
-
-def test_a_dagster_step_does_not_write_while_a_run_holds_the_lock(site: Path) -> None:
-    # Steps launched by `dagster dev` are their own processes: each takes the lock around its writes.
-    from tests.support.cur_exports import ingest
-
-    warehouse = warehouse_of(site)
-    with lock_held_by_another_process(warehouse) as holder_pid:
-        before = table_checksums(warehouse, with_journal=True)
-        with pytest.raises(
-            Exception, match=f"another run is in progress \\(lock {warehouse}.lock held by pid {holder_pid}\\)"
-        ):
-            ingest(site, date(2024, 9, 1))
-        assert table_checksums(warehouse, with_journal=True) == before
-    assert ingest(site, date(2024, 9, 1)).success
+        holder.kill()
+        holder.wait()
+        _, errors = second.communicate(timeout=300)
+    assert second.returncode == 0, errors
+    assert "taken after" in "".join(lines) + errors and "reconciliation:" in errors
 
 
 def first_row_billed_cost(config: Path) -> Decimal:
-    with duckdb.connect(str(warehouse_of(config)), read_only=True) as conn:
+    with reading(warehouse_of(config)) as conn:
         return conn.execute("select BilledCost from focus_line_items where x_LineItemKey like '%|0'").fetchone()[0]
 
 
@@ -274,6 +264,8 @@ import os, signal, sys
 from pipelines.cli import main
 from pipelines.ingest import load
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.lake import Lake
+from tests.support.lake import lake_of, reading
 
 def read(path, name=None):
     if (path, name) == ("staging/focus_line_items", "insert_staged"):
@@ -325,7 +317,7 @@ def test_secrets_in_the_environment_reach_no_output_log_metadata_or_report(site:
     assert any(f.suffix == ".db" for f in dagster_home.rglob("*"))  # the Dagster event log and metadata were written
     assert [text for text in outputs if SECRET in text] == []
     assert [f for f in files if SECRET.encode() in f.read_bytes()] == []
-    with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:  # DuckDB may compress text on disk
+    with reading(warehouse_of(site)) as conn:  # DuckDB may compress text on disk
         errors = conn.execute("select error from loads where status = 'failed'").fetchall()
     assert errors and not [e for (e,) in errors if SECRET in e]
 
@@ -346,7 +338,7 @@ def test_hostile_tag_values_are_loaded_and_attributed_as_data(site: Path) -> Non
     with_first_row(site, "Tags", json.dumps({"training_run": HOSTILE}, ensure_ascii=False))
     code, output = invoke("run", "--config", str(site))
     assert code == 0, output
-    with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:
+    with reading(warehouse_of(site)) as conn:
         rows = conn.execute("select count(*) from focus_line_items").fetchone()[0]
         runs = conn.execute(
             "select training_run, count(*) from cost_allocations where training_run is not null group by 1"
@@ -489,7 +481,7 @@ def test_a_bad_run_event_line_exits_1_naming_file_and_line_and_keeps_the_events(
     )
     output = run_refused(site)
     assert f"{events / 'r2.jsonl'}:2: time: '2026-10-05T01:00:00' has no UTC offset" in output
-    with duckdb.connect(str(warehouse_of(site)), read_only=True) as conn:
+    with reading(warehouse_of(site)) as conn:
         assert conn.execute("select training_run, origin from run_events").fetchall() == [
             ("r1", f"{events / 'r1.jsonl'}:1")
         ]

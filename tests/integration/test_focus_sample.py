@@ -5,11 +5,11 @@ from collections import defaultdict
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from pipelines.nightly import run_nightly
 from tests.support import FIXTURES, write_config
+from tests.support.lake import lake_of, reading
 
 
 def as_money(text: str) -> Decimal:
@@ -35,12 +35,12 @@ def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pa
     sample = FIXTURES / "focus_1.0_sample_1000.csv"
     config = write_config(folder, f"sources:\n  - {{name: focus-sample, kind: focus, path: {sample}}}\n")
     run_nightly(config, echo=lambda line: None)
-    return config, folder / ".runledger" / "warehouse.duckdb"
+    return config, lake_of(folder)
 
 
 def test_provider_totals_equal_the_files_own_sums(sample_warehouse: tuple[Path, Path], focus_sample: Path) -> None:
     _, warehouse = sample_warehouse
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         loaded = conn.execute(
             "select ProviderName, count(*), sum(BilledCost), sum(EffectiveCost) from focus_line_items group by 1"
         ).fetchall()
@@ -55,7 +55,7 @@ def test_provider_totals_equal_the_files_own_sums(sample_warehouse: tuple[Path, 
 
 def test_money_beyond_ten_decimals_rounds_half_to_even(sample_warehouse: tuple[Path, Path]) -> None:
     _, warehouse = sample_warehouse
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         billed = {row[0] for row in conn.execute("select BilledCost from focus_line_items").fetchall()}
     # the file writes 0.00107392473 and -0.00000764078 (11 decimals)
     assert Decimal("0.0010739247") in billed and Decimal("-0.0000076408") in billed
@@ -63,7 +63,7 @@ def test_money_beyond_ten_decimals_rounds_half_to_even(sample_warehouse: tuple[P
 
 def test_reconciliation_differences_are_zero(sample_warehouse: tuple[Path, Path]) -> None:
     _, warehouse = sample_warehouse
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         rows = conn.execute(
             "select billing_period, raw_rows, focus_rows, allocated_rows, billed_raw_focus_diff, "
             "billed_focus_allocated_diff, effective_focus_allocated_diff from reconciliation order by 1"
@@ -74,7 +74,7 @@ def test_reconciliation_differences_are_zero(sample_warehouse: tuple[Path, Path]
 
 def test_nulls_tags_and_keys(sample_warehouse: tuple[Path, Path]) -> None:
     _, warehouse = sample_warehouse
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         (blank_or_null_literal,) = conn.execute(
             "select count(*) from focus_line_items where ChargeClass in ('NULL', '') or ResourceId in ('NULL', '')"
         ).fetchone()
@@ -96,10 +96,10 @@ def test_a_second_run_changes_nothing(sample_warehouse: tuple[Path, Path]) -> No
         "order by x_LineItemKey"
     )
     allocations = "select * from cost_allocations order by x_LineItemKey"
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         before = conn.execute(snapshot).fetchall(), conn.execute(allocations).fetchall()
     run_nightly(config, echo=lambda line: None)
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         after = conn.execute(snapshot).fetchall(), conn.execute(allocations).fetchall()
         loads = conn.execute(
             "select count(*), count(distinct billing_period) from loads where status = 'loaded'"

@@ -21,6 +21,7 @@ from pipelines.budgets.files import BudgetError, load_budget
 from pipelines.config import ConfigError, load_config
 from pipelines.ingest import focus_files
 from tests.support import FIXTURES
+from tests.support.lake import memory_warehouse
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
@@ -152,27 +153,22 @@ GCP_ROWS = st.lists(
 )
 
 
-def load_every_period(reader_of: Callable[[object], object], warehouse: Path) -> None:
+def load_every_period(reader_of: Callable[[object], object], conn: object, staging: Path) -> None:
     """What the nightly job does with a source's reader (made by `reader_of` on the warehouse
     connection): each billing period's batch replaces the period; a period that fails leaves its
     rows as they were (the periods loaded before it stay loaded)."""
     from datetime import datetime
 
     from pipelines.ingest.load import replace_period
-    from pipelines.warehouse.connection import connect
 
-    conn = connect(warehouse)
-    try:
-        reader = reader_of(conn)
-        for period in reader.billing_periods():
-            before = period_rows(conn, period)
-            try:
-                replace_period(conn, reader.batch(period, [], datetime(2026, 11, 30)), warehouse.parent / "staging")
-            except Exception:
-                assert period_rows(conn, period) == before
-                raise
-    finally:
-        conn.close()
+    reader = reader_of(conn)
+    for period in reader.billing_periods():
+        before = period_rows(conn, period)
+        try:
+            replace_period(conn, reader.batch(period, [], datetime(2026, 11, 30)), staging)
+        except Exception:
+            assert period_rows(conn, period) == before
+            raise
 
 
 def period_rows(conn: object, period: object) -> tuple:
@@ -192,12 +188,12 @@ def test_gcp_export_file_reader(fuzz_root: Path, content: bytes) -> None:
     from pipelines.warehouse.conservation import ConservationError
 
     file = written(fuzz_root, content, "gcp-export.jsonl")
-    warehouse = file.parent / "warehouse.duckdb"
+    warehouse, staging = memory_warehouse(), file.parent / "staging"
     good = file.with_name("loaded-before.jsonl")
     good.write_text(json.dumps(GCP_ROW))
-    load_every_period(lambda conn: GcpExportFilesReader("fuzz", [good]), warehouse)
+    load_every_period(lambda conn: GcpExportFilesReader("fuzz", [good]), warehouse, staging)
     try:
-        load_every_period(lambda conn: GcpExportFilesReader("fuzz", [file]), warehouse)
+        load_every_period(lambda conn: GcpExportFilesReader("fuzz", [file]), warehouse, staging)
     except (SourceError, LoadError, ConservationError) as error:
         assert str(file) in str(error) or "source fuzz" in str(error), str(error)
 
@@ -221,11 +217,11 @@ def test_bigquery_export_reader(bigquery_emulator: str, fuzz_root: Path, rows: l
     folder = Path(tempfile.mkdtemp(prefix="example-bq-", dir=fuzz_root))
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     config = load_config(bigquery_config(folder, table, bigquery_emulator).resolve())
-    warehouse = folder / "warehouse.duckdb"
+    warehouse, staging = memory_warehouse(), folder / "staging"
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, [GCP_ROW])
-    load_every_period(lambda conn: reader_for(config.sources[0], config, warehouse=conn), warehouse)
+    load_every_period(lambda conn: reader_for(config.sources[0], config, warehouse=conn), warehouse, staging)
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, rows)
     try:
-        load_every_period(lambda conn: reader_for(config.sources[0], config, warehouse=conn), warehouse)
+        load_every_period(lambda conn: reader_for(config.sources[0], config, warehouse=conn), warehouse, staging)
     except (SourceError, LoadError, ConservationError) as error:
         assert table in str(error) or "source gcp-bq" in str(error), str(error)

@@ -12,7 +12,6 @@ from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import pytest
 from click.testing import CliRunner
 
@@ -31,6 +30,7 @@ from tests.support.bigquery_emulator import (
     append_rows,
     create_export_table,
 )
+from tests.support.lake import lake_of, reading
 
 GPU = ("Compute Engine", "9A2B-73C1-4E5D", "Nvidia H100 80GB GPU running in Americas")
 CORE = ("Compute Engine", "3C8E-91F4-A6B2", "A3 Instance Core running in Americas")
@@ -191,7 +191,7 @@ def expected_totals(rows: list[dict]) -> dict[str, tuple[int, Decimal]]:
 
 
 def loaded_totals(warehouse: Path, source: str) -> dict[str, tuple[int, Decimal]]:
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         rows = conn.execute(
             "select strftime(date_trunc('month', BillingPeriodStart), '%Y-%m'), count(*), sum(BilledCost) "
             "from focus_line_items where x_SourceName = ? group by all order by 1",
@@ -201,7 +201,7 @@ def loaded_totals(warehouse: Path, source: str) -> dict[str, tuple[int, Decimal]
 
 
 def loads(warehouse: Path, source: str) -> list[tuple]:
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         return conn.execute(
             "select strftime(billing_period, '%Y-%m'), status, raw_rows, raw_billed_cost, "
             "snapshot_export_time, watermark from loads where source_name = ? order by started_at",
@@ -226,7 +226,7 @@ def bigquery_config(folder: Path, table: str, emulator: str) -> Path:
 def test_incremental_loads_converge_on_every_invoice_month(tmp_path: Path, bigquery_emulator: str) -> None:
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     config = bigquery_config(tmp_path, table, bigquery_emulator)
-    warehouse = tmp_path / ".runledger" / "warehouse.duckdb"
+    warehouse = lake_of(tmp_path)
 
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
     first = run_nightly(config, echo=lambda line: None)
@@ -263,13 +263,13 @@ def test_incremental_loads_converge_on_every_invoice_month(tmp_path: Path, bigqu
         datetime(2026, 11, 6, 5, 12, 9, 100000),
     ]
 
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         ingested_before = conn.execute("select x_LineItemKey, x_IngestedAt from focus_line_items order by 1").fetchall()
     third = run_nightly(config, echo=lambda line: None)
     assert third.billing_periods == []
     assert len(loads(warehouse, "gcp-bq")) == 4
     assert loaded_totals(warehouse, "gcp-bq") == expected_totals(FIRST_EXPORT + LATE_EXPORT)
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         assert (
             conn.execute("select x_LineItemKey, x_IngestedAt from focus_line_items order by 1").fetchall()
             == ingested_before
@@ -284,7 +284,7 @@ def test_incremental_loads_converge_on_every_invoice_month(tmp_path: Path, bigqu
 def test_a_partial_run_keeps_the_other_months_pending(tmp_path: Path, bigquery_emulator: str) -> None:
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     config = bigquery_config(tmp_path, table, bigquery_emulator)
-    warehouse = tmp_path / ".runledger" / "warehouse.duckdb"
+    warehouse = lake_of(tmp_path)
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
     run_nightly(config, echo=lambda line: None)
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, LATE_EXPORT)
@@ -310,7 +310,7 @@ BACKDATED_EXPORT = [
 def test_a_batch_whose_export_time_goes_backwards_is_loaded(tmp_path: Path, bigquery_emulator: str) -> None:
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     config = bigquery_config(tmp_path, table, bigquery_emulator)
-    warehouse = tmp_path / ".runledger" / "warehouse.duckdb"
+    warehouse = lake_of(tmp_path)
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
     run_nightly(config, echo=lambda line: None)
     watermark = datetime(2026, 11, 4, 10, 4, 12, 331907)
@@ -349,7 +349,7 @@ def test_a_batch_whose_export_time_goes_backwards_is_loaded(tmp_path: Path, bigq
 def test_full_refresh_from_the_cli_rereads_a_period(tmp_path: Path, bigquery_emulator: str) -> None:
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     config = bigquery_config(tmp_path, table, bigquery_emulator)
-    warehouse = tmp_path / ".runledger" / "warehouse.duckdb"
+    warehouse = lake_of(tmp_path)
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
     run_nightly(config, echo=lambda line: None)
 
@@ -376,12 +376,12 @@ def test_an_older_table_without_the_newer_columns(tmp_path: Path, bigquery_emula
         rows.append(old)
     append_rows(bigquery_emulator, table, OLD_STANDARD_EXPORT_SCHEMA, rows)
     config = bigquery_config(tmp_path, table, bigquery_emulator)
-    warehouse = tmp_path / ".runledger" / "warehouse.duckdb"
+    warehouse = lake_of(tmp_path)
 
     run_nightly(config, echo=lambda line: None)
 
     assert loaded_totals(warehouse, "gcp-bq") == expected_totals(rows) == expected_totals(FIRST_EXPORT)
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         storage = conn.execute(
             "select ResourceId, ListCost, PublisherName, x_Credits from focus_line_items "
             "where ServiceName = 'Cloud Storage'"
@@ -397,7 +397,7 @@ def test_a_missing_table_fails_the_run_naming_it_and_keeps_what_was_loaded(
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
     config = bigquery_config(tmp_path, table, bigquery_emulator)
-    warehouse = tmp_path / ".runledger" / "warehouse.duckdb"
+    warehouse = lake_of(tmp_path)
     run_nightly(config, echo=lambda line: None)
     missing = table.replace("gcp_billing_export_resource_v1", "gcp_billing_export_v1")
     bigquery_config(tmp_path, missing, bigquery_emulator)

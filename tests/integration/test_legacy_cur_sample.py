@@ -10,7 +10,6 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import pyarrow.parquet as pq
 import pytest
 
@@ -20,6 +19,7 @@ from pipelines.nightly import run_nightly
 from tests.integration.test_focus_sample import as_money
 from tests.support import FIXTURES, write_config
 from tests.support.cur_exports import FolderSink, cur2_table, ingest, lines, period_totals, total, write_legacy_delivery
+from tests.support.lake import lake_of, reading
 
 SAMPLE = FIXTURES / "aws_legacy_cur_csv_anonymous_2023-11.csv"
 REPORT = "sample-report"
@@ -62,7 +62,7 @@ def test_the_public_sample_loads_with_the_files_own_totals(tmp_path: Path) -> No
     rows = sample_rows()
     run_nightly(lay_out_sample(tmp_path, "gz"), echo=lambda line: None)
     expected_billed = sum((as_money(r["lineItem/UnblendedCost"]) for r in rows), Decimal(0))
-    with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
+    with reading(tmp_path) as conn:
         loaded = conn.execute(
             "select x_SourceFormat, count(*), count(distinct x_LineItemKey), sum(BilledCost), sum(EffectiveCost), "
             "sum(ListCost) from focus_line_items group by 1"
@@ -86,7 +86,7 @@ def test_the_public_sample_loads_with_the_files_own_totals(tmp_path: Path) -> No
 def test_the_sample_zipped_loads_the_same_totals(tmp_path: Path) -> None:
     ingest(lay_out_sample(tmp_path, "zip"), date(2023, 11, 1))
     expected = sum((as_money(r["lineItem/UnblendedCost"]) for r in sample_rows()), Decimal(0))
-    assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2023-11": (1281, expected)}
+    assert lake_of(period_totals(tmp_path)) == {"2023-11": (1281, expected)}
 
 
 @pytest.mark.parametrize(
@@ -124,7 +124,7 @@ def test_colliding_tag_keys_are_reported_and_kept_apart(tmp_path: Path) -> None:
         ),
     )
     ingest(config, date(2026, 10, 1))
-    with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
+    with reading(tmp_path) as conn:
         tags = conn.execute("select Tags from focus_line_items").fetchone()[0]
     assert tags == {"user:Cost Center": "research", "user:cost-center": "platform"}
 
@@ -136,12 +136,12 @@ def test_overwrite_mode_in_a_local_folder_replaces_the_period(tmp_path: Path) ->
     write_legacy_delivery(sink, "cur", "r", period, None, [first])
     config = write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: exports/cur/r}\n")
     ingest(config, period)
-    assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2026-10": (3, total(first))}
+    assert lake_of(period_totals(tmp_path)) == {"2026-10": (3, total(first))}
     second = lines(period, "b", ["10.01", "20.02"])
     write_legacy_delivery(sink, "cur", "r", period, None, [second])
     ingest(config, period)
-    assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2026-10": (2, total(second))}
-    with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
+    assert lake_of(period_totals(tmp_path)) == {"2026-10": (2, total(second))}
+    with reading(tmp_path) as conn:
         # Two p5.48xlarge instance-hours (8 GPUs each), from the legacy product/instanceType column.
         assert conn.execute("select sum(x_GpuHours), any_value(x_InstanceType) from focus_line_items").fetchone() == (
             Decimal(16),
@@ -161,8 +161,8 @@ def test_a_legacy_manifest_listing_parquet_report_files(tmp_path: Path) -> None:
         keys.append(f"billing/cur/pq/{key}")
     (folder / "pq-Manifest.json").write_text(json.dumps({"assemblyId": "asm-1", "reportKeys": keys}))
     ingest(write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: cur/pq}\n"), period)
-    assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2026-10": (3, total(first + second))}
-    with duckdb.connect(str(tmp_path / ".runledger" / "warehouse.duckdb"), read_only=True) as conn:
+    assert lake_of(period_totals(tmp_path)) == {"2026-10": (3, total(first + second))}
+    with reading(tmp_path) as conn:
         formats = conn.execute(
             "select x_SourceFormat, count(*) filter (where Tags['user_training_run'] = 'llm-7b-pt-r1') "
             "from focus_line_items group by 1"
@@ -183,7 +183,7 @@ def test_a_truncated_gzip_fails_naming_the_file_and_keeps_the_loaded_period(tmp_
     truncated.write_bytes(truncated.read_bytes()[:60])
     with pytest.raises(SourceError, match=rf"{truncated}: cannot decompress"):
         ingest(config, period)
-    assert period_totals(tmp_path / ".runledger" / "warehouse.duckdb") == {"2026-10": (2, total(good))}
+    assert lake_of(period_totals(tmp_path)) == {"2026-10": (2, total(good))}
 
 
 @pytest.mark.parametrize(

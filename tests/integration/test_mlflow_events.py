@@ -12,10 +12,11 @@ from connectors.training.event_files import RunEventsError
 from connectors.training.mlflow_runs import mlflow_run_events
 from pipelines.attribution.allocate import allocate_period
 from pipelines.config import DEFAULT_DIMENSIONS, RunEventsSource, Waste, load_config
-from pipelines.warehouse.connection import connect, transaction
+from pipelines.warehouse.connection import transaction
 from pipelines.waste.events import read_source_events, replace_run_events
 from pipelines.waste.tables import build_waste
 from tests.support import write_config
+from tests.support.lake import memory_warehouse
 from tests.unit.test_waste import PERIOD, add_line, hours
 
 EXPERIMENT = "pretrain-1b"
@@ -88,7 +89,7 @@ sources:
     )
     (source,) = config.run_events_sources
     assert isinstance(source, RunEventsSource)
-    conn = connect(tmp_path / "warehouse.duckdb")
+    conn = memory_warehouse()
     add_line(conn, "m-gpu", "llm-m", "compute", "i-m", hours(5, 0), hours(5, 12), "300", gpu_hours="120")
     allocate_period(conn, PERIOD, DEFAULT_DIMENSIONS)
     replace_run_events(conn, {source.name: read_source_events(config, source)})

@@ -26,6 +26,7 @@ from pipelines.sensors import DELIVERY_SENSOR
 from pipelines.warehouse import connection, sql
 from pipelines.warehouse.catalog import warehouse_catalog
 from tests.support import REPO
+from tests.support.lake import lake_of, reading, writing
 
 CUR_EXPORT = Path(".runledger/demo/aws/cur2-demo")
 # Upstream assets that are read from nowhere but must pass first: budgets and waste are never
@@ -249,8 +250,8 @@ def test_a_failing_reconciliation_stops_budget_variance_and_reports(demo_config:
     graph = build_asset_graph(load_config(demo_config))
     assert materialize(graph, graph.pre_partition, demo_config).success
     assert materialize(graph, graph.partitioned, demo_config, "2026-11-01").success
-    warehouse = demo_config.parent / ".runledger/warehouse.duckdb"
-    with duckdb.connect(str(warehouse)) as conn:
+    warehouse = lake_of(demo_config.parent)
+    with writing(warehouse) as conn:
         # A stray row slipped into the allocations after they were checked: billed totals now differ.
         conn.execute(
             "insert into cost_allocations select * replace ('stray' as x_LineItemKey) from cost_allocations "
@@ -268,7 +269,7 @@ def test_a_failing_reconciliation_stops_budget_variance_and_reports(demo_config:
     assert {"run_costs", "unattributed_costs", "reconciliation"} <= materialized(result)
     assert not materialized(result) & {"budget_variance", "post_mortem_reports"}
     assert [event.step_key for event in result.get_step_failure_events()] == ["reconciliation"]
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         assert conn.execute("select count(*) from budget_variance").fetchone() == (0,)
     assert not (demo_config.parent / ".runledger/reports/summary.html").exists()
 
@@ -291,7 +292,7 @@ def test_warning_checks_name_drift_and_offenders_without_failing_the_run(demo_co
     assert not drift.passed and drift.severity == dg.AssetCheckSeverity.WARN
     assert drift.metadata["new_columns"].value == ["carbon_footprint_kg"]
     assert checks[("raw/aws_main", "schema_drift")].passed
-    with duckdb.connect(str(root / ".runledger/warehouse.duckdb"), read_only=True) as conn:
+    with reading(root) as conn:
         (newest_gcp_charge,) = conn.execute(
             "select max(ChargePeriodStart) from focus_line_items where x_SourceName = 'gcp-main'"
         ).fetchone()
@@ -304,7 +305,7 @@ def test_warning_checks_name_drift_and_offenders_without_failing_the_run(demo_co
     assert views.success and "post_mortem_reports" in materialized(views)
     (untagged,) = [e for e in views.get_asset_check_evaluations() if e.check_name == "untagged_share"]
     assert not untagged.passed and untagged.severity == dg.AssetCheckSeverity.WARN
-    with duckdb.connect(str(root / ".runledger/warehouse.duckdb"), read_only=True) as conn:
+    with reading(root) as conn:
         (largest,) = conn.execute(
             "select resource from unattributed_costs where billing_period = $p "
             "order by abs(effective_cost) desc limit 1",
@@ -332,7 +333,7 @@ def test_runledger_run_records_in_the_dagster_instance_of_dagster_home(
             event = instance.get_latest_materialization_event(dg.AssetKey(key))
             assert event.dagster_event.partition == "2026-11-01", key
         raw_load = instance.get_latest_materialization_event(dg.AssetKey(["raw", "aws_main"])).asset_materialization
-    with duckdb.connect(str(demo_config.parent / ".runledger/warehouse.duckdb"), read_only=True) as conn:
+    with reading(demo_config.parent) as conn:
         loaded = conn.execute(
             "select loaded_rows, loaded_billed_cost from loads where source_name = 'aws-main' and status = 'loaded'"
         ).fetchall()

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines.orchestration.resources import RunLedgerResource
+from tests.support.lake import reading
 
 
 class Sink(Protocol):
@@ -311,9 +312,8 @@ def ingest(config: Path, period: date) -> dg.ExecuteInProcessResult:
 
 def period_totals(warehouse: Path) -> dict[str, tuple[int, Decimal]]:
     """Per billing period: rows and Σ BilledCost in focus_line_items."""
-    import duckdb
 
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
+    with reading(warehouse) as conn:
         rows = conn.execute(
             "select strftime(BillingPeriodStart, '%Y-%m'), count(*), sum(BilledCost) "
             "from focus_line_items group by 1 order by 1"

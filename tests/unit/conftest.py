@@ -1,18 +1,17 @@
 """Fixtures shared by the unit tests; a module's own fixture of the same name overrides one here
 (tests/unit/test_waste.py has its own `warehouse`)."""
 
-from pathlib import Path
-
 import duckdb
 import pytest
 
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
-from pipelines.warehouse.connection import connect, transaction
+from pipelines.warehouse.connection import transaction
+from tests.support.lake import memory_warehouse
 
 
 @pytest.fixture
-def warehouse(tmp_path: Path) -> duckdb.DuckDBPyConnection:
-    conn = connect(tmp_path / "warehouse.duckdb")
+def warehouse() -> duckdb.DuckDBPyConnection:
+    conn = memory_warehouse()
     with transaction(conn):
         replace_run_registry(
             conn,

@@ -4,7 +4,6 @@ every line's allocations conserve its amounts to the last decimal (SPEC §5 inva
 from collections import defaultdict
 from datetime import datetime, timedelta
 from decimal import Decimal
-from pathlib import Path
 
 import duckdb
 import pytest
@@ -14,7 +13,8 @@ from hypothesis import strategies as st
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
 from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
-from pipelines.warehouse.connection import connect, transaction
+from pipelines.warehouse.connection import transaction
+from tests.support.lake import memory_warehouse
 from tests.unit.test_attribution import PERIOD, add_line
 
 OCTOBER = datetime(2026, 10, 1)
@@ -110,8 +110,8 @@ snapshots = st.lists(
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
-    return connect(Path(tmp_path_factory.mktemp("property")) / "warehouse.duckdb")
+def warehouse() -> duckdb.DuckDBPyConnection:
+    return memory_warehouse()
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,15 +3,13 @@ comment of the SQL file that creates it, an unchanged schema rewrites none, a ca
 comments on view columns (DuckLake) still gets the rest, and docs/warehouse.md is generated from
 the same comments."""
 
-from pathlib import Path
-
 import duckdb
 import pytest
 
 from pipelines.reference import warehouse_reference
 from pipelines.warehouse.catalog import warehouse_catalog
 from pipelines.warehouse.comments import apply_comments, execute_ddl
-from pipelines.warehouse.connection import VIEWS, connect, create_schema, create_view
+from pipelines.warehouse.connection import VIEWS, create_schema, create_view
 from tests.support import REPO
 
 PUBLIC = {
@@ -88,26 +86,24 @@ def test_every_table_view_and_column_is_documented() -> None:
     assert money and {column.data_type for column in money} == {"DECIMAL(38,10)"}
 
 
-def test_the_warehouse_holds_every_comment_and_an_unchanged_schema_rewrites_none(tmp_path: Path) -> None:
-    path = tmp_path / "warehouse.duckdb"
-    connect(path).close()
-    with duckdb.connect(str(path)) as conn:
-        stored = comments(conn)
+def test_the_warehouse_holds_every_comment_and_an_unchanged_schema_rewrites_none() -> None:
+    conn = duckdb.connect()
+    create_schema(conn)
+    stored = comments(conn)
     catalog = warehouse_catalog()
     documented = {(name, None): relation.description for name, relation in catalog.items()}
     for name, relation in catalog.items():
         documented |= {(name, column.name): column.description for column in relation.columns}
     assert stored == documented
 
-    with duckdb.connect(str(path)) as conn:
-        recording = RecordingConnection(conn)
-        create_schema(recording)
-        # tables keep their comments; replacing a view drops its own, so those are written again
-        assert commented_relations(recording.executed) == VIEW_NAMES
-        recording.executed.clear()
-        create_view(recording, "marts/run_costs")
-        assert commented_relations(recording.executed) == {"run_costs"}
-        assert comments(conn) == stored
+    recording = RecordingConnection(conn)
+    create_schema(recording)
+    # tables keep their comments; replacing a view drops its own, so those are written again
+    assert commented_relations(recording.executed) == VIEW_NAMES
+    recording.executed.clear()
+    create_view(recording, "marts/run_costs")
+    assert commented_relations(recording.executed) == {"run_costs"}
+    assert comments(conn) == stored
 
 
 def test_a_catalog_refusing_view_column_comments_keeps_every_other_comment() -> None:

@@ -18,10 +18,11 @@ from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import replace_budget_baselines
 from pipelines.config import DEFAULT_DIMENSIONS, Waste
 from pipelines.orchestration.partitions import partition_key
-from pipelines.warehouse.connection import connect, transaction
+from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.step_inputs import StepInputs
 from pipelines.waste.events import replace_run_events
 from pipelines.waste.tables import build_waste, build_waste_if_changed
+from tests.support.lake import memory_warehouse
 
 PERIOD = date(2026, 10, 1)
 TEN_PLACES = Decimal("0.0000000001")
@@ -126,7 +127,7 @@ def write_events(path: Path, *logs: list[dict]) -> Path:
 def warehouse(tmp_path: Path) -> duckdb.DuckDBPyConnection:
     """llm-a with every kind but duplicates, llm-b repeating it, llm-c idle after its registry
     window with a credit that leaves less attributed cost than its idle spend."""
-    conn = connect(tmp_path / "warehouse.duckdb")
+    conn = memory_warehouse()
     budgets = tmp_path / "budgets"
     budgets.mkdir()
     (budgets / "llm-a.yaml").write_text(BUDGET_A)

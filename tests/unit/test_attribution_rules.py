@@ -11,7 +11,7 @@ import pytest
 
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun
-from pipelines.config import DEFAULT_DIMENSIONS, SHARED_MATCH_COLUMNS, SharedRule
+from pipelines.config import DEFAULT_DIMENSIONS, SharedRule, shared_match_columns
 from pipelines.ingest.load import replace_period
 from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.sources import GcpExportFilesReader
@@ -463,7 +463,7 @@ def test_proportional_skips_runs_whose_spend_is_not_positive_and_negative_lines_
     }
 
 
-@pytest.mark.parametrize("column", SHARED_MATCH_COLUMNS)
+@pytest.mark.parametrize("column", shared_match_columns())
 def test_every_matchable_column_matches_by_glob(warehouse: duckdb.DuckDBPyConnection, column: str) -> None:
     # the run's line has the same value: ProviderName and BillingCurrency also delimit whom a line is shared with
     add_line(warehouse, "run", {"training_run": "r"}, "1", "1", **{column: "Value-42"})

@@ -14,7 +14,7 @@ from pipelines.attribution.registry import RegisteredRun
 from pipelines.config import DEFAULT_DIMENSIONS, SharedRule, shared_match_columns
 from pipelines.ingest.load import replace_period
 from pipelines.ingest.mappings import read_category_rules
-from pipelines.ingest.sources import GcpExportFilesReader
+from pipelines.ingest.readers.gcp import GcpExportFilesReader
 from tests.unit.test_attribution import PERIOD, add_line, parts, register
 
 GCP = {
@@ -126,8 +126,8 @@ def test_project_labels_attribute_gcp_lines_through_ingest(
     ]
     export = tmp_path / "export.jsonl"
     export.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    batch = GcpExportFilesReader("gcp-main", [export]).batch(PERIOD, read_category_rules(), datetime(2026, 11, 1))
-    replace_period(warehouse, batch, tmp_path / "staging")
+    reader = GcpExportFilesReader("gcp-main", [export], tmp_path / "staging")
+    replace_period(warehouse, reader.batch(PERIOD, read_category_rules(), datetime(2026, 11, 1)))
     allocate(warehouse)
 
     result = warehouse.execute(

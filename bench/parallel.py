@@ -16,7 +16,7 @@ from bench.generate import BILLING_PERIODS
 from pipelines.config import load_config
 from pipelines.ingest.load import replace_period, stage_batch
 from pipelines.ingest.mappings import read_category_rules
-from pipelines.ingest.sources import reader_for
+from pipelines.ingest.readers import reader_for
 from pipelines.nightly import run_nightly
 from pipelines.warehouse.connection import connect
 from pipelines.warehouse.locks import run_lock
@@ -71,9 +71,7 @@ def load_and_finish(config: LoadConfig, staged_periods: list[list[dict]]) -> Non
                 reader = reader_for(sources[staged["source"]], runledger_config, warehouse=conn)
                 billing_period = date.fromisoformat(staged["billing_period"])
                 batch = reader.batch(billing_period, rules, datetime.now(UTC).replace(tzinfo=None))
-                replace_period(
-                    conn, batch, runledger_config.warehouse_path.parent / STAGING_FOLDER, staged=Path(staged["folder"])
-                )
+                replace_period(conn, batch, staged=Path(staged["folder"]))
         finally:
             conn.close()
     run_nightly(Path(config.config_path), echo=lambda line: print(line, flush=True))

@@ -280,7 +280,7 @@ def check(config_path: Path | None) -> None:
     from pipelines.budgets.tables import attributed_runs
     from pipelines.config import load_config
     from pipelines.ingest.mappings import read_category_rules
-    from pipelines.ingest.sources import reader_for
+    from pipelines.ingest.readers import reader_for
     from pipelines.warehouse.connection import connect_read_only
 
     config = load_config(config_path)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from connectors.gcp.settings import BIGQUERY_TABLE_ID
 from pipelines.warehouse.lake import Lake
+from pipelines.warehouse.catalog import table_columns
 
 CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
 DEFAULT_CONFIG_FILE = "runledger.yaml"
@@ -36,15 +37,15 @@ DEFAULT_CHECKPOINT_RESOURCES = ("*ckpt*", "*checkpoint*")
 DEFAULT_INTER_REGION_TRANSFER = ("*inter region*", "*inter-region*", "*interregion*", "*data transfer to *")
 
 
-# Text columns of `focus_line_items` a shared-cost rule may match (sql/attribution/shared_matches.sql).
-SHARED_MATCH_COLUMNS = (
-    "BillingAccountId", "BillingAccountName", "BillingCurrency", "ChargeCategory", "ChargeClass",
-    "ChargeDescription", "ChargeFrequency", "ProviderName", "PublisherName", "InvoiceIssuerName",
-    "InvoiceId", "ServiceName", "ServiceCategory", "SubAccountId", "SubAccountName", "RegionId",
-    "AvailabilityZone", "ResourceId", "ResourceName", "ResourceType", "SkuId", "SkuPriceId",
-    "PricingCategory", "PricingUnit", "ConsumedUnit", "CommitmentDiscountId", "CommitmentDiscountType",
-    "CommitmentDiscountStatus", "x_SourceName", "x_SourceFormat", "x_CostCategory", "x_InstanceType",
-)  # fmt: skip
+# Text columns of focus_line_items that name a line itself, not what it bills: no shared rule matches them.
+LINE_IDENTITY_COLUMNS = ("x_LineItemKey", "x_SourceFile")
+
+
+def shared_match_columns() -> tuple[str, ...]:
+    """The text columns of `focus_line_items` (as its DDL creates them) a shared-cost rule may
+    match (sql/attribution/shared_matches.sql): every one but the line's key and file."""
+    columns = table_columns("focus_line_items")
+    return tuple(name for name, type_ in columns.items() if type_ == "VARCHAR" and name not in LINE_IDENTITY_COLUMNS)
 
 
 class ConfigError(ValueError):
@@ -161,11 +162,12 @@ class SharedRule(_Strict):
     def _focus_text_columns(cls, match: dict[str, str]) -> dict[str, str]:
         if not match:
             raise ValueError('give at least one FOCUS column glob (`{ChargeCategory: "*"}` matches every line)')
-        unknown = [column for column in match if column not in SHARED_MATCH_COLUMNS]
+        columns = shared_match_columns()
+        unknown = [column for column in match if column not in columns]
         if unknown:
             raise ValueError(
                 f"{', '.join(unknown)}: not a text column of focus_line_items; "
-                f"columns a rule can match: {', '.join(SHARED_MATCH_COLUMNS)}"
+                f"columns a rule can match: {', '.join(columns)}"
             )
         return match
 

@@ -15,7 +15,7 @@ import dagster as dg
 
 from pipelines.config import RunLedgerConfig, load_config
 from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_graph
-from pipelines.ingest.sources import reader_for
+from pipelines.ingest.readers import reader_for
 from pipelines.orchestration.partitions import partition_key
 from pipelines.orchestration.resources import RunLedgerResource
 from pipelines.warehouse.connection import connect_read_only, require_current_format

@@ -16,7 +16,7 @@ from collections import defaultdict
 import dagster as dg
 
 from pipelines.config import RunLedgerConfig
-from pipelines.ingest.sources import reader_for
+from pipelines.ingest.readers import reader_for
 from pipelines.orchestration.partitions import billing_periods, partition_key
 
 DELIVERY_SENSOR = "new_billing_deliveries"

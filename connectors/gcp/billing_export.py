@@ -48,7 +48,6 @@ EXPORT_COLUMNS = (
 )
 REQUIRED_COLUMNS = ("cost", "currency", "credits", "invoice", "export_time", "usage_start_time", "usage_end_time")
 PARTITION_FILTER = "and _PARTITIONTIME >= @partition_from"
-EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 PARTITION_SLACK = timedelta(days=1)
 
 

@@ -23,7 +23,8 @@ from pipelines.ingest.load import (
     replace_period,
 )
 from pipelines.ingest.mappings import CategoryRule, read_category_rules
-from pipelines.ingest.sources import BillingSourceReader, DeliveryIdentifying, PeriodBatch, reader_for
+from pipelines.ingest.readers import reader_for
+from pipelines.ingest.readers.base import BillingSourceReader, DeliveryIdentifying, PeriodBatch
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.retries import retry_request
@@ -148,7 +149,7 @@ def _load(
                 raise
             for warning in batch.warnings:
                 context.log.warning(f"{source.name} {billing_period:%Y-%m}: {warning}")
-            result = replace_period(conn, batch, config.lake.staging_dir)
+            result = replace_period(conn, batch)
             context.log.info(
                 f"{source.name} {billing_period:%Y-%m}: loaded {result.rows:,} line items from {result.files} files, "
                 f"BilledCost {result.billed_cost:,.2f} {result.currency}, EffectiveCost {result.effective_cost:,.2f}"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipelines.ingest import aws_cur2, aws_legacy_cur, focus_files, gcp_billing
-from pipelines.ingest.focus_schema import FOCUS_COLUMNS
+from pipelines.ingest.formats import aws_cur2, aws_legacy_cur, focus_files, gcp_billing
+from pipelines.warehouse.catalog import table_columns
 
 CUR2_MAPPED_COLUMNS = (
     *aws_cur2.REQUIRED_COLUMNS,
@@ -49,7 +49,7 @@ CUR2_MAPPED_COLUMNS = (
     "savings_plan_total_commitment_to_date",
     "savings_plan_used_commitment",
 )
-# CUR 2.0 has a fixed schema whose columns all belong to these families (BILLING.md).
+# CUR 2.0 has a fixed schema whose columns all belong to these families.
 CUR2_COLUMN_FAMILIES = (
     "bill_",
     "identity_",
@@ -115,20 +115,8 @@ GCP_MAPPED_COLUMNS = (
     "invoice",
     "cost_type",
 )
-# Documented export columns the normalizer does not map (BILLING.md).
-GCP_OTHER_COLUMNS = (
-    "system_labels",
-    "tags",
-    "resource",
-    "price",
-    "currency_conversion_rate",
-    "adjustment_info",
-    "cost_at_list",
-    "transaction_type",
-    "seller_name",
-    "subscription",
-    "consumption_model",
-)
+# Documented export columns the mapping does not read.
+GCP_OTHER_COLUMNS = ("tags", "price", "transaction_type", "subscription", "consumption_model")
 
 
 @dataclass(frozen=True)
@@ -164,8 +152,8 @@ def _is_known(source_format: str, column: str) -> bool:
     if source_format == "aws_cur2":
         return column in CUR2_MAP_COLUMNS or column.startswith(CUR2_COLUMN_FAMILIES)
     if source_format == "gcp_billing":
-        return column in gcp_billing.EXPORT_SCHEMA or column in GCP_OTHER_COLUMNS
-    return column in FOCUS_COLUMNS or column in FOCUS_OTHER_SPEC_COLUMNS or column.startswith("x_")
+        return column in gcp_billing.export_schema() or column in GCP_OTHER_COLUMNS
+    return column in table_columns("focus_line_items") or column in FOCUS_OTHER_SPEC_COLUMNS or column.startswith("x_")
 
 
 EXPECTED_COLUMNS = {

@@ -1,11 +1,11 @@
 """Atomic replacement of one (source, billing period) in `focus_line_items`, recorded in `loads`.
 
-The normalized rows are streamed to staging Parquet files, checked, then deleted-and-inserted
-in one DuckDB transaction together with the `loads` row; an AWS CUR delivery is mapped by DuckDB
-straight from its files inside that transaction and its loaded totals checked there. If anything
-fails — unreadable input, rows of another period, loaded totals that differ from the raw control
-totals — the transaction rolls back, the previous data of the period stays, and a `failed` load
-is recorded.
+A delivery is mapped onto FOCUS by DuckDB straight from its files as it is inserted, in one
+transaction with the delete of the period's previous rows and the `loads` row, and its loaded
+totals are checked there; a delivery staged before (`stage_batch`, in another process) is checked,
+then inserted the same way. If anything fails — unreadable input, rows of another period, loaded
+totals that differ from the raw control totals — the transaction rolls back, the previous data of
+the period stays, and a `failed` load is recorded.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.ingest import aws_cur2
-from pipelines.ingest.sources import PeriodBatch
+from pipelines.ingest.readers.base import PeriodBatch, remove_files
 from pipelines.warehouse.connection import transaction, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
 from pipelines.warehouse.sql import read_sql
@@ -213,8 +212,8 @@ def _check_loaded(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch) -> dict:
 
 
 def stage_batch(batch: PeriodBatch, staging_dir: Path) -> Path:
-    """Streams a batch's normalized rows into a new staging folder, one Parquet file per part of
-    the batch, one part after the other, and returns the folder.
+    """Writes a batch's FOCUS rows, as DuckDB maps them, into a new staging folder and returns the
+    folder; the batch's temporary files are removed (the staged rows are what a load reads).
 
     Needs no warehouse connection: several periods (or sources) can be staged at once, in other
     processes, while one process writes the warehouse.
@@ -222,13 +221,12 @@ def stage_batch(batch: PeriodBatch, staging_dir: Path) -> Path:
     staged = staging_dir / f"{batch.source_name}-{batch.billing_period:%Y-%m}-{uuid.uuid4().hex}"
     staged.mkdir(parents=True)
     try:
-        if batch.cur2 is not None:
-            aws_cur2.stage_focus_rows(batch.cur2, staged / "part-00000.parquet")
-        for number, frame in enumerate(batch.frames):
-            frame.sink_parquet(staged / f"part-{number:05d}.parquet")
+        batch.mapped.stage(staged / "part-00000.parquet")
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
+    finally:
+        remove_files(batch.temporary_files)
     return staged
 
 
@@ -237,37 +235,32 @@ def _staged_files(staged: Path) -> str:
     return str(staged / "*.parquet")
 
 
-def replace_period(
-    conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staging_dir: Path, staged: Path | None = None
-) -> LoadResult:
+def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: Path | None = None) -> LoadResult:
     """Loads one period's snapshot in place of the previous one, atomically.
 
     Args:
         conn: a writable warehouse connection.
-        batch: the period's normalized rows and raw control totals.
-        staging_dir: where the staging folder is written (removed afterwards, together with the
-            batch's temporary files).
-        staged: the batch already staged by `stage_batch` (then it is not staged again).
+        batch: the period's delivery and raw control totals.
+        staged: the batch as `stage_batch` staged it, to load instead of mapping the delivery
+            (the folder is removed afterwards, as are the batch's temporary files).
 
     Raises:
         LoadError, ConservationError, or the reader's SourceError: after recording a failed load.
     """
     started_at = _utc_now()
     try:
-        if staged is None and batch.cur2 is None:
-            staged = stage_batch(batch, staging_dir)
+        mapped = batch.mapped
         if staged is not None:
             checked = _check_staged(conn, batch, staged)
         else:
-            delivery = batch.cur2
             _check_contents(
                 batch,
                 rows=batch.raw_rows,
-                rows_outside_period=delivery.rows_outside_period,
-                file_outside_period=delivery.file_outside_period,
-                currencies=list(delivery.currencies),
+                rows_outside_period=mapped.rows_outside_period,
+                file_outside_period=mapped.file_outside_period,
+                currencies=list(mapped.currencies),
             )
-            aws_cur2.prepare(conn, delivery)
+            mapped.prepare(conn)
         params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
         with unordered_inserts(conn), transaction(conn):
             conn.execute(read_sql("staging/focus_line_items", "delete_period"), params)
@@ -276,7 +269,9 @@ def replace_period(
                     read_sql("staging/focus_line_items", "insert_staged"), {"staging_file": _staged_files(staged)}
                 )
             else:
-                aws_cur2.insert_focus_rows(conn, batch.cur2)
+                conn.execute(
+                    read_sql("staging/focus_line_items", f"insert_{mapped.export_format}"), mapped.statement_params()
+                )
                 checked = _check_loaded(conn, batch)
             _record_load(
                 conn,
@@ -303,8 +298,7 @@ def replace_period(
     finally:
         if staged is not None:
             shutil.rmtree(staged, ignore_errors=True)
-        for file in batch.temporary_files:
-            file.unlink(missing_ok=True)
+        remove_files(batch.temporary_files)
     return LoadResult(
         source_name=batch.source_name,
         billing_period=batch.billing_period,

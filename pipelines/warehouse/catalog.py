@@ -65,3 +65,9 @@ def warehouse_catalog() -> dict[str, Relation]:
         name: Relation(name, kind, description or "", tuple(columns_of.get(name, ())))
         for name, kind, description in relations
     }
+
+
+def table_columns(table: str) -> dict[str, str]:
+    """The columns of a warehouse table or view, in order, with their DuckDB types (`VARCHAR`,
+    `DECIMAL(38,10)`, `TIMESTAMP`, ...), as the schema's SQL creates them."""
+    return {column.name: column.data_type for column in warehouse_catalog()[table].columns}

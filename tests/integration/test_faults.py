@@ -249,7 +249,7 @@ def test_a_load_interrupted_after_the_delete_keeps_the_period_and_the_next_run_c
 
     with_first_row(site, "BilledCost", "1234.5")
     with monkeypatch.context() as patch:
-        patch.setattr(load, "read_sql", fail_at(("staging/focus_line_items", "insert_staged"), interrupt))
+        patch.setattr(load, "read_sql", fail_at(("staging/focus_line_items", "insert_focus"), interrupt))
         output = run_refused(site)
     assert "injected fault after the delete" in output
     assert last_load(site) == ("failed", "injected fault after the delete")
@@ -268,7 +268,7 @@ from pipelines.warehouse.lake import Lake
 from tests.support.lake import lake_of, reading
 
 def read(path, name=None):
-    if (path, name) == ("staging/focus_line_items", "insert_staged"):
+    if (path, name) == ("staging/focus_line_items", "insert_focus"):
         os.kill(os.getpid(), signal.SIGKILL)
     return read_sql(path, name)
 

@@ -19,7 +19,6 @@ from connectors.errors import SourceError
 from pipelines.attribution.registry import load_registry
 from pipelines.budgets.files import BudgetError, load_budget
 from pipelines.config import ConfigError, load_config
-from pipelines.ingest import focus_files
 from tests.support import FIXTURES
 from tests.support.lake import memory_warehouse
 
@@ -109,10 +108,14 @@ SAMPLE_LINES = (FIXTURES / "focus_1.0_sample_1000.csv").read_text().splitlines()
     )
 )
 def test_focus_file_reader(fuzz_root: Path, content: bytes) -> None:
+    from datetime import datetime
+
+    from pipelines.ingest.readers.focus import FocusFilesReader
+
     file = written(fuzz_root, content, "focus.csv")
     try:
-        frame = focus_files.scan_focus([file])
-        focus_files.raw_control_totals(frame, date(2024, 9, 1), [file])  # any period: the rows are fuzz
+        # any period: the rows are fuzz
+        FocusFilesReader("fuzz", [file], file.parent / "staging").batch(date(2024, 9, 1), [], datetime(2026, 11, 30))
     except SourceError as error:
         assert str(file) in str(error)
 
@@ -153,7 +156,7 @@ GCP_ROWS = st.lists(
 )
 
 
-def load_every_period(reader_of: Callable[[object], object], conn: object, staging: Path) -> None:
+def load_every_period(reader_of: Callable[[object], object], conn: object) -> None:
     """What the nightly job does with a source's reader (made by `reader_of` on the warehouse
     connection): each billing period's batch replaces the period; a period that fails leaves its
     rows as they were (the periods loaded before it stay loaded)."""
@@ -165,7 +168,7 @@ def load_every_period(reader_of: Callable[[object], object], conn: object, stagi
     for period in reader.billing_periods():
         before = period_rows(conn, period)
         try:
-            replace_period(conn, reader.batch(period, [], datetime(2026, 11, 30)), staging)
+            replace_period(conn, reader.batch(period, [], datetime(2026, 11, 30)))
         except Exception:
             assert period_rows(conn, period) == before
             raise
@@ -184,16 +187,16 @@ def period_rows(conn: object, period: object) -> tuple:
 @given(st.binary(max_size=300) | GCP_ROWS.map(lambda rows: "\n".join(json.dumps(r) for r in rows).encode()))
 def test_gcp_export_file_reader(fuzz_root: Path, content: bytes) -> None:
     from pipelines.ingest.load import LoadError
-    from pipelines.ingest.sources import GcpExportFilesReader
+    from pipelines.ingest.readers.gcp import GcpExportFilesReader
     from pipelines.warehouse.conservation import ConservationError
 
     file = written(fuzz_root, content, "gcp-export.jsonl")
     warehouse, staging = memory_warehouse(), file.parent / "staging"
     good = file.with_name("loaded-before.jsonl")
     good.write_text(json.dumps(GCP_ROW))
-    load_every_period(lambda conn: GcpExportFilesReader("fuzz", [good]), warehouse, staging)
+    load_every_period(lambda conn: GcpExportFilesReader("fuzz", [good], staging), warehouse)
     try:
-        load_every_period(lambda conn: GcpExportFilesReader("fuzz", [file]), warehouse, staging)
+        load_every_period(lambda conn: GcpExportFilesReader("fuzz", [file], staging), warehouse)
     except (SourceError, LoadError, ConservationError) as error:
         assert str(file) in str(error) or "source fuzz" in str(error), str(error)
 
@@ -209,7 +212,7 @@ def test_bigquery_export_reader(bigquery_emulator: str, fuzz_root: Path, rows: l
     # loads it or refuses it naming the table (or the source and period).
     from pipelines.config import load_config
     from pipelines.ingest.load import LoadError
-    from pipelines.ingest.sources import reader_for
+    from pipelines.ingest.readers import reader_for
     from pipelines.warehouse.conservation import ConservationError
     from tests.integration.test_gcp_bigquery import bigquery_config, new_table
     from tests.support.bigquery_emulator import DETAILED_EXPORT_SCHEMA, append_rows
@@ -217,11 +220,11 @@ def test_bigquery_export_reader(bigquery_emulator: str, fuzz_root: Path, rows: l
     folder = Path(tempfile.mkdtemp(prefix="example-bq-", dir=fuzz_root))
     table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
     config = load_config(bigquery_config(folder, table, bigquery_emulator).resolve())
-    warehouse, staging = memory_warehouse(), folder / "staging"
+    warehouse = memory_warehouse()
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, [GCP_ROW])
-    load_every_period(lambda conn: reader_for(config.sources[0], config, warehouse=conn), warehouse, staging)
+    load_every_period(lambda conn: reader_for(config.sources[0], config, warehouse=conn), warehouse)
     append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, rows)
     try:
-        load_every_period(lambda conn: reader_for(config.sources[0], config, warehouse=conn), warehouse, staging)
+        load_every_period(lambda conn: reader_for(config.sources[0], config, warehouse=conn), warehouse)
     except (SourceError, LoadError, ConservationError) as error:
         assert table in str(error) or "source gcp-bq" in str(error), str(error)

@@ -20,7 +20,7 @@ from connectors.gcp.billing_export import BigQueryBillingExport
 from pipelines.cli import main
 from pipelines.config import load_config
 from pipelines.ingest.drift import column_drift
-from pipelines.ingest.sources import reader_for
+from pipelines.ingest.readers import reader_for
 from pipelines.nightly import run_nightly
 from tests.support import write_config
 from tests.support.bigquery_emulator import (

@@ -11,10 +11,10 @@ import pytest
 
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun
-from pipelines.config import DEFAULT_DIMENSIONS, SHARED_MATCH_COLUMNS, SharedRule
+from pipelines.config import DEFAULT_DIMENSIONS, SharedRule, shared_match_columns
 from pipelines.ingest.load import replace_period
 from pipelines.ingest.mappings import read_category_rules
-from pipelines.ingest.sources import GcpExportFilesReader
+from pipelines.ingest.readers.gcp import GcpExportFilesReader
 from pipelines.warehouse.sql import read_sql
 from tests.unit.test_attribution import PERIOD, add_line, parts, register
 
@@ -127,8 +127,8 @@ def test_project_labels_attribute_gcp_lines_through_ingest(
     ]
     export = tmp_path / "export.jsonl"
     export.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    batch = GcpExportFilesReader("gcp-main", [export]).batch(PERIOD, read_category_rules(), datetime(2026, 11, 1))
-    replace_period(warehouse, batch, tmp_path / "staging")
+    reader = GcpExportFilesReader("gcp-main", [export], tmp_path / "staging")
+    replace_period(warehouse, reader.batch(PERIOD, read_category_rules(), datetime(2026, 11, 1)))
     allocate(warehouse)
 
     result = warehouse.execute(
@@ -464,7 +464,7 @@ def test_proportional_skips_runs_whose_spend_is_not_positive_and_negative_lines_
     }
 
 
-@pytest.mark.parametrize("column", SHARED_MATCH_COLUMNS)
+@pytest.mark.parametrize("column", shared_match_columns())
 def test_every_matchable_column_matches_by_glob(warehouse: duckdb.DuckDBPyConnection, column: str) -> None:
     # the run's line has the same value: ProviderName and BillingCurrency also delimit whom a line is shared with
     add_line(warehouse, "run", {"training_run": "r"}, "1", "1", **{column: "Value-42"})

@@ -1,7 +1,7 @@
 """The AWS → FOCUS mapping pinned on hand-computed CUR lines (CUR 2.0 column names).
 
-Each line's expected FOCUS values are worked out by hand from the CUR semantics in
-../shared/BILLING.md, not read back from the code.
+Each line's expected FOCUS values are worked out by hand from the CUR semantics (AWS's Data
+Exports documentation), not read back from the code.
 """
 
 from datetime import datetime
@@ -12,7 +12,7 @@ from tempfile import TemporaryDirectory
 import polars as pl
 import pytest
 
-from pipelines.ingest import aws_cur2
+from pipelines.ingest.formats import aws_cur2
 from pipelines.ingest.mappings import read_category_rules
 
 PERIOD_START = datetime(2026, 10, 1)
@@ -99,7 +99,7 @@ def normalize(lines: list[dict]) -> list[dict]:
             category_rules=read_category_rules(),
             ingested_at=datetime(2026, 11, 1),
         )
-        aws_cur2.stage_focus_rows(delivery, staged)
+        delivery.stage(staged)
         mapped = pl.read_parquet(staged).to_dicts()
     return sorted(mapped, key=lambda row: int(row["x_LineItemKey"].rsplit("|", 1)[1]))
 
@@ -316,36 +316,3 @@ def test_service_category_comes_from_the_service_code_lookup() -> None:
         ]
     )
     assert [r["ServiceCategory"] for r in rows] == ["AI and Machine Learning", "Storage", "Other"]
-
-
-def test_cur2_money_rounds_every_number_as_money_does() -> None:
-    # CUR 2.0 is converted in SQL (cur2_money), the other formats by polars (money()): one rule
-    import random
-
-    import duckdb
-
-    from pipelines.ingest.focus_schema import money
-    from pipelines.warehouse.sql import read_sql
-
-    generator = random.Random(9)
-    doubles = [
-        round(generator.uniform(-1, 1) * magnitude, generator.randint(0, 17))
-        for magnitude in (1e-6, 1, 1e3, 1e5, 1e6, 1e9, 1e15)
-        for _ in range(3000)
-    ]
-    # ties at the 11th decimal round to the even 10th; 0.1 stays 0.1
-    doubles += [0.00000000005, 0.00000000015, -0.00000000025, 123456.12345678905, 0.1, 1e-5]
-    texts = [repr(value) for value in doubles[::7]] + ["", " 1.5 ", "0.00000000005", "-0.00000000035"]
-    with duckdb.connect() as conn:
-        conn.execute(read_sql("staging/cur2_normalize"))
-        for values, dtype in ((doubles, pl.Float64), (texts, pl.String)):
-            expected = (
-                pl.DataFrame({"value": values}, schema={"value": dtype}).select(money("value")).to_series().to_list()
-            )
-            sql_type = "double" if dtype == pl.Float64 else "varchar"
-            converted = conn.execute(
-                f"select cur2_money(cast(value as {sql_type})) "
-                "from unnest($values) with ordinality as t(value, position) order by position",
-                {"values": values},
-            ).fetchall()
-            assert [value for (value,) in converted] == expected

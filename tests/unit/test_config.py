@@ -13,9 +13,10 @@ from tests.support import write_config
 def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_sample: Path) -> None:
     (tmp_path / "exports").mkdir()
     config = load_config(
-        write_config(tmp_path, "warehouse: wh/w.duckdb\nsources:\n  - {name: f, kind: focus, path: exports}\n")
+        write_config(tmp_path, "warehouse: wh/lake\nsources:\n  - {name: f, kind: focus, path: exports}\n")
     )
-    assert config.warehouse_path == tmp_path / "wh" / "w.duckdb"
+    assert config.lake.sqlite_file == tmp_path / "wh" / "lake" / "catalog.sqlite"
+    assert config.lake.data_path == f"{tmp_path / 'wh' / 'lake' / 'data'}/"
     assert config.reports_path == tmp_path / ".runledger" / "reports"
     assert config.attribution.dimensions["training_run"] == ["training_run", "training-run", "TrainingRun", "run_id"]
 
@@ -129,9 +130,9 @@ def test_missing_config_file_is_named(tmp_path: Path) -> None:
 
 
 def test_default_config_comes_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = write_config(tmp_path, "warehouse: from-env.duckdb\n")
+    path = write_config(tmp_path, "warehouse: from-env\n")
     monkeypatch.setenv("RUNLEDGER_CONFIG", str(path))
-    assert load_config().warehouse_path == tmp_path / "from-env.duckdb"
+    assert load_config().lake.sqlite_file == tmp_path / "from-env" / "catalog.sqlite"
 
 
 def test_orchestration_defaults_and_bad_values(tmp_path: Path) -> None:
@@ -159,3 +160,47 @@ def test_shared_rules_keep_their_order_and_exact_weights(tmp_path: Path) -> None
     assert [rule.name for rule in config.attribution.shared] == ["support", "sp"]
     # 0.1 + 0.2 + 0.7 is not 1 in binary floating point; the weights are read as the decimals written
     assert config.attribution.shared[1].weights == {"a": Decimal("0.1"), "b": Decimal("0.2"), "c": Decimal("0.7")}
+
+
+def test_the_team_lake_takes_its_catalog_and_data_path_from_the_config(tmp_path: Path) -> None:
+    config = load_config(
+        write_config(
+            tmp_path,
+            "warehouse:\n  catalog: {postgres: {host: db.internal, port: 6432, dbname: finops}}\n"
+            "  data_path: s3://lake-bucket/runledger\n  endpoint_url: http://127.0.0.1:9000\n",
+        )
+    )
+    lake = config.lake
+    assert (lake.catalog, lake.data_path) == (
+        "postgres:host=db.internal port=6432 dbname=finops",
+        "s3://lake-bucket/runledger/",
+    )
+    assert (lake.s3_endpoint, lake.s3_use_ssl, lake.state_dir) == ("127.0.0.1:9000", False, tmp_path / ".runledger")
+    assert lake.extensions == ("ducklake", "postgres_scanner", "httpfs", "aws")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("warehouse: {catalog: {postgres: {host: x, dbname: d}, sqlite: c.sqlite}, data_path: d/}\n", "exactly one of"),
+        ("warehouse: {catalog: {postgres: {host: 'x; drop', dbname: d}}, data_path: d/}\n", "not a host name"),
+        ("warehouse: {catalog: {postgres: {host: x, dbname: d}}, data_path: 's3:///nobucket'}\n", "needs a bucket"),
+        (
+            "warehouse: {catalog: {postgres: {host: x, dbname: d, password: p}}, data_path: d/}\n",
+            "password: unknown key",
+        ),
+    ],
+)
+def test_a_bad_team_lake_names_the_key(tmp_path: Path, text: str, expected: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        load_config(write_config(tmp_path, text))
+
+
+def test_an_earlier_warehouse_file_is_named_for_migration(tmp_path: Path) -> None:
+    (tmp_path / ".runledger").mkdir()
+    (tmp_path / ".runledger" / "warehouse.duckdb").write_bytes(b"DUCK")
+    assert load_config(write_config(tmp_path, "")).lake.legacy_file == tmp_path / ".runledger" / "warehouse.duckdb"
+    assert load_config(write_config(tmp_path, "warehouse: .runledger/warehouse.duckdb\n")).lake.legacy_file == (
+        tmp_path / ".runledger" / "warehouse.duckdb"
+    )
+    assert load_config(write_config(tmp_path, "warehouse: elsewhere\n")).lake.legacy_file is None

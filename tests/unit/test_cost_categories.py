@@ -1,104 +1,119 @@
 """Cost category rules (pipelines/data/cost_categories.csv and a `cost_categories:` override):
-globs matched case-insensitively, the first matching rule wins, 'other' when none does."""
+globs matched case-insensitively, the first matching rule wins, 'other' when none does. The rules
+run in SQL for every export format (sql/staging/cost_categories.sql)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
-import polars as pl
 import pytest
 
-from pipelines.ingest.mappings import cost_category_expr, glob_condition, glob_like, glob_regex, read_category_rules
+from pipelines.ingest.formats.delivery import memory_connection
+from pipelines.ingest.mappings import CategoryRule, fill_mapping_tables, glob_like, read_category_rules
+from pipelines.warehouse.sql import read_sql
 
-VALUES = [
-    None,
-    "",
-    "BoxUsage",
-    "USE1-BoxUsage:p4d.24xlarge",
-    "use1-boxusage:p5.48xlarge",
-    "EUC1-DataTransfer-Out-Bytes",
-    "AmazonS3",
-    "amazons3",
-    "AmazonS3Glacier",
-    "EBS:VolumeUsage.gp3",
-    "Tax",
-    "Nvidia H100 80GB GPU",
-    "Größe",
-    "a\nb",
-]
-PATTERNS = [
-    "BoxUsage",
-    "*BoxUsage*",
-    "*boxusage*",
-    "AmazonS3",
-    "amazons3*",
-    "*-Out-Bytes",
-    "EBS:*",
-    "*S3*Glacier",
-    "Amazon?3",
-    "*GPU*",
-    "*Größe*",
-    "a*b",
-    "",
-]
+Inputs = tuple[str | None, str | None, str | None, str | None, str | None]
 
 
-@pytest.mark.parametrize("pattern", PATTERNS)
-def test_a_glob_matches_what_its_regex_matches(pattern: str) -> None:
-    # literal globs take plain string operations; they must agree with the regex every glob had
-    frame = pl.DataFrame({"value": VALUES}, schema={"value": pl.String})
-    fast = frame.select(glob_condition("value", pattern)).to_series().to_list()
-    regex = frame.select(pl.col("value").fill_null("").str.contains(glob_regex(pattern))).to_series().to_list()
-    assert fast == regex
-
-
-@pytest.mark.parametrize("pattern", PATTERNS)
-def test_a_glob_as_like_pattern_matches_what_the_polars_glob_matches(pattern: str) -> None:
-    # the CUR 2.0 mapping runs the rules in DuckDB (ilike_escape); the other formats in polars
-    frame = pl.DataFrame({"value": VALUES}, schema={"value": pl.String})
-    polars_matches = frame.select(glob_condition("value", pattern)).to_series().to_list()
-    with duckdb.connect() as conn:
-        sql_matches = conn.execute(
-            "select ilike_escape(coalesce(value, ''), $pattern, '\\') from unnest($values) as t(value)",
-            {"pattern": glob_like(pattern), "values": VALUES},
+def categorize(rules: list[CategoryRule], inputs: list[Inputs]) -> list[str]:
+    """x_CostCategory of each (provider, service, service category, detail, charge category)."""
+    with memory_connection() as conn:
+        conn.execute(read_sql("staging/macros"))
+        fill_mapping_tables(conn, rules)
+        conn.executemany("insert into category_inputs values (?, ?, ?, ?, ?)", list(dict.fromkeys(inputs)))
+        conn.execute(read_sql("staging/cost_categories", "categorize"))
+        found = conn.execute(
+            "select provider, service, service_category, detail, charge_category, cost_category from line_categories"
         ).fetchall()
-    assert [matched for (matched,) in sql_matches] == polars_matches
+    by_inputs = {row[:5]: row[5] for row in found}
+    return [by_inputs[entry] for entry in inputs]
 
 
-def lines(*rows: tuple[str | None, str | None, str | None]) -> pl.DataFrame:
-    return pl.DataFrame(
-        [
-            {
-                "ProviderName": provider,
-                "_service_key": service,
-                "ServiceCategory": None,
-                "_detail": detail,
-                "ChargeCategory": charge,
-            }
-            for provider, service, detail, charge in (
-                ("Amazon Web Services", service, detail, charge) for service, detail, charge in rows
-            )
-        ],
-        schema=dict.fromkeys(
-            ("ProviderName", "_service_key", "ServiceCategory", "_detail", "ChargeCategory"), pl.String
-        ),
-    )
+def detail_rule(pattern: str) -> CategoryRule:
+    """A rule matching only its `detail` glob."""
+    patterns = dict.fromkeys(("provider", "service", "service_category", "charge_category"), "*")
+    return CategoryRule({**patterns, "detail": pattern}, "compute")
+
+
+GLOBS = [
+    # case-insensitive, anchored at both ends
+    ("BoxUsage", "BoxUsage", True),
+    ("BoxUsage", "boxusage", True),
+    ("BoxUsage", "USE1-BoxUsage", False),
+    ("*BoxUsage*", "USE1-BOXUSAGE:p4d.24xlarge", True),
+    ("*-Out-Bytes", "EUC1-DataTransfer-Out-Bytes", True),
+    ("*-Out-Bytes", "EUC1-DataTransfer-Out-Bytes-2", False),
+    ("EBS:*", "EBS:VolumeUsage.gp3", True),
+    ("*S3*Glacier", "AmazonS3Glacier", True),
+    ("*S3*Glacier", "AmazonS3GlacierDeepArchive", False),
+    # `?` is exactly one character, `*` any text, the empty text too
+    ("Amazon?3", "AmazonS3", True),
+    ("Amazon?3", "Amazon3", False),
+    ("Amazon?3", "AmazonSS3", False),
+    ("Amazon*3", "Amazon3", True),
+    # LIKE's own wildcards and escape character are plain characters in a glob
+    ("50%_off", "50%_off", True),
+    ("50%_off", "50X_off", False),
+    ("50%_off", "50%Xoff", False),
+    ("a\\b", "a\\b", True),
+    ("a\\b", "ab", False),
+    # a missing value matches as the empty text
+    ("*BoxUsage*", None, False),
+    ("", None, True),
+    ("?", None, False),
+    # non-ASCII letters compare case-insensitively too; ß is not SS
+    ("*Größe*", "Eine GRÖßE", True),
+    ("*Größe*", "Eine GRÖSSE", False),
+    ("Élan", "élan", True),
+    # `*` and `?` match line breaks
+    ("a*b", "a\nb", True),
+    ("a?b", "a\nb", True),
+    ("a*b", "a\nc", False),
+]
+
+
+@pytest.mark.parametrize(("pattern", "value", "matches"), GLOBS)
+def test_a_glob_matches_case_insensitively_with_star_and_question_mark(
+    pattern: str, value: str | None, matches: bool
+) -> None:
+    inputs: Inputs = ("Amazon Web Services", "AmazonEC2", None, value, "Usage")
+    assert categorize([detail_rule(pattern)], [inputs]) == ["compute" if matches else "other"]
+
+
+def test_a_star_is_no_pattern_and_matches_anything() -> None:
+    assert glob_like("*") is None
+    assert categorize([detail_rule("*")], [(None, None, None, None, None)]) == ["compute"]
+
+
+def aws(service: str | None, detail: str | None, charge: str) -> Inputs:
+    return ("Amazon Web Services", service, None, detail, charge)
 
 
 def test_built_in_rules_first_match_wins_and_unknown_is_other() -> None:
-    frame = lines(
-        ("AmazonEC2", "USE1-BoxUsage:p5.48xlarge", "Usage"),
-        ("AmazonEC2", "USE1-EBS:VolumeUsage.gp3", "Usage"),
-        ("AmazonEC2", "USE1-DataTransfer-Out-Bytes", "Usage"),  # network rule comes before EC2 compute
-        ("amazons3", "USE1-TimedStorage-ByteHrs", "Usage"),  # service codes match case-insensitively
-        ("AmazonS3", "USE1-TimedStorage-ByteHrs", "Tax"),  # the tax rule is first
-        ("AmazonCloudWatch", "CW:MetricMonitorUsage", "Usage"),
-        ("SomeNewService", "Usage", "Usage"),
-        (None, None, "Usage"),
-    )
-    categories = frame.select(cost_category_expr(read_category_rules())).to_series().to_list()
-    assert categories == ["compute", "storage", "network", "storage", "tax", "monitoring", "other", "other"]
+    inputs = [
+        aws("AmazonEC2", "USE1-BoxUsage:p5.48xlarge", "Usage"),
+        aws("AmazonEC2", "USE1-EBS:VolumeUsage.gp3", "Usage"),
+        aws("AmazonEC2", "USE1-DataTransfer-Out-Bytes", "Usage"),  # network rule comes before EC2 compute
+        aws("amazons3", "USE1-TimedStorage-ByteHrs", "Usage"),  # service codes match case-insensitively
+        aws("AmazonS3", "USE1-TimedStorage-ByteHrs", "Tax"),  # the tax rule is first
+        aws("AmazonCloudWatch", "CW:MetricMonitorUsage", "Usage"),
+        aws("SomeNewService", "Usage", "Usage"),
+        aws(None, None, "Usage"),
+        ("Google Cloud", "Compute Engine", None, "Nvidia H100 80GB GPU running in Americas", "Usage"),
+        ("Microsoft", "Storage Accounts", "Storage", "Tables - LRS Data Stored", "Usage"),  # by its service category
+    ]
+    assert categorize(read_category_rules(), inputs) == [
+        "compute",
+        "storage",
+        "network",
+        "storage",
+        "tax",
+        "monitoring",
+        "other",
+        "other",
+        "compute",
+        "storage",
+    ]
 
 
 def test_override_rules_are_read_before_the_built_in_ones(tmp_path: Path) -> None:
@@ -108,10 +123,9 @@ def test_override_rules_are_read_before_the_built_in_ones(tmp_path: Path) -> Non
         "Amazon Web Services,AmazonS3,,*Requests*,,data\n"
         "*,SomeNewService,,,,support\n"
     )
-    frame = lines(
-        ("AmazonS3", "USE1-Requests-Tier1", "Usage"),
-        ("AmazonS3", "USE1-TimedStorage-ByteHrs", "Usage"),
-        ("SomeNewService", "Usage", "Usage"),
-    )
-    categories = frame.select(cost_category_expr(read_category_rules(override))).to_series().to_list()
-    assert categories == ["data", "storage", "support"]
+    inputs = [
+        aws("AmazonS3", "USE1-Requests-Tier1", "Usage"),
+        aws("AmazonS3", "USE1-TimedStorage-ByteHrs", "Usage"),
+        aws("SomeNewService", "Usage", "Usage"),
+    ]
+    assert categorize(read_category_rules(override), inputs) == ["data", "storage", "support"]

@@ -4,11 +4,12 @@ from datetime import date
 from pathlib import Path
 
 from pipelines.ingest.drift import CUR2_MAPPED_COLUMNS, column_drift
-from pipelines.ingest.sources import FocusFilesReader
+from pipelines.ingest.readers.focus import FocusFilesReader
 
 
-def test_the_public_focus_sample_has_no_drift(focus_sample: Path) -> None:
-    source_format, _, columns = FocusFilesReader("sample", [focus_sample]).delivery_columns(date(2024, 9, 1))
+def test_the_public_focus_sample_has_no_drift(focus_sample: Path, tmp_path: Path) -> None:
+    reader = FocusFilesReader("sample", [focus_sample], tmp_path)
+    source_format, _, columns = reader.delivery_columns(date(2024, 9, 1))
     assert source_format == "focus" and "Id" in columns
     assert not column_drift("focus", columns).drifted
 

@@ -14,8 +14,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.ingest import gcp_billing
+from pipelines.ingest.formats import gcp_billing
 from pipelines.ingest.mappings import read_category_rules
+from pipelines.ingest.readers.gcp import GcpExportFilesReader
 
 VM = "//compute.googleapis.com/projects/ml-train-prod/zones/us-central1-a/instances/7234001"
 
@@ -132,17 +133,28 @@ ROWS = {
 }
 
 
+def map_export(files: list[Path], staging: Path) -> tuple[list[dict], dict]:
+    """The export files' rows as FOCUS rows, every invoice month, in file and line order; and
+    each month's raw control totals (rows, BilledCost)."""
+    reader = GcpExportFilesReader("gcp", files, staging)
+    staging.mkdir(parents=True, exist_ok=True)
+    rows, totals = [], {}
+    for period in reader.billing_periods():
+        batch = reader.batch(period, read_category_rules(), datetime(2026, 11, 1))
+        staged = staging / f"{period}.parquet"
+        batch.mapped.stage(staged)
+        rows += pl.read_parquet(staged).to_dicts()
+        totals[period] = (batch.raw_rows, batch.raw_billed_cost)
+    return sorted(rows, key=lambda line: int(line["x_LineItemKey"].rsplit("|", 1)[1])), totals
+
+
 @pytest.fixture(scope="module")
 def mapped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    file = tmp_path_factory.mktemp("gcp") / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261007.jsonl"
+    folder = tmp_path_factory.mktemp("gcp")
+    file = folder / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261007.jsonl"
     file.write_text("\n".join(json.dumps(r) for r in ROWS.values()) + "\n")
-    frame = gcp_billing.normalize_gcp(
-        gcp_billing.scan_export([file]),
-        source_name="gcp",
-        category_rules=read_category_rules(),
-        ingested_at=datetime(2026, 11, 1),
-    ).collect()
-    return dict(zip(ROWS, frame.to_dicts()))
+    rows, _ = map_export([file], folder / "staging")
+    return dict(zip(ROWS, rows))
 
 
 def credits(line: dict) -> dict[str, Decimal]:
@@ -249,16 +261,7 @@ def test_parquet_with_bigquery_types_and_missing_newer_fields(tmp_path: Path) ->
     )
     file = tmp_path / "old.parquet"
     pq.write_table(table, file)
-    line = (
-        gcp_billing.normalize_gcp(
-            gcp_billing.scan_export([file]),
-            source_name="gcp",
-            category_rules=read_category_rules(),
-            ingested_at=datetime(2026, 11, 1),
-        )
-        .collect()
-        .to_dicts()[0]
-    )
+    (line,), totals = map_export([file], tmp_path / "staging")
     assert line["BilledCost"] == Decimal("49.37436")
     assert credits(line) == {"Committed use discount: A3 GPUs": Decimal("-28.99764")}
     assert (line["ChargePeriodStart"], line["ResourceId"], line["ListCost"], line["ChargeClass"]) == (
@@ -268,10 +271,7 @@ def test_parquet_with_bigquery_types_and_missing_newer_fields(tmp_path: Path) ->
         None,
     )
     assert line["x_GpuHours"] == Decimal("8")
-    rows, billed = gcp_billing.raw_control_totals(
-        gcp_billing.scan_export([file]), datetime(2026, 10, 1).date(), str(file)
-    )
-    assert (rows, billed) == (1, Decimal("49.37436"))
+    assert totals == {datetime(2026, 10, 1).date(): (1, Decimal("49.37436"))}
 
 
 def test_snapshot_keys_are_stable_and_unique_for_identical_rows(tmp_path: Path) -> None:
@@ -282,9 +282,9 @@ def test_snapshot_keys_are_stable_and_unique_for_identical_rows(tmp_path: Path) 
     forward, backward = tmp_path / "a.parquet", tmp_path / "b.parquet"
     pq.write_table(table, forward)
     pq.write_table(table.take([2, 1, 0]), backward)
-    keys = [
-        sorted(gcp_billing.scan_snapshot(file, "p.d.t").select("_line_key").collect()["_line_key"].to_list())
-        for file in (forward, backward)
-    ]
+    keys = []
+    for file in (forward, backward):
+        gcp_billing.key_snapshot(file, "p.d.t", file.with_suffix(".keyed.parquet"))
+        keys.append(sorted(pl.read_parquet(file.with_suffix(".keyed.parquet"))["_line_key"].to_list()))
     assert keys[0] == keys[1]
     assert len(set(keys[0])) == 3

@@ -20,9 +20,9 @@ from pathlib import Path
 import polars as pl
 
 from connectors.errors import SourceError, missing_columns_error
-from pipelines.ingest.aws_cur2 import MONEY_COLUMNS, REQUIRED_COLUMNS
-from pipelines.ingest.focus_schema import TAGS, money
+from pipelines.ingest.formats.aws_cur2 import REQUIRED_COLUMNS
 
+TAGS = pl.List(pl.Struct({"key": pl.String, "value": pl.String}))
 CSV_TAG_CATEGORY = "resourceTags/"
 PARQUET_TAG_PREFIX = "resource_tags_"
 DROPPED_CSV_CATEGORIES = ("costCategory/",)
@@ -162,13 +162,10 @@ def scan_legacy(files: Sequence[Path], export_format: str) -> LegacyScan:
 
 def write_as_cur2(frame: pl.LazyFrame, target: Path) -> None:
     """Writes a legacy delivery converted by `scan_legacy` as one CUR 2.0 Parquet file, rows in
-    delivery order, its money columns as DECIMAL(38,10) (converted from the text AWS wrote) and its
-    tags in `resource_tag_entries` (a map in CUR 2.0, key/value entries here).
+    delivery order, its numbers as AWS wrote them (the mapping's `money` converts them) and its tags
+    in `resource_tag_entries` (a map in CUR 2.0, key/value entries here).
 
     Raises:
-        polars.exceptions.PolarsError: naming the column and value that cannot be converted.
+        polars.exceptions.PolarsError: a timestamp that is not one.
     """
-    names = frame.collect_schema().names()
-    frame.with_columns(money(name).alias(name) for name in MONEY_COLUMNS if name in names).rename(
-        {"resource_tags": "resource_tag_entries"}
-    ).sink_parquet(target)
+    frame.rename({"resource_tags": "resource_tag_entries"}).sink_parquet(target)

@@ -1,0 +1,125 @@
+"""A delivery as DuckDB maps it onto FOCUS: one billing period's files of one source, mapped by
+the SQL of its format (`sql/staging/<format>_normalize.sql`) straight from its Parquet files.
+
+Every format shares `sql/staging/macros.sql` (the money, text and timestamp rules and the mapping
+tables) and the cost category rules (`sql/staging/cost_categories.sql`). A load maps the rows as it
+inserts them into `focus_line_items` (`insert_<format>`), or writes them to a staging file first
+(`stage`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from pipelines.ingest.mappings import CategoryRule, fill_mapping_tables
+from pipelines.warehouse.connection import MEMORY_LIMIT
+from pipelines.warehouse.sql import read_sql
+
+# The formats whose mapping reads focus_line_items' own columns (the FOCUS files).
+READS_FOCUS_COLUMNS = ("focus",)
+
+
+@dataclass(frozen=True)
+class MappedDelivery:
+    """One billing period's files of one source, what their rows are mapped with, and what a first
+    read of them found (currencies, rows of another period).
+
+    Attributes:
+        export_format: `cur2`, `gcp` or `focus`: its mapping (`sql/staging/<format>_normalize.sql`)
+            and statements (`<format>_inputs`, `insert_<format>`, staged rows `<format>`).
+        files: the Parquet files DuckDB reads, in delivery order.
+        locations: where the user finds each file (x_SourceFile); None when its rows name it.
+        first_rows: the delivery's row number of each file's first row (CUR 2.0 keys).
+        read_params: what selects the delivery's rows of the files, besides `files`.
+        row_params: what the rows are mapped with (x_SourceName, x_IngestedAt, ...).
+        category_rules: the cost category rules (x_CostCategory).
+        currencies: the currencies of the delivery's rows.
+        rows_outside_period: rows of another billing period (a delivery holds only its own).
+        file_outside_period: where the first of them is.
+    """
+
+    export_format: str
+    files: tuple[Path, ...]
+    locations: tuple[str | None, ...]
+    first_rows: tuple[int, ...]
+    read_params: Mapping[str, object]
+    row_params: Mapping[str, object]
+    category_rules: tuple[CategoryRule, ...]
+    currencies: tuple[str, ...]
+    rows_outside_period: int
+    file_outside_period: str | None
+
+    def _read_params(self) -> dict[str, object]:
+        return {"files": [str(file) for file in self.files], **self.read_params}
+
+    def prepare(self, conn: duckdb.DuckDBPyConnection) -> None:
+        """Creates the mapping's temporary macros and tables on the connection and fills them for
+        the delivery: its files, the mapping tables, and the cost category of each distinct rule
+        input it holds."""
+        create_mapping(conn, self.export_format, self.files, self.locations, self.first_rows)
+        fill_mapping_tables(conn, self.category_rules)
+        conn.execute(read_sql("staging/cost_categories", f"{self.export_format}_inputs"), self._read_params())
+        conn.execute(read_sql("staging/cost_categories", "categorize"))
+
+    def stage(self, target: Path) -> None:
+        """Writes the delivery's FOCUS rows into a staging Parquet file, outside the warehouse."""
+        with memory_connection() as conn:
+            self.prepare(conn)
+            conn.execute(
+                read_sql("staging/staged_rows", self.export_format), {**self.statement_params(), "target": str(target)}
+            )
+
+    def statement_params(self) -> dict[str, object]:
+        """The parameters of the mapping's statements (`insert_<format>` in
+        sql/staging/focus_line_items.sql, staged rows)."""
+        return {**self._read_params(), **self.row_params}
+
+
+def memory_connection() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB within the warehouse's memory limit; rows need no order (their
+    x_LineItemKey numbers them), so a staging file is written as it is computed."""
+    return duckdb.connect(
+        config={"python_enable_replacements": False, "memory_limit": MEMORY_LIMIT, "preserve_insertion_order": False}
+    )
+
+
+def fetch_dict(conn: duckdb.DuckDBPyConnection, sql: str, params: Mapping[str, object]) -> dict | None:
+    """The statement's first row as {column: value}, None when it returns no row."""
+    result = conn.execute(sql, params)
+    row = result.fetchone()
+    return dict(zip([column[0] for column in result.description], row)) if row else None
+
+
+def create_mapping(
+    conn: duckdb.DuckDBPyConnection,
+    export_format: str,
+    files: Sequence[Path],
+    locations: Sequence[str | None],
+    first_rows: Sequence[int] | None = None,
+) -> None:
+    """Creates the shared and the format's mapping (temporary macros and tables) on the connection
+    and lists the delivery's files in `delivery_files`.
+
+    Args:
+        conn: the warehouse or an in-memory connection.
+        export_format: `cur2`, `gcp` or `focus`.
+        files: the Parquet files DuckDB reads.
+        locations: where the user finds each file.
+        first_rows: the delivery row number of each file's first row (0s when not given).
+    """
+    conn.execute(read_sql("staging/macros"))
+    if export_format in READS_FOCUS_COLUMNS:
+        conn.execute(read_sql("schema/focus_line_items"))
+    conn.execute(read_sql(f"staging/{export_format}_normalize"))
+    conn.execute(
+        read_sql("staging/lookups", "delivery_files"),
+        {
+            "files": [str(file) for file in files],
+            "locations": list(locations),
+            "first_rows": list(first_rows) if first_rows is not None else [0] * len(files),
+        },
+    )

@@ -1,0 +1,140 @@
+"""What the ingest step reads of a billing source: one batch per billing period (the delivery
+DuckDB maps onto FOCUS and the raw control totals it must match), and the protocols readers
+implement."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import polars as pl
+
+from connectors.errors import SourceError
+from pipelines.ingest.formats.delivery import MappedDelivery
+from pipelines.ingest.mappings import CategoryRule
+
+
+@dataclass(frozen=True)
+class PeriodBatch:
+    """What one load of one (source, billing period) writes, and the raw totals it must match.
+
+    `mapped` is the delivery as DuckDB maps it onto FOCUS while inserting it (or staging it first);
+    its files may be copies the reader wrote (`temporary_files`), removed once the load is over.
+    """
+
+    source_name: str
+    source_format: str
+    billing_period: date
+    delivery: str
+    files: tuple[str, ...]
+    raw_rows: int
+    raw_billed_cost: object
+    mapped: MappedDelivery
+    snapshot_export_time: datetime | None = None
+    watermark: datetime | None = None
+    temporary_files: tuple[Path, ...] = ()
+    warnings: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
+
+
+class BillingSourceReader(Protocol):
+    """A billing source as the ingest step sees it."""
+
+    name: str
+
+    def billing_periods(self) -> list[date]:
+        """Billing periods present in the source, oldest first."""
+        ...
+
+    def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
+        """The period's delivery and raw control totals."""
+        ...
+
+    def delivery_marks(self) -> dict[date, str]:
+        """Per billing period, a short text that changes exactly when a new delivery arrives
+        (a manifest's executionId, the latest export_time); the sensor compares them."""
+        ...
+
+    def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
+        """The source format of the period's delivery, where its columns were read, and the
+        column names as delivered (for the schema-drift check)."""
+        ...
+
+
+@runtime_checkable
+class DeliveryIdentifying(Protocol):
+    """A reader that can name its latest delivery cheaply, so an unchanged one is not reloaded."""
+
+    def delivery_identity(self, billing_period: date, rules: list[CategoryRule]) -> str:
+        """The `loads.delivery` a load of the period's latest delivery would record."""
+        ...
+
+
+def with_mapping(identity: str, rules: list[CategoryRule]) -> str:
+    """A delivery identity plus the RunLedger version and cost category rules applied to it, so a
+    changed mapping reloads an otherwise unchanged delivery."""
+    digest = hashlib.sha256(repr((version("runledger"), rules)).encode()).hexdigest()[:12]
+    return f"{identity} mapping:{digest}"
+
+
+def remove_files(files: Sequence[Path]) -> None:
+    """Removes the temporary files a reader wrote (those that exist)."""
+    for file in files:
+        file.unlink(missing_ok=True)
+
+
+class FileExportReader:
+    """Exports whose files hold several billing periods: each period's rows are read from all the
+    files; typed copies of them are written to `staging_dir`."""
+
+    source_format: str
+
+    def __init__(self, name: str, files: Sequence[Path], staging_dir: Path) -> None:
+        self.name = name
+        self.files = list(files)
+        self.staging_dir = staging_dir
+
+    def _periods(self) -> pl.LazyFrame:
+        """The billing period (first day) of each row of the files, as `period`."""
+        raise NotImplementedError
+
+    def billing_periods(self) -> list[date]:
+        try:
+            periods = self._periods().select(pl.col("period").unique()).collect()
+        except pl.exceptions.PolarsError as error:
+            raise SourceError(f"cannot read {', '.join(map(str, self.files))}: {error}") from None
+        if periods.is_empty():
+            raise SourceError(f"no line items in {', '.join(map(str, self.files))}; the rows loaded before are kept")
+        return sorted(p for p in periods["period"].to_list() if p is not None)
+
+    def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
+        return self.source_format, ", ".join(str(f) for f in self.files), self._delivered_columns()
+
+    def _delivered_columns(self) -> list[str]:
+        raise NotImplementedError
+
+    def _typed_file(self, billing_period: date, number: int) -> Path:
+        """Where the typed copy of the period's `number`th file is written."""
+        self.staging_dir.mkdir(parents=True, exist_ok=True)
+        return self.staging_dir / f"{self.name}-{billing_period:%Y-%m}-{uuid.uuid4().hex}-{number:05d}.parquet"
+
+    def _batch(
+        self, billing_period: date, mapped: MappedDelivery, rows: int, billed: object, temporary_files: tuple[Path, ...]
+    ) -> PeriodBatch:
+        return PeriodBatch(
+            source_name=self.name,
+            source_format=self.source_format,
+            billing_period=billing_period,
+            delivery=f"{len(self.files)} files",
+            files=tuple(str(f) for f in self.files),
+            raw_rows=rows,
+            raw_billed_cost=billed,
+            mapped=mapped,
+            temporary_files=temporary_files,
+        )

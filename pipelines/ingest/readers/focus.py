@@ -1,0 +1,73 @@
+"""Any FOCUS export in a local file or folder."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date, datetime
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from connectors.errors import SourceError
+from pipelines.ingest.formats import focus_files
+from pipelines.ingest.mappings import CategoryRule
+from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, remove_files
+
+
+class FocusFilesReader(FileExportReader):
+    """FOCUS files (CSV or Parquet) holding any billing periods."""
+
+    source_format = "focus"
+
+    def _periods(self) -> pl.LazyFrame:
+        return focus_files.scan_periods(self.files)
+
+    def billing_periods(self) -> list[date]:
+        """The periods the files hold rows of; a BillingPeriodStart that is not a timestamp (its row
+        belongs to no period) is refused, naming it."""
+        try:
+            unparsed = self._periods().select(pl.col("unparsed").drop_nulls().first()).collect().item()
+        except pl.exceptions.PolarsError as error:
+            raise SourceError(f"cannot read {', '.join(map(str, self.files))}: {error}") from None
+        if unparsed is not None:
+            raise focus_files.unparsed_timestamp_error(
+                unparsed["file"], unparsed["_row"], "BillingPeriodStart", unparsed["value"]
+            )
+        return super().billing_periods()
+
+    def _delivered_columns(self) -> list[str]:
+        return focus_files.delivered_columns(self.files)
+
+    def delivery_marks(self) -> dict[date, str]:
+        """FOCUS files carry no delivery time: any change to a file (name, size, modification
+        time) marks every period the files hold as delivered again."""
+        fingerprint = hashlib.sha256(
+            "\n".join(f"{f}|{f.stat().st_size}|{f.stat().st_mtime_ns}" for f in self.files).encode()
+        ).hexdigest()[:16]
+        return dict.fromkeys(self.billing_periods(), fingerprint)
+
+    def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
+        """The period's rows of every file, the files typed into Parquet copies first."""
+        typed: list[Path] = []
+        try:
+            for number, file in enumerate(self.files):
+                typed.append(self._typed_file(billing_period, number))
+                focus_files.write_typed(file, typed[-1])
+            mapped, rows, billed = focus_files.read_delivery(
+                typed,
+                [str(file) for file in self.files],
+                source_name=self.name,
+                source_format=self.source_format,
+                billing_period=billing_period,
+                select_period=True,
+                category_rules=rules,
+                ingested_at=ingested_at,
+            )
+        except BaseException as error:
+            remove_files(typed)
+            if isinstance(error, duckdb.Error):
+                first_line = str(error).strip().splitlines()[0][:300]
+                raise SourceError(f"cannot read FOCUS files {', '.join(map(str, self.files))}: {first_line}") from None
+            raise
+        return self._batch(billing_period, mapped, rows, billed, tuple(typed))

@@ -1,0 +1,89 @@
+-- x_CostCategory of a delivery's lines: each format lists the distinct rule inputs its delivery
+-- holds, then `categorize` applies the rules (sql/staging/lookups.sql) to each once.
+
+-- name: cur2_inputs
+-- A CUR 2.0 delivery's (service, usage type, charge category); CUR 2.0 carries no service category.
+insert into category_inputs
+select distinct
+    'Amazon Web Services' as provider,
+    cur2_service_key(line_item_product_code, product_servicecode) as service,
+    cast(null as varchar) as service_category,
+    blank(line_item_usage_type) as detail,
+    cur2_charge_category(
+        line_item_line_item_type, line_item_product_code, reservation_reservation_a_r_n, line_item_tax_type
+    ) as charge_category
+from cur2_delivery_rows($files);
+
+-- name: gcp_inputs
+-- A GCP delivery's (service, SKU, charge category); the export carries no service category.
+insert into category_inputs
+select distinct
+    'Google Cloud' as provider,
+    service.description as service,
+    cast(null as varchar) as service_category,
+    sku.description as detail,
+    gcp_charge_category(cost_type) as charge_category
+from gcp_delivery_rows($files, $invoice_month);
+
+-- name: focus_inputs
+-- A FOCUS delivery's own provider, service, service category, charge description and category.
+insert into category_inputs
+select distinct
+    blank(ProviderName) as provider,
+    blank(ServiceName) as service,
+    blank(ServiceCategory) as service_category,
+    blank(ChargeDescription) as detail,
+    blank(ChargeCategory) as charge_category
+from focus_delivery_rows($files, $billing_period, $select_period);
+
+-- name: categorize
+-- Each input's x_CostCategory: the first matching rule (NULL pattern: any value; a missing value
+-- matches as ''), else 'other'; and the ServiceCategory of a line whose export names none: its
+-- service's (AWS service codes), else its cost category's.
+insert into line_categories
+with inputs as (
+    select * from category_inputs
+),
+
+rules as (
+    select * from category_rules
+),
+
+categorized as (
+    select
+        inputs.provider,
+        inputs.service,
+        inputs.service_category,
+        inputs.detail,
+        inputs.charge_category,
+        coalesce(arg_min(rules.cost_category, rules.rule_order), 'other') as cost_category
+    from inputs
+    left join rules
+        on (rules.provider is null or ilike_escape(coalesce(inputs.provider, ''), rules.provider, '\'))
+        and (rules.service is null or ilike_escape(coalesce(inputs.service, ''), rules.service, '\'))
+        and (
+            rules.service_category is null
+            or ilike_escape(coalesce(inputs.service_category, ''), rules.service_category, '\')
+        )
+        and (rules.detail is null or ilike_escape(coalesce(inputs.detail, ''), rules.detail, '\'))
+        and (
+            rules.charge_category is null
+            or ilike_escape(coalesce(inputs.charge_category, ''), rules.charge_category, '\')
+        )
+    group by all
+),
+
+services as (
+    select * from service_categories
+),
+
+final as (
+    select
+        categorized.*,
+        coalesce(services.service_category, cost_category_service_category(categorized.cost_category))
+            as default_service_category
+    from categorized
+    left join services on categorized.provider = services.provider and categorized.service = services.service
+)
+
+select * from final;

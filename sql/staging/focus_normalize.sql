@@ -1,0 +1,122 @@
+-- The FOCUS 1.0-1.2 → focus_line_items mapping (typing and RunLedger's x_ extensions), run by DuckDB
+-- on a FOCUS export's files as polars types them (pipelines/ingest/formats/focus_files.py:
+-- timestamps in UTC, Tags as key/value entries, everything else as the file has it). Created per
+-- connection (temporary), after sql/staging/macros.sql, whose tables a load fills, and
+-- sql/schema/focus_line_items.sql, whose columns a FOCUS file carries.
+
+-- Every column the mapping reads, typed, without rows: focus_line_items' own FOCUS columns (and
+-- x_InstanceType, which a file may carry), Tags as entries. A delivery is read as this table
+-- `union all by name` its files, so a column a file lacks (another FOCUS version) is NULL. A money
+-- column stays as the file has it (text from CSV, DOUBLE from Parquet): `money` converts either.
+-- `_unparsed_timestamp` is a row's first timestamp text polars could not read, and its column.
+create or replace temp table focus_columns as
+with focus_columns as (
+    select columns(column_name -> not starts_with(column_name, 'x_') or column_name = 'x_InstanceType')
+    from focus_line_items
+)
+
+select
+    * replace (cast(null as struct(key varchar, value varchar)[]) as Tags),
+    cast(null as struct(column_name varchar, value varchar)) as _unparsed_timestamp
+from focus_columns
+where false;
+
+-- The delivery's rows (with every FOCUS column, missing ones NULL) and their place in their file;
+-- only those of the billing period when the files hold several (`select_period`).
+create or replace temp macro focus_delivery_rows(files, billing_period, select_period) as table
+    select *
+    from focus_columns
+    union all by name
+    select *
+    from read_parquet(files, filename = true, file_row_number = true, union_by_name = true, hive_partitioning = false)
+    where not select_period or date_trunc('month', BillingPeriodStart) = billing_period;
+
+-- The delivery's rows as `focus_line_items` rows: text trimmed (blank is NULL), money converted,
+-- x_LineItemKey `source|file|row`, x_CostCategory from the rules. Needs `delivery_files` and
+-- `line_categories` filled (sql/staging/lookups.sql, cost_categories.sql).
+create or replace temp macro focus_file_rows(
+    files, billing_period, select_period, source_name, source_format, ingested_at
+) as table
+with delivery as (
+    select * from focus_delivery_rows(files, billing_period, select_period)
+),
+
+file_locations as (
+    select * from delivery_files
+),
+
+mapped as (
+    select
+        delivery.*,
+        coalesce(file_locations.location, delivery.filename) as source_file
+    from delivery
+    left join file_locations on delivery.filename = file_locations.file
+),
+
+final as (
+    select
+        blank(mapped.BillingAccountId) as BillingAccountId,
+        blank(mapped.BillingAccountName) as BillingAccountName,
+        blank(mapped.BillingCurrency) as BillingCurrency,
+        mapped.BillingPeriodStart,
+        mapped.BillingPeriodEnd,
+        mapped.ChargePeriodStart,
+        mapped.ChargePeriodEnd,
+        blank(mapped.ChargeCategory) as ChargeCategory,
+        blank(mapped.ChargeClass) as ChargeClass,
+        blank(mapped.ChargeDescription) as ChargeDescription,
+        blank(mapped.ChargeFrequency) as ChargeFrequency,
+        blank(mapped.ProviderName) as ProviderName,
+        blank(mapped.PublisherName) as PublisherName,
+        blank(mapped.InvoiceIssuerName) as InvoiceIssuerName,
+        blank(mapped.InvoiceId) as InvoiceId,
+        blank(mapped.ServiceName) as ServiceName,
+        blank(mapped.ServiceCategory) as ServiceCategory,
+        blank(mapped.SubAccountId) as SubAccountId,
+        blank(mapped.SubAccountName) as SubAccountName,
+        blank(mapped.RegionId) as RegionId,
+        blank(mapped.AvailabilityZone) as AvailabilityZone,
+        blank(mapped.ResourceId) as ResourceId,
+        blank(mapped.ResourceName) as ResourceName,
+        blank(mapped.ResourceType) as ResourceType,
+        blank(mapped.SkuId) as SkuId,
+        blank(mapped.SkuPriceId) as SkuPriceId,
+        blank(mapped.PricingCategory) as PricingCategory,
+        money(mapped.PricingQuantity) as PricingQuantity,
+        blank(mapped.PricingUnit) as PricingUnit,
+        money(mapped.ConsumedQuantity) as ConsumedQuantity,
+        blank(mapped.ConsumedUnit) as ConsumedUnit,
+        money(mapped.ListUnitPrice) as ListUnitPrice,
+        money(mapped.ListCost) as ListCost,
+        money(mapped.ContractedCost) as ContractedCost,
+        money(mapped.EffectiveCost) as EffectiveCost,
+        money(mapped.BilledCost) as BilledCost,
+        blank(mapped.CommitmentDiscountId) as CommitmentDiscountId,
+        blank(mapped.CommitmentDiscountType) as CommitmentDiscountType,
+        blank(mapped.CommitmentDiscountStatus) as CommitmentDiscountStatus,
+        map_from_entries(coalesce(mapped.Tags, [])) as Tags,
+        concat_ws('|', source_name, mapped.source_file, mapped.file_row_number) as x_LineItemKey,
+        source_name as x_SourceName,
+        source_format as x_SourceFormat,
+        mapped.source_file as x_SourceFile,
+        cast(ingested_at as timestamp) as x_IngestedAt,
+        categories.cost_category as x_CostCategory,
+        mapped.x_InstanceType,
+        gpu_instance_types.gpus as x_GpuCount,
+        cast(0 as decimal(38, 10)) as x_GpuHours,
+        cast(null as map(varchar, decimal(38, 10))) as x_Credits,
+        cast(null as decimal(38, 10)) as x_CurrencyConversionRate,
+        cast(null as map(varchar, varchar)) as x_SystemLabels
+    from mapped
+    left join line_categories as categories
+        on blank(mapped.ProviderName) is not distinct from categories.provider
+        and blank(mapped.ServiceName) is not distinct from categories.service
+        and blank(mapped.ServiceCategory) is not distinct from categories.service_category
+        and blank(mapped.ChargeDescription) is not distinct from categories.detail
+        and blank(mapped.ChargeCategory) is not distinct from categories.charge_category
+    left join gpu_instance_types
+        on blank(mapped.ProviderName) = gpu_instance_types.provider
+        and lower(mapped.x_InstanceType) = gpu_instance_types.instance_type
+)
+
+select * from final;

@@ -1,0 +1,157 @@
+-- What the mappings of every export format onto FOCUS share: the text, money and timestamp rules
+-- and the mapping tables a load fills (sql/staging/lookups.sql). Created per connection
+-- (temporary), before the format's own mapping (cur2_normalize, gcp_normalize, focus_normalize).
+
+-- FOCUS nulls are NULL, never blank text; what is kept is trimmed of whitespace (Unicode's). Text
+-- that neither starts nor ends with whitespace is kept as it is, without a replacement (3× faster).
+create or replace temp macro blank(value) as
+    case
+        when regexp_matches(cast(value as varchar), '^[\s\x0B\x{85}\p{Z}]|[\s\x0B\x{85}\p{Z}]$')
+            then nullif(
+                regexp_replace(cast(value as varchar), '^[\s\x0B\x{85}\p{Z}]+|[\s\x0B\x{85}\p{Z}]+$', '', 'g'), ''
+            )
+        else nullif(cast(value as varchar), '')
+    end;
+
+-- A number's digits (its whole part and fraction) as a count of 1e-10, rounded half to even.
+create or replace temp macro money_digit_units(whole, fraction) as
+    cast(whole || rpad(left(fraction, 10), 10, '0') as hugeint)
+    + case
+        when substr(fraction, 11, 1) > '5' then 1
+        when substr(fraction, 11, 1) = '5'
+            and (
+                ltrim(substr(fraction, 12), '0') <> ''
+                or right(rpad(left(fraction, 10), 10, '0'), 1) in ('1', '3', '5', '7', '9')
+            )
+            then 1
+        else 0
+    end;
+
+-- `digits` with the decimal point after its first `point` digits (before them when negative), as
+-- a count of 1e-10.
+create or replace temp macro money_shifted_units(digits, point) as
+    case
+        when point <= 0 then money_digit_units('0', repeat('0', -point) || digits)
+        when point >= length(digits) then money_digit_units(digits || repeat('0', point - length(digits)), '')
+        else money_digit_units(left(digits, point), substr(digits, point + 1))
+    end;
+
+-- A number's text (`12`, `-0.5`, `1.5e-7`) rounded half to even at the 10th decimal, exactly: in
+-- integer arithmetic on its digits (DuckDB's cast of text to DECIMAL(38, x) is ten times slower).
+-- Blank text is NULL; other text that is not a number is an error.
+create or replace temp macro text_money(text) as
+    list_transform(
+        [regexp_extract(
+            blank(text), '^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$', ['sign', 'whole', 'fraction', 'exponent']
+        )],
+        number -> case
+            when number.whole || number.fraction = '' then error('not a number: ' || text)
+            else cast(
+                cast(
+                    (case when number.sign = '-' then -1 else 1 end) * money_shifted_units(
+                        number.whole || number.fraction,
+                        length(number.whole) + coalesce(cast(nullif(number.exponent, '') as integer), 0)
+                    ) as decimal(38, 0)
+                ) * cast(0.0000000001 as decimal(11, 10))
+                as decimal(38, 10)
+            )
+        end
+    )[1];
+
+-- Money: a provider number (text, DOUBLE, integer or DECIMAL) as DECIMAL(38,10), the one
+-- conversion of every mapping and every raw control total (README "Money conversion"). The
+-- number is taken as the provider wrote it (a DOUBLE by its shortest text form, so 0.1 stays 0.1)
+-- and rounded half to even at the 10th decimal (`text_money`). DuckDB's cast of its DOUBLE (× 10^10,
+-- rounded) is that whenever the number stays below 10^5 and the cast reads back as the same DOUBLE:
+-- the DOUBLE is then the nearest to the cast, so the number is within 1.5e-11 of the cast, far from
+-- a tie. That is the common case (at most 10 decimals), several times faster than the text.
+create or replace temp macro money(value) as
+    case
+        when abs(try_cast(value as double)) < 100000
+            and cast(cast(try_cast(value as double) as decimal(38, 10)) as double) = try_cast(value as double)
+            then cast(try_cast(value as double) as decimal(38, 10))
+        else text_money(cast(value as varchar))
+    end;
+
+-- The first of a row's amounts ({column_name, value as text}) that `money` does not convert: what
+-- stops a load, named before anything is loaded. (A DOUBLE's text is its shortest form, which
+-- `money` converts as it converts the DOUBLE.)
+create or replace temp macro first_bad_money(amounts) as
+    list_filter(amounts, amount -> amount.value is not null and try(money(amount.value)) is null)[1];
+
+-- |money| in integer counts of 1e-10.
+create or replace temp macro money_units(value) as
+    abs(cast(cast(value as decimal(38, 10)) * 10000000000 as hugeint));
+
+-- Money divided by a positive whole number, exactly and rounded half to even at the 10th decimal
+-- as money is (DuckDB divides DECIMALs in DOUBLE): the quotient q and remainder r of the units
+-- ÷ divisor, q + 1 when 2r is above the divisor or equal to it with q odd.
+create or replace temp macro money_quotient(value, divisor) as
+    cast(
+        cast(
+            sign(cast(value as decimal(38, 10))) * (
+                money_units(value) // divisor
+                + case
+                    when 2 * (money_units(value) % divisor) > divisor
+                        or (2 * (money_units(value) % divisor) = divisor and (money_units(value) // divisor) % 2 = 1)
+                        then 1
+                    else 0
+                end
+            ) as decimal(38, 0)
+        ) * cast(0.0000000001 as decimal(11, 10))
+        as decimal(38, 10)
+    );
+
+-- A TIMESTAMP (UTC) or TIMESTAMP WITH TIME ZONE as a UTC TIMESTAMP, whatever the session's zone.
+create or replace temp macro utc_timestamp(value) as make_timestamp(epoch_us(value));
+
+-- The FOCUS ServiceCategory of a cost category, for lines whose export names none.
+create or replace temp macro cost_category_service_category(cost_category) as
+    case cost_category
+        when 'compute' then 'Compute'
+        when 'storage' then 'Storage'
+        when 'network' then 'Networking'
+        when 'data' then 'Analytics'
+        when 'monitoring' then 'Management and Governance'
+        else 'Other'
+    end;
+
+-- The delivery's files in delivery order: where the user finds each, and the delivery's row
+-- number of its first row (CUR 2.0 numbers rows across the whole delivery).
+create or replace temp table delivery_files (file varchar, location varchar, first_row bigint);
+
+-- The cost category rules as LIKE patterns (NULL: any value), first (lowest rule_order) wins.
+create or replace temp table category_rules (
+    rule_order integer,
+    provider varchar,
+    service varchar,
+    service_category varchar,
+    detail varchar,
+    charge_category varchar,
+    cost_category varchar
+);
+
+-- Each distinct (provider, service, service category, detail, charge category) the delivery holds.
+create or replace temp table category_inputs (
+    provider varchar,
+    service varchar,
+    service_category varchar,
+    detail varchar,
+    charge_category varchar
+);
+
+-- Of each category_inputs row: its x_CostCategory, and the ServiceCategory of a line whose export
+-- names none (its service's, else its cost category's).
+create or replace temp table line_categories (
+    provider varchar,
+    service varchar,
+    service_category varchar,
+    detail varchar,
+    charge_category varchar,
+    cost_category varchar,
+    default_service_category varchar
+);
+
+create or replace temp table gpu_instance_types (provider varchar, instance_type varchar, gpus integer);
+
+create or replace temp table service_categories (provider varchar, service varchar, service_category varchar);

@@ -29,7 +29,7 @@ from pipelines.tags import assets as tags_assets
 from pipelines.waste import assets as waste_assets
 
 NIGHTLY_JOB = "runledger_nightly"
-MAINTENANCE_JOB = "lake_maintenance"
+MAINTENANCE_JOB = "lake_upkeep"
 # Runs that write the lake carry this tag: dagster.yaml limits how many run at once.
 WAREHOUSE_RUN_TAG = {"runledger/warehouse": "writer"}
 # Every asset these modules define is in the graph: a new asset needs no list edit.
@@ -159,13 +159,15 @@ def build_definitions(config_path: Path | None = None) -> dg.Definitions:
         description="The lake's weekly upkeep: old snapshots expired, small files merged, unread files deleted.",
     )
     orchestration = config.orchestration if config else Orchestration()
-    try:
-        schedules = [
-            build_nightly_schedule(job, orchestration),
-            build_maintenance_schedule(maintenance_job, orchestration),
-        ]
-    except dg.DagsterInvalidDefinitionError as error:
-        raise ConfigError(f"{path}: orchestration: {error}") from None
+    schedules = []
+    for key, build, schedule_job in (
+        ("cron", build_nightly_schedule, job),
+        ("maintenance_cron", build_maintenance_schedule, maintenance_job),
+    ):
+        try:
+            schedules.append(build(schedule_job, orchestration))
+        except dg.DagsterInvalidDefinitionError as error:
+            raise ConfigError(f"{path}: orchestration.{key}: {error}") from None
     return dg.Definitions(
         assets=[*graph.assets, lake_maintenance],
         jobs=[job, maintenance_job],

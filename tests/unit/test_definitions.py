@@ -10,12 +10,13 @@ import pytest
 from botocore.exceptions import ClientError
 
 from pipelines.config import ConfigError, load_config
-from pipelines.definitions import NIGHTLY_JOB, build_asset_graph, build_definitions, defs, stages
+from pipelines.definitions import MAINTENANCE_JOB, NIGHTLY_JOB, build_asset_graph, build_definitions, defs, stages
 from pipelines.demo import write_demo
 from pipelines.orchestration.partitions import billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL
 from pipelines.orchestration.retries import is_transient, retry_request
 from pipelines.orchestration.tables import tables_held
+from pipelines.schedules import MAINTENANCE_SCHEDULE
 from pipelines.warehouse.catalog import warehouse_catalog
 from pipelines.warehouse.conservation import ConservationError
 
@@ -93,14 +94,19 @@ UPSTREAM = {
 
 def test_definitions_load_and_validate_with_one_raw_load_per_source(demo_defs: dg.Definitions) -> None:
     dg.Definitions.validate_loadable(demo_defs)
-    assert set(asset_specs(demo_defs)) == LAYER_ASSETS | {"raw/aws_main", "raw/gcp_main"}
+    assert set(asset_specs(demo_defs)) == LAYER_ASSETS | {"raw/aws_main", "raw/gcp_main", "lake_maintenance"}
     graph = demo_defs.resolve_asset_graph()
     assert {
         key.to_user_string(): {parent.to_user_string() for parent in graph.get(key).parent_keys}
         for key in graph.get_all_asset_keys()
-    } == UPSTREAM
+    } == UPSTREAM | {"lake_maintenance": set()}
     job = demo_defs.resolve_job_def(NIGHTLY_JOB)
     assert job.tags == {"runledger/warehouse": "writer"} and job.partitions_def is not None
+    assert "lake_maintenance" not in {key.to_user_string() for key in job.asset_layer.executable_asset_keys}
+    upkeep = demo_defs.resolve_job_def(MAINTENANCE_JOB)
+    assert {key.to_user_string() for key in upkeep.asset_layer.executable_asset_keys} == {"lake_maintenance"}
+    schedules = {schedule.name: schedule for schedule in demo_defs.schedules}
+    assert schedules[MAINTENANCE_SCHEDULE].cron_schedule == "0 5 * * 0"
 
 
 def keys(assets: list[dg.AssetsDefinition]) -> list[str]:
@@ -148,7 +154,7 @@ def test_every_table_asset_documents_its_columns_from_the_schema(demo_defs: dg.D
         tables = tables_held(spec)
         held |= set(tables)
         assert set(tables) <= set(catalog), key
-        if key == "post_mortem_reports":  # files, not a table
+        if key in ("post_mortem_reports", "lake_maintenance"):  # files, or the lake's upkeep: no table
             assert not tables and "dagster/column_schema" not in spec.metadata
             continue
         table = catalog[tables[0]]
@@ -156,7 +162,7 @@ def test_every_table_asset_documents_its_columns_from_the_schema(demo_defs: dg.D
         assert [(c.name, c.type, c.description) for c in spec.metadata["dagster/column_schema"].columns] == [
             (c.name, c.data_type, c.description) for c in table.columns
         ], key
-    assert held == set(catalog)
+    assert held == set(catalog) - {"schema_version"}  # written by every writer as it connects
     columns = {c.name: c for c in asset_specs(demo_defs)["cost_allocations"].metadata["dagster/column_schema"].columns}
     assert columns["billed_cost"].type == "DECIMAL(38,10)" and not columns["billed_cost"].constraints.nullable
     assert "sum to exactly 1" in columns["allocation_ratio"].description
@@ -173,7 +179,7 @@ def test_source_kinds_and_descriptions_say_which_engine_maps_them(demo_defs: dg.
 
 def test_every_asset_has_group_owner_kind_and_description(demo_defs: dg.Definitions) -> None:
     for key, spec in asset_specs(demo_defs).items():
-        assert spec.group_name in {"ingest", "attribution", "budgets", "waste", "reports"}, key
+        assert spec.group_name in {"ingest", "attribution", "budgets", "waste", "reports", "maintenance"}, key
         assert spec.owners == ["team:finops"], key
         assert spec.kinds, key
         assert spec.description and len(spec.description) > 100, key
@@ -205,7 +211,7 @@ def test_the_code_location_reads_the_config_when_it_loads(tmp_path: Path, monkey
     monkeypatch.chdir(tmp_path)
     fallback = defs()
     dg.Definitions.validate_loadable(fallback)
-    assert set(asset_specs(fallback)) == LAYER_ASSETS
+    assert set(asset_specs(fallback)) == LAYER_ASSETS | {"lake_maintenance"}
     assert fallback.resolve_sensor_def("new_billing_deliveries") and fallback.resolve_schedule_def("nightly_refresh")
 
     config = write_demo(tmp_path / "project")

@@ -18,6 +18,7 @@ WRITER_LAYER = {
     "cost_allocations": "attribution",
     "loads": "ops",
     "step_inputs": "ops",
+    "schema_version": "ops",
     "run_registry": "inputs",
     "budget_baselines": "inputs",
     "run_events": "inputs",

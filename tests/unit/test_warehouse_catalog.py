@@ -28,7 +28,7 @@ PUBLIC = {
     "waste",
     "waste_by_run",
 }
-BOOKKEEPING = {"step_inputs"}
+BOOKKEEPING = {"step_inputs", "schema_version"}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}
 
 

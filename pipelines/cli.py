@@ -1,4 +1,4 @@
-"""`runledger`: the command line (SPEC §2). Exit 0 ok, 1 run failed, 2 usage or config error."""
+"""`runledger`: the command line. Exit 0 ok, 1 run failed, 2 usage or config error."""
 
 from __future__ import annotations
 

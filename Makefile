@@ -53,7 +53,7 @@ lint: $(INSTALLED)  ## linters and import contracts, as CI runs them before the 
 bench: $(INSTALLED) $(FOCUS_CONVERTER_INSTALLED)  ## the nightly job measured at BENCH_SIZES line items (docs/scaling.md)
 	$(BIN)/python -m bench run --sizes $(BENCH_SIZES)
 
-# Debian's chromium opens a report in tests/test_report_browser.py; installed when missing and
+# Debian's chromium opens a report in tests/e2e/test_report_browser.py; installed when missing and
 # possible (root, apt-get), else that test is skipped and says why.
 test-browser:
 	@command -v chromium >/dev/null 2>&1 || { \

@@ -128,7 +128,7 @@ class MlflowEvents(_Strict):
 
 
 class RunEventsSource(_Strict):
-    """A training-run event log (SPEC §12): JSON lines under `path`, or MLflow runs."""
+    """A training-run event log: JSON lines under `path`, or MLflow runs."""
 
     name: str
     kind: Literal["run_events"]
@@ -149,7 +149,7 @@ BillingSource = AwsCurSource | GcpBillingSource | FocusSource
 
 
 class SharedRule(_Strict):
-    """A shared-cost rule (SPEC §6 step 4): lines no run claimed whose FOCUS columns match every
+    """A shared-cost rule: lines no run claimed whose FOCUS columns match every
     glob of `match` are split among runs."""
 
     name: str = Field(min_length=1)
@@ -192,7 +192,7 @@ class SharedRule(_Strict):
 
 
 class Attribution(_Strict):
-    """How line items are attributed (SPEC §6)."""
+    """How line items are attributed."""
 
     dimensions: dict[Literal["training_run", "experiment", "dataset_version", "owner"], list[str]] = Field(
         default_factory=lambda: dict(DEFAULT_DIMENSIONS)

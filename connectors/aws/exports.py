@@ -1,4 +1,4 @@
-"""AWS billing exports in every layout AWS has written, detected from the files (SPEC §4).
+"""AWS billing exports in every layout AWS has written, detected from the files.
 
 - CUR 2.0 and the AWS FOCUS export (Data Exports): `<root>/data/BILLING_PERIOD=YYYY-MM/...` and
   `<root>/metadata/BILLING_PERIOD=YYYY-MM/<name>-Manifest.json` (`dataFiles` as s3:// URIs);

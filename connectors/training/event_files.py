@@ -1,4 +1,4 @@
-"""Training-run event logs as JSON lines (SPEC §12): one object per line, read strictly.
+"""Training-run event logs as JSON lines: one object per line, read strictly.
 
 Each line: `training_run`, `time` (ISO-8601 with a UTC offset), `event` (start, checkpoint,
 failure, resume, end), `step` (an integer ≥ 0), optionally `gpus` (an integer > 0) and

@@ -1,1 +1,1 @@
-"""Attribution of every line item to a training run, or explicitly to nobody (SPEC §6)."""
+"""Attribution of every line item to a training run, or explicitly to nobody."""

@@ -1,4 +1,4 @@
-"""Builds `cost_allocations` for one billing period from `focus_line_items` (SPEC §6).
+"""Builds `cost_allocations` for one billing period from `focus_line_items`.
 
 Every step is set-based SQL over the whole period (files under `sql/`); Python only loads the
 configured tag keys and shared-cost rules into temporary tables and runs the statements in order.
@@ -127,7 +127,7 @@ def allocate_period(
 
 
 def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs: StepInputs | None) -> list[dict]:
-    """The SQL steps of SPEC §6 and their conservation check in one transaction, with the inputs
+    """The attribution steps and their conservation check in one transaction, with the inputs
     when given."""
     with transaction(conn):
         conn.execute(read_sql("attribution/cost_allocations", "delete_period"), params)

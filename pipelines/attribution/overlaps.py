@@ -1,4 +1,4 @@
-"""Registry overlaps and contradictions, reported by `runledger check` (SPEC §6 step 3).
+"""Registry overlaps and contradictions, reported by `runledger check`.
 
 Two entries overlap when some resource id can match a glob of each while their windows share a
 moment: attribution then splits that resource's lines by weight, which is right for a shared eval

@@ -1,4 +1,4 @@
-"""The run registry (`attribution.runs`, SPEC §6): validation and its warehouse table."""
+"""The run registry (`attribution.runs`): validation and its warehouse table."""
 
 from __future__ import annotations
 

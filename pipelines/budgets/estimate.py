@@ -15,7 +15,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from pipelines.budgets.schema import CATEGORIES, Budget, ResourceModel, Storage
+from pipelines.budgets.schema import Budget, ResourceModel, Storage
+from pipelines.ingest.mappings import COST_CATEGORIES
 
 HOURS_PER_MONTH = Decimal(730)
 SECONDS_PER_HOUR = Decimal(3600)
@@ -35,7 +36,7 @@ class Estimate:
         flops: training FLOPs, 6 x parameters x tokens.
         gpu_hours: GPU-hours including overhead, quantized.
         wall_hours: gpu_hours / gpus, quantized: the wall-clock time of the run.
-        costs: estimated cost per category present in the budget, in `CATEGORIES` order.
+        costs: estimated cost per category present in the budget, in `COST_CATEGORIES` order.
         total: sum of `costs`.
         cost_per_billion_tokens: total / (tokens / 1e9), quantized.
         mfu: the given MFU, or the one implied by the given throughput and peak (None without
@@ -187,7 +188,7 @@ def _storage_cost(storage: Storage, wall_hours: Decimal) -> Decimal:
 
 
 def _ordered(costs: dict[str, Decimal]) -> dict[str, Decimal]:
-    return {category: costs[category] for category in CATEGORIES if category in costs}
+    return {category: costs[category] for category in COST_CATEGORIES if category in costs}
 
 
 def _quantize(value: Decimal) -> Decimal:

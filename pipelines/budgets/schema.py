@@ -20,8 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-CATEGORIES = ("compute", "storage", "network", "data", "monitoring", "support", "tax", "other")
-"""The cost categories of `x_CostCategory`, in report order."""
+from pipelines.ingest.mappings import COST_CATEGORIES
 
 SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}
 """Categories a budget section derives, which `fixed` must then leave out."""
@@ -201,8 +200,8 @@ class Budget(_Section):
     @classmethod
     def _fixed_categories(cls, fixed: dict[str, Decimal], info: ValidationInfo) -> dict[str, Decimal]:
         for category in fixed:
-            if category not in CATEGORIES:
-                raise InvalidValue(f"unknown cost category; use one of {', '.join(CATEGORIES)}", key=category)
+            if category not in COST_CATEGORIES:
+                raise InvalidValue(f"unknown cost category; use one of {', '.join(COST_CATEGORIES)}", key=category)
         for category, section in SECTION_CATEGORIES.items():
             if category in fixed and info.data.get(section) is not None:
                 raise InvalidValue(

@@ -21,6 +21,7 @@ import duckdb
 from pipelines.warehouse.sql import read_sql
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+# The values of x_CostCategory, in the order reports list them.
 COST_CATEGORIES = ("compute", "storage", "network", "data", "monitoring", "support", "tax", "other")
 RULE_COLUMNS = ("provider", "service", "service_category", "detail", "charge_category")
 

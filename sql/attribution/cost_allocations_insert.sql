@@ -1,5 +1,5 @@
 -- Splits the line items of one billing period by their integer shares in `allocation_shares`
--- (steps 1, 2, 3 and 5 of SPEC §6 from sql/attribution/shares.sql, then step 4 from
+-- (attribution steps 1, 2, 3 and 5 from sql/attribution/shares.sql, then step 4 from
 -- sql/attribution/shared_shares.sql) and appends the parts to cost_allocations.
 -- Every line's parts are split in units of 1e-10 by largest remainder, so ratios sum to exactly 1
 -- and billed, effective cost and GPU-hours to exactly the line's.

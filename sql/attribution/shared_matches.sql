@@ -1,7 +1,7 @@
 -- Step 4 of attribution: which shared-cost rule takes each line no run claimed.
 
 -- name: match
--- Step 4 of SPEC §6, which lines each shared-cost rule takes (this connection only): among the
+-- Attribution step 4: which lines each shared-cost rule takes (this connection only): among the
 -- lines no step claimed (unattributed with no rule), the first rule in configured order whose
 -- globs all match the line's FOCUS columns (a NULL column matches no glob). Globs are DuckDB's
 -- GLOB, case-sensitive like the registry's.

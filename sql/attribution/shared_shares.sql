@@ -1,4 +1,4 @@
--- Integer shares of the lines shared-cost rules took (step 4 of SPEC §6), read after steps 1-3 of
+-- Integer shares of the lines shared-cost rules took (attribution step 4), read after steps 1-3 of
 -- the period are in cost_allocations (this connection only). The runs a line is shared among are
 -- those with step 1-3 allocations in the same billing period, provider and currency:
 --   proportional: by each run's effective cost from steps 1-3 (runs whose total is > 0);

@@ -1,4 +1,4 @@
--- Integer shares of each line item of one billing period for steps 1, 2, 3 and 5 of SPEC §6
+-- Integer shares of each line item of one billing period for attribution steps 1, 2, 3 and 5
 -- (this connection only): one row per (line, target), the parts of a line summing to total_share.
 -- Shares are integers (HUGEINT; seconds, weights × 10^4): no floating point anywhere in a split.
 --   1. tag: the line's own tags name the run;

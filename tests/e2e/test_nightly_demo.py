@@ -42,7 +42,7 @@ def training_run_of(tags: dict[str, str]) -> str | None:
 
 
 def aws_effective(row: dict) -> Decimal:
-    """The amortization rule of ../shared/BILLING.md, row by row."""
+    """The amortization rule (docs/semantics.md), row by row."""
     kind = row["line_item_line_item_type"]
     if kind == "SavingsPlanCoveredUsage":
         return money(row["savings_plan_savings_plan_effective_cost"])

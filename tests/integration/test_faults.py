@@ -1,4 +1,4 @@
-"""Fault injection (SPEC §10): each bad input fails with its exit code and one message naming
+"""Fault injection: each bad input fails with its exit code and one message naming
 the input and what to do, and leaves every table of the warehouse exactly as it was."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Attribution by tags (SPEC §6 steps 1 and 5) with registry enrichment, on a real DuckDB file."""
+"""Attribution by tags (attribution steps 1 and 5) with registry enrichment, on a real DuckDB file."""
 
 from datetime import date, datetime
 from decimal import Decimal

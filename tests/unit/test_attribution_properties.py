@@ -1,5 +1,5 @@
 """Property: for random line items, tags, resource tag snapshots, registries and shared-cost rules,
-every line's allocations conserve its amounts to the last decimal (SPEC §5 invariant)."""
+every line's allocations conserve its amounts to the last decimal (the invariant of cost_allocations)."""
 
 from collections import defaultdict
 from datetime import datetime, timedelta

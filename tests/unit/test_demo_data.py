@@ -86,7 +86,7 @@ def _amortized_cost(row: dict) -> float:
 
 
 def _estimated_compute(budget: dict) -> tuple[float, float]:
-    """(GPU-hours, cost) of the SPEC §7 resource model."""
+    """(GPU-hours, cost) of the resource model (docs/semantics.md)."""
     model = budget["model"]
     flops = 6 * model["parameters"] * model["tokens"]
     gpu_hours = flops / (model["gpu_peak_tflops"] * 1e12 * model["mfu"] * 3600) * (1 + model["overhead"])

@@ -1,4 +1,4 @@
-"""The waste analysis (SPEC §12) on hand-built line items and event logs, in a real DuckDB file:
+"""The waste analysis on hand-built line items and event logs, in a real DuckDB file:
 exact amounts per kind, computed here from the inputs, and waste never above attributed cost."""
 
 import json

@@ -3,11 +3,13 @@ Savings-Plan-covered or Reserved-Instance-discounted usage."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from pipelines.demo.aws.catalog import (
     AWS_LEGAL_ENTITY,
     AWS_REGION,
+    EBS_GP3,
     PRODUCT_NAMES,
     RESERVATION_ARN,
     RESERVATION_RECURRING_HOURLY,
@@ -15,6 +17,7 @@ from pipelines.demo.aws.catalog import (
     SAVINGS_PLAN_ARN,
     SAVINGS_PLAN_OFFERING,
     SAVINGS_PLAN_P5_HOURLY,
+    TRAINING_ACCOUNT,
     AwsAccount,
     CurProduct,
 )
@@ -168,3 +171,23 @@ def reserved_instance_usage(on_demand: dict) -> dict:
 def gb_months(gb: float, start: datetime, end: datetime) -> float:
     """Storage over [start, end) in GB-months of that month, as AWS meters TimedStorage."""
     return gb * ((end - start) / HOUR) / hours_in_month(start)
+
+
+def node_volume_lines(
+    start: datetime, end: datetime, nodes: int, volume_gb: float, volume_id: str, tags: Callable[[int], dict]
+) -> list[dict]:
+    """A training run's gp3 volume per node for one charge period, in node order: `volume_id` is
+    formatted with the node number, `tags` gives each node's tags."""
+    return [
+        cur_line(
+            EBS_GP3,
+            "Usage",
+            TRAINING_ACCOUNT,
+            start,
+            end,
+            gb_months(volume_gb, start, end),
+            resource_id=volume_id.format(node=node),
+            tags=tags(node),
+        )
+        for node in range(1, nodes + 1)
+    ]

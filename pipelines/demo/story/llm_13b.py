@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
-from pipelines.demo.aws.catalog import EBS_GP3, LOG_INGESTION, P4D_BOX_USAGE, S3_STANDARD, TRAINING_ACCOUNT
+from pipelines.demo.aws.catalog import LOG_INGESTION, P4D_BOX_USAGE, S3_STANDARD, TRAINING_ACCOUNT
 from pipelines.demo.aws.export import AWS_DATA_END
-from pipelines.demo.aws.lines import cur_line, gb_months, reserved_instance_usage
+from pipelines.demo.aws.lines import cur_line, gb_months, node_volume_lines, reserved_instance_usage
 from pipelines.demo.periods import HOUR, day_slices, each_hour
 from pipelines.demo.story.timeline import checkpoints_saved
 
@@ -44,20 +44,7 @@ def cur_lines(rng: random.Random) -> list[dict]:
             )
             lines.append(reserved_instance_usage(on_demand))
     for start, end in day_slices(RUN_13B_START, RUN_13B_END):
-        for node in range(1, RUN_13B_NODES + 1):
-            volume_gb_months = gb_months(RUN_13B_VOLUME_GB, start, end)
-            lines.append(
-                cur_line(
-                    EBS_GP3,
-                    "Usage",
-                    TRAINING_ACCOUNT,
-                    start,
-                    end,
-                    volume_gb_months,
-                    resource_id=f"vol-0b13f5e6d7c8a{node:04d}",
-                    tags=_tags(node),
-                )
-            )
+        lines += node_volume_lines(start, end, RUN_13B_NODES, RUN_13B_VOLUME_GB, "vol-0b13f5e6d7c8a{node:04d}", _tags)
         node_hours = RUN_13B_NODES * (end - start) / HOUR
         lines.append(
             cur_line(

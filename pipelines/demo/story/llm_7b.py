@@ -14,7 +14,6 @@ import random
 from datetime import datetime, timedelta
 
 from pipelines.demo.aws.catalog import (
-    EBS_GP3,
     GLUE_JOB,
     INTER_REGION_TRANSFER,
     LOG_INGESTION,
@@ -25,7 +24,7 @@ from pipelines.demo.aws.catalog import (
     TRAINING_ACCOUNT,
 )
 from pipelines.demo.aws.export import AWS_DATA_END
-from pipelines.demo.aws.lines import cur_line, gb_months, savings_plan_covered
+from pipelines.demo.aws.lines import cur_line, gb_months, node_volume_lines, savings_plan_covered
 from pipelines.demo.periods import HOUR, day_slices, each_hour
 from pipelines.demo.story.timeline import checkpoints_saved, run_event
 
@@ -73,20 +72,7 @@ def cur_lines(rng: random.Random) -> list[dict]:
             )
             lines += savings_plan_covered(on_demand) if node <= SAVINGS_PLAN_COVERED_NODES else [on_demand]
     for start, end in day_slices(RUN_7B_START, RUN_7B_END):
-        for node in range(1, RUN_7B_NODES + 1):
-            volume_gb_months = gb_months(RUN_7B_VOLUME_GB, start, end)
-            lines.append(
-                cur_line(
-                    EBS_GP3,
-                    "Usage",
-                    TRAINING_ACCOUNT,
-                    start,
-                    end,
-                    volume_gb_months,
-                    resource_id=f"vol-0a1b2c3d4e5f6{node:04d}",
-                    tags=_tags(node),
-                )
-            )
+        lines += node_volume_lines(start, end, RUN_7B_NODES, RUN_7B_VOLUME_GB, "vol-0a1b2c3d4e5f6{node:04d}", _tags)
         saved_that_day = checkpoints_saved(RUN_7B_START, RUN_7B_END, RUN_7B_CHECKPOINT_EVERY, end) - checkpoints_saved(
             RUN_7B_START, RUN_7B_END, RUN_7B_CHECKPOINT_EVERY, start
         )

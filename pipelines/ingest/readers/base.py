@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from importlib.metadata import version
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+import duckdb
 import polars as pl
 
 from connectors.errors import SourceError
@@ -87,6 +89,19 @@ def remove_files(files: Sequence[Path]) -> None:
     """Removes the temporary files a reader wrote (those that exist)."""
     for file in files:
         file.unlink(missing_ok=True)
+
+
+@contextmanager
+def reading_files(where: str, typed: Sequence[Path]) -> Iterator[None]:
+    """The block reads a delivery: if it fails, the typed copies written so far go, and a DuckDB
+    error becomes a SourceError naming `where` (the files as the user knows them)."""
+    try:
+        yield
+    except BaseException as error:
+        remove_files(typed)
+        if isinstance(error, duckdb.Error):
+            raise SourceError(f"{where}: {str(error).strip().splitlines()[0][:300]}") from None
+        raise
 
 
 class FileExportReader:

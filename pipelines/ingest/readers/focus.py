@@ -6,13 +6,12 @@ import hashlib
 from datetime import date, datetime
 from pathlib import Path
 
-import duckdb
 import polars as pl
 
 from connectors.errors import SourceError
 from pipelines.ingest.formats import focus_files
 from pipelines.ingest.mappings import CategoryRule
-from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, remove_files
+from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, reading_files
 
 
 class FocusFilesReader(FileExportReader):
@@ -50,7 +49,7 @@ class FocusFilesReader(FileExportReader):
     def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
         """The period's rows of every file, the files typed into Parquet copies first."""
         typed: list[Path] = []
-        try:
+        with reading_files(f"cannot read FOCUS files {', '.join(map(str, self.files))}", typed):
             for number, file in enumerate(self.files):
                 typed.append(self._typed_file(billing_period, number))
                 focus_files.write_typed(file, typed[-1])
@@ -64,10 +63,4 @@ class FocusFilesReader(FileExportReader):
                 category_rules=rules,
                 ingested_at=ingested_at,
             )
-        except BaseException as error:
-            remove_files(typed)
-            if isinstance(error, duckdb.Error):
-                first_line = str(error).strip().splitlines()[0][:300]
-                raise SourceError(f"cannot read FOCUS files {', '.join(map(str, self.files))}: {first_line}") from None
-            raise
         return self._batch(billing_period, mapped, rows, billed, tuple(typed))

@@ -15,7 +15,7 @@ from connectors.errors import SourceError
 from connectors.gcp.billing_export import BigQueryBillingExport, TouchedMonth
 from pipelines.ingest.formats import gcp_billing
 from pipelines.ingest.mappings import CategoryRule
-from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, remove_files
+from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, reading_files, remove_files
 from pipelines.warehouse.sql import read_sql
 
 
@@ -52,7 +52,7 @@ class GcpExportFilesReader(FileExportReader):
         parquet = [file for file in self.files if file.name.lower().endswith(".parquet")]
         ndjson = [file for file in self.files if file not in parquet]
         typed = [self._typed_file(billing_period, 0)] if ndjson else []
-        try:
+        with reading_files(", ".join(map(str, self.files)), typed):
             if ndjson:
                 gcp_billing.write_typed(ndjson, typed[0])
             mapped, rows, billed, _ = gcp_billing.read_delivery(
@@ -63,12 +63,6 @@ class GcpExportFilesReader(FileExportReader):
                 category_rules=rules,
                 ingested_at=ingested_at,
             )
-        except BaseException as error:
-            remove_files(typed)
-            if isinstance(error, duckdb.Error):
-                first_line = str(error).strip().splitlines()[0][:300]
-                raise SourceError(f"{', '.join(map(str, self.files))}: {first_line}") from None
-            raise
         return self._batch(billing_period, mapped, rows, billed, tuple(typed))
 
 

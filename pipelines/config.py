@@ -19,8 +19,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from connectors.gcp.settings import BIGQUERY_TABLE_ID
-from pipelines.warehouse.lake import Lake
 from pipelines.warehouse.catalog import table_columns
+from pipelines.warehouse.lake import Lake
 
 CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
 DEFAULT_CONFIG_FILE = "runledger.yaml"

@@ -236,7 +236,7 @@ def _write_budgets(folder: Path, runs: int) -> None:
 
 def _write_config(path: Path) -> None:
     config = {
-        "warehouse": "run/warehouse.duckdb",
+        "warehouse": "run/lake",
         "reports_dir": "run/reports",
         "sources": [{"name": SOURCE_NAME, "kind": "aws_cur", "uri": "export"}],
         "attribution": {

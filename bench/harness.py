@@ -20,6 +20,8 @@ import duckdb
 from bench.generate import RUNS, BenchDataSet, data_set, size_label
 from bench.measure import Measurement, run_measured
 from bench.sqlfiles import read_bench_sql
+from pipelines.warehouse.connection import connect_read_only
+from pipelines.warehouse.lake import Lake
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DAGSTER_YAML = REPO_ROOT / "dagster.yaml"
@@ -138,7 +140,7 @@ def _stages(measurement: Measurement, stats: dict, rows: int) -> list[dict]:
 
 
 def _warehouse_totals(dataset: BenchDataSet) -> dict:
-    conn = duckdb.connect(str(dataset.root / "run" / "warehouse.duckdb"), read_only=True)
+    conn = connect_read_only(Lake.in_folder(dataset.root / "run" / "lake"))
     try:
         cursor = conn.execute(read_bench_sql("warehouse_totals"))
         row = cursor.fetchone()

@@ -19,9 +19,7 @@ from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.readers import reader_for
 from pipelines.nightly import run_nightly
 from pipelines.warehouse.connection import connect
-from pipelines.warehouse.locks import run_lock
-
-STAGING_FOLDER = "staging"
+from pipelines.warehouse.locks import writer_lock
 
 
 class StagePeriodConfig(dg.Config):
@@ -54,7 +52,7 @@ def stage_period(config: StagePeriodConfig) -> list[dict]:
         batch = reader_for(source, runledger_config).batch(
             billing_period, rules, datetime.now(UTC).replace(tzinfo=None)
         )
-        staged_folder = stage_batch(batch, runledger_config.warehouse_path.parent / STAGING_FOLDER)
+        staged_folder = stage_batch(batch, runledger_config.lake.staging_dir)
         staged.append({"source": source.name, "billing_period": config.billing_period, "folder": str(staged_folder)})
     return staged
 
@@ -64,8 +62,8 @@ def load_and_finish(config: LoadConfig, staged_periods: list[list[dict]]) -> Non
     runledger_config = load_config(Path(config.config_path))
     rules = read_category_rules(runledger_config.cost_categories_path)
     sources = {source.name: source for source in runledger_config.billing_sources}
-    with run_lock(runledger_config.warehouse_path):
-        conn = connect(runledger_config.warehouse_path)
+    with writer_lock(runledger_config.lake):
+        conn = connect(runledger_config.lake)
         try:
             for staged in (entry for period in staged_periods for entry in period):
                 reader = reader_for(sources[staged["source"]], runledger_config, warehouse=conn)

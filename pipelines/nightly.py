@@ -19,6 +19,7 @@ from pipelines.ingest.readers import reader_for
 from pipelines.orchestration.partitions import partition_key
 from pipelines.orchestration.resources import RunLedgerResource
 from pipelines.warehouse.connection import connect_read_only, require_current_format
+from pipelines.warehouse.lake import LakeError
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -37,7 +38,10 @@ def discover_billing_periods(config: RunLedgerConfig, full_refresh: bool = False
     """Every billing period any configured billing source has data for (for the BigQuery
     export: the periods with rows exported after its watermark, unless `full_refresh`)."""
     periods: set[date] = set()
-    warehouse = connect_read_only(config.lake) if config.lake.exists() else None
+    try:
+        warehouse = connect_read_only(config.lake)
+    except LakeError:  # no lake yet: every period is new
+        warehouse = None
     try:
         for source in config.billing_sources:
             periods.update(reader_for(source, config, warehouse=warehouse, full_refresh=full_refresh).billing_periods())

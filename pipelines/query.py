@@ -156,7 +156,7 @@ def _serve(request: dict) -> None:
     at = request["at"]
     conn = connect_read_only(lake, datetime.fromisoformat(at) if isinstance(at, str) else at)
     try:
-        table = conn.execute(request["sql"]).fetch_arrow_table()
+        table = conn.execute(request["sql"]).to_arrow_table()
     except duckdb.Error as error:
         print(f"query failed: {' '.join(str(error).split())}", file=sys.stderr)
         sys.exit(QUERY_REFUSED)

@@ -16,7 +16,8 @@ settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-pytest_plugins = ["tests.support.bigquery_emulator"]  # the session-wide `bigquery_emulator` fixture
+# session-wide servers: `bigquery_emulator`, `moto_endpoint`, `postgres_server`
+pytest_plugins = ["tests.support.bigquery_emulator", "tests.support.moto_server", "tests.support.postgres"]
 TIERS = ("unit", "integration", "e2e")
 
 

@@ -16,7 +16,7 @@ import duckdb
 
 from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
 from pipelines.orchestration.partitions import partition_key
-from pipelines.warehouse.connection import transaction, unordered_inserts
+from pipelines.warehouse.connection import transactions, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import StepInputs, step_inputs
@@ -129,30 +129,31 @@ def allocate_period(
 def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs: StepInputs | None) -> list[dict]:
     """The attribution steps and their conservation check in one transaction, with the inputs
     when given."""
-    with transaction(conn):
-        conn.execute(read_sql("attribution/cost_allocations", "delete_period"), params)
-        conn.execute(read_sql("attribution/line_dimensions"), params | _dimension_tag_keys(conn, params))
-        conn.execute(read_sql("attribution/shares"), params)
-        conn.execute(read_sql("attribution/shared_matches", "match"), params)
-        conn.execute(read_sql("attribution/shared_matches", "drop_from_shares"))
-        # steps 1-3 and 5 are written first: step 4's proportional split reads the runs' cost from them
-        conn.execute(read_sql("attribution/cost_allocations_insert"), params)
-        conn.execute(read_sql("attribution/shared_shares"), params)
-        conn.execute(read_sql("attribution/cost_allocations_insert"), params)
-        checks = check_period(conn, params["billing_period"])
-        unbalanced = [check for check in checks if check["unbalanced_line_items"]]
-        if unbalanced:
-            raise ConservationError(
-                f"billing period {params['billing_period']:%Y-%m}: "
-                + "; ".join(
-                    f"source {check['source_name']} ({check['currency']}): {check['unbalanced_line_items']:,} of "
-                    f"{check['line_items']:,} line items have allocations that do not sum to them"
-                    for check in unbalanced
+    for attempt in transactions(conn):
+        with attempt:
+            conn.execute(read_sql("attribution/cost_allocations", "delete_period"), params)
+            conn.execute(read_sql("attribution/line_dimensions"), params | _dimension_tag_keys(conn, params))
+            conn.execute(read_sql("attribution/shares"), params)
+            conn.execute(read_sql("attribution/shared_matches", "match"), params)
+            conn.execute(read_sql("attribution/shared_matches", "drop_from_shares"))
+            # steps 1-3 and 5 are written first: step 4's proportional split reads the runs' cost from them
+            conn.execute(read_sql("attribution/cost_allocations_insert"), params)
+            conn.execute(read_sql("attribution/shared_shares"), params)
+            conn.execute(read_sql("attribution/cost_allocations_insert"), params)
+            checks = check_period(conn, params["billing_period"])
+            unbalanced = [check for check in checks if check["unbalanced_line_items"]]
+            if unbalanced:
+                raise ConservationError(
+                    f"billing period {params['billing_period']:%Y-%m}: "
+                    + "; ".join(
+                        f"source {check['source_name']} ({check['currency']}): {check['unbalanced_line_items']:,} of "
+                        f"{check['line_items']:,} line items have allocations that do not sum to them"
+                        for check in unbalanced
+                    )
+                    + "; the previous allocations are kept"
                 )
-                + "; the previous allocations are kept"
-            )
-        if inputs is not None:
-            inputs.record(conn)
+            if inputs is not None:
+                inputs.record(conn)
     return checks
 
 

@@ -12,11 +12,12 @@ from pipelines.orchestration.partitions import billing_period_of, billing_period
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.tags.assets import resource_tag_snapshots
-from pipelines.warehouse.connection import create_view, transaction
+from pipelines.warehouse.connection import create_view, transactions
 from pipelines.warehouse.sql import read_sql
 
 CONSERVATION_CHECK = "conservation"
 RECONCILIATION_CHECK = "zero_differences"
+RAW_FOCUS = "_raw_focus_"  # the differences a load commits atomically: never pending
 UNTAGGED_SHARE_CHECK = "untagged_share"
 TOP_OFFENDERS = 10
 RECONCILIATION_PREVIEW_COLUMNS = (
@@ -45,8 +46,10 @@ def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
     experiment, dataset version, owner, window and resource globs of each training run."""
     config = runledger.load_config()
     runs = load_registry(config.runs_path) if config.runs_path else []
-    with runledger.warehouse(config) as conn, transaction(conn):
-        count = replace_run_registry(conn, runs)
+    with runledger.warehouse(config) as conn:
+        for attempt in transactions(conn):
+            with attempt:
+                count = replace_run_registry(conn, runs)
     return dg.MaterializeResult(metadata={"runs": dg.MetadataValue.int(count)})
 
 
@@ -256,7 +259,13 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
         cursor = conn.execute(read_sql("marts/reconciliation", "rows"))
         columns = [d[0] for d in cursor.description]
         rows = [dict(zip(columns, row)) for row in cursor.fetchall()]
-    failures = [row for row in rows if any(value != 0 for key, value in row.items() if key.endswith("_diff"))]
+    failures = [
+        row
+        for row in rows
+        if any(value != 0 for key, value in row.items() if key.endswith("_diff") and RAW_FOCUS in key)
+        or (not row["allocation_pending"] and any(value != 0 for key, value in row.items() if key.endswith("_diff")))
+    ]
+    pending = [f"{row['source_name']} {row['billing_period']:%Y-%m}" for row in rows if row["allocation_pending"]]
     totals = [tuple(row[column] for column in RECONCILIATION_PREVIEW_COLUMNS) for row in rows]
     return dg.MaterializeResult(
         metadata={
@@ -276,7 +285,15 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
                 check_name=RECONCILIATION_CHECK,
                 passed=not failures,
                 severity=dg.AssetCheckSeverity.ERROR,
-                metadata={"failures": dg.MetadataValue.json([{k: str(v) for k, v in f.items()} for f in failures])},
+                description=(
+                    f"allocations pending (another run between loading and attributing): {', '.join(pending)}"
+                    if pending and not failures
+                    else None
+                ),
+                metadata={
+                    "failures": dg.MetadataValue.json([{k: str(v) for k, v in f.items()} for f in failures]),
+                    "allocation_pending": dg.MetadataValue.json(pending),
+                },
             )
         ],
     )

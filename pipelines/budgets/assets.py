@@ -11,7 +11,7 @@ from pipelines.budgets.tables import (
 )
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
-from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
 
 
@@ -28,8 +28,10 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
     checkpoints, egress)."""
     config = runledger.load_config()
     budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
-    with runledger.warehouse(config) as conn, transaction(conn):
-        rows = replace_budget_baselines(conn, budgets)
+    with runledger.warehouse(config) as conn:
+        for attempt in transactions(conn):
+            with attempt:
+                rows = replace_budget_baselines(conn, budgets)
     return dg.MaterializeResult(
         metadata={"budgets": dg.MetadataValue.int(len(budgets)), "rows": dg.MetadataValue.int(rows)}
     )
@@ -50,8 +52,9 @@ def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
     after reconciliation passed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        with transaction(conn):
-            rows = build_budget_variance(conn)
+        for attempt in transactions(conn):
+            with attempt:
+                rows = build_budget_variance(conn)
         totals = conn.execute(read_sql("marts/budget_variance", "totals")).fetchall()
     return dg.MaterializeResult(
         metadata={
@@ -78,8 +81,9 @@ def budget_alerts(runledger: RunLedgerResource) -> dg.MaterializeResult:
     reconciliation passed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        with transaction(conn):
-            rows = build_budget_alerts(conn)
+        for attempt in transactions(conn):
+            with attempt:
+                rows = build_budget_alerts(conn)
         alerts = conn.execute(read_sql("marts/budget_alerts", "summary")).fetchall()
     return dg.MaterializeResult(
         metadata={

@@ -37,7 +37,7 @@ FRESHNESS_CHECK = "freshness"
 PREVIEW_ROWS = 10
 FOCUS_LINE_ITEMS = dg.AssetKey("focus_line_items")
 # What a raw load writes: its source's rows of the period, and a record of every attempt.
-RAW_LOAD_TABLES = ("focus_line_items", "loads")
+RAW_LOAD_TABLES = ("focus_line_items", "loads", "load_snapshots")
 SOURCE_KINDS = {
     "aws_cur": {"aws", "duckdb"},
     "gcp_billing": {"gcp", "polars", "duckdb"},

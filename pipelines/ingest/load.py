@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.ingest.readers.base import PeriodBatch, remove_files
-from pipelines.warehouse.connection import transaction, unordered_inserts
+from pipelines.warehouse.connection import committed_snapshot, describe_commit, transactions, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
 from pipelines.warehouse.sql import read_sql
 
@@ -62,7 +62,7 @@ LOAD_COLUMNS = (
 def _record_load(
     conn: duckdb.DuckDBPyConnection, source_name: str, source_format: str, billing_period: date, **values: object
 ) -> None:
-    """Inserts a `loads` row; columns not given are NULL."""
+    """Inserts a `loads` row; columns not given are NULL (`load_id` a new UUID)."""
     conn.execute(
         read_sql("ops/loads", "insert"),
         {
@@ -235,6 +235,55 @@ def _staged_files(staged: Path) -> str:
     return str(staged / "*.parquet")
 
 
+def _write_period(
+    conn: duckdb.DuckDBPyConnection,
+    batch: PeriodBatch,
+    staged: Path | None,
+    staged_totals: dict | None,
+    load_id: str,
+    started_at: datetime,
+) -> dict:
+    """The period's replacement and its `loads` row, inside the caller's transaction: the
+    delivery's rows (mapped now, or staged before and checked then: `staged_totals`) in place of
+    the previous ones. Returns the loaded totals, checked against the raw ones."""
+    describe_commit(conn, f"load {batch.source_name} {batch.billing_period:%Y-%m}", load_id=load_id)
+    params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
+    conn.execute(read_sql("staging/focus_line_items", "delete_period"), params)
+    if staged is not None:
+        conn.execute(read_sql("staging/focus_line_items", "insert_staged"), {"staging_file": _staged_files(staged)})
+        checked = staged_totals
+    else:
+        mapped = batch.mapped
+        conn.execute(read_sql("staging/focus_line_items", f"insert_{mapped.export_format}"), mapped.statement_params())
+        checked = _check_loaded(conn, batch)
+    _record_load(
+        conn,
+        **_batch_facts(batch),
+        load_id=load_id,
+        loaded_rows=checked["rows"],
+        loaded_billed_cost=checked["billed_cost"],
+        loaded_effective_cost=checked["effective_cost"],
+        currency=checked["currency_list"],
+        watermark=batch.watermark,
+        status="loaded",
+        started_at=started_at,
+        finished_at=_utc_now(),
+    )
+    return checked
+
+
+def _record_snapshot(conn: duckdb.DuckDBPyConnection, load_id: str) -> None:
+    """Appends to `load_snapshots` the lake snapshot the load just committed (a lake numbers a
+    snapshot only once it is committed, hence after it; appending never conflicts with another
+    process's writes)."""
+    snapshot = committed_snapshot(conn)
+    if snapshot is not None:
+        conn.execute(
+            read_sql("ops/loads", "record_snapshot"),
+            {"load_id": load_id, "snapshot_id": snapshot, "committed_at": _utc_now()},
+        )
+
+
 def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: Path | None = None) -> LoadResult:
     """Loads one period's snapshot in place of the previous one, atomically.
 
@@ -250,8 +299,9 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: 
     started_at = _utc_now()
     try:
         mapped = batch.mapped
+        staged_totals = None
         if staged is not None:
-            checked = _check_staged(conn, batch, staged)
+            staged_totals = _check_staged(conn, batch, staged)
         else:
             _check_contents(
                 batch,
@@ -261,30 +311,11 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: 
                 currencies=list(mapped.currencies),
             )
             mapped.prepare(conn)
-        params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
-        with unordered_inserts(conn), transaction(conn):
-            conn.execute(read_sql("staging/focus_line_items", "delete_period"), params)
-            if staged is not None:
-                conn.execute(
-                    read_sql("staging/focus_line_items", "insert_staged"), {"staging_file": _staged_files(staged)}
-                )
-            else:
-                conn.execute(
-                    read_sql("staging/focus_line_items", f"insert_{mapped.export_format}"), mapped.statement_params()
-                )
-                checked = _check_loaded(conn, batch)
-            _record_load(
-                conn,
-                **_batch_facts(batch),
-                loaded_rows=checked["rows"],
-                loaded_billed_cost=checked["billed_cost"],
-                loaded_effective_cost=checked["effective_cost"],
-                currency=checked["currency_list"],
-                watermark=batch.watermark,
-                status="loaded",
-                started_at=started_at,
-                finished_at=_utc_now(),
-            )
+        load_id = str(uuid.uuid4())
+        with unordered_inserts(conn):
+            for attempt in transactions(conn):
+                with attempt:
+                    checked = _write_period(conn, batch, staged, staged_totals, load_id, started_at)
     except Exception as error:
         _record_load(
             conn,
@@ -299,6 +330,7 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: 
         if staged is not None:
             shutil.rmtree(staged, ignore_errors=True)
         remove_files(batch.temporary_files)
+    _record_snapshot(conn, load_id)
     return LoadResult(
         source_name=batch.source_name,
         billing_period=batch.billing_period,

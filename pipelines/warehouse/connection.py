@@ -4,9 +4,11 @@ checks), the schema bootstrap and atomic writes."""
 from __future__ import annotations
 
 import hashlib
+import json
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 
 import duckdb
@@ -92,6 +94,12 @@ def require_current_format(lake: Lake) -> None:
         )
 
 
+# A write that conflicts with another process's commit is run again, up to this many times,
+# waiting 0.5 s, 1 s, 2 s … in between.
+CONFLICT = "Transaction conflict"
+CONFLICT_ATTEMPTS = 8
+CONFLICT_BACKOFF_SECONDS = 0.5
+
 # The lake this process has open, by (lake, role): loading the lake's extensions costs about
 # 0.2 s (their signatures are checked), so the connections of one process to one lake are cursors
 # of one in-memory DuckDB. One stays open: each has its own memory limit, and a writer and a
@@ -113,7 +121,12 @@ def _catalog_identity(lake: Lake) -> tuple[int, int] | None:
 def _open(lake: Lake, role: str, at: int | datetime | None = None) -> duckdb.DuckDBPyConnection:
     conn = open_duckdb(lake, _settings(lake))
     try:
-        attach(conn, lake, read_only=role == READER, at=at)
+        try:
+            attach(conn, lake, read_only=role == READER, at=at)
+        except duckdb.InvalidInputException as error:
+            if role == READER and "creating a new DuckLake is explicitly disabled" in str(error):
+                raise LakeError(f"{lake.describe()} does not exist yet: run `runledger run` first") from None
+            raise
         if role == WRITER and not _schema_is_current(conn):
             create_schema(conn, partitioned=True)
         if role == READER:
@@ -181,6 +194,26 @@ def connect_read_only(lake: Lake, at: int | datetime | None = None) -> duckdb.Du
     return _cursor(lake, READER) if at is None else _open(lake, READER, at)
 
 
+def _on_a_lake(conn: duckdb.DuckDBPyConnection) -> bool:
+    ((kind,),) = conn.execute(read_sql("ops/snapshots", "catalog_type")).fetchall()
+    return kind == "ducklake"
+
+
+def describe_commit(conn: duckdb.DuckDBPyConnection, message: str, **extra: str) -> None:
+    """Names the snapshot the running transaction will commit (`lake.snapshots()` shows it), with
+    `extra` as JSON beside it; nothing off a lake (an in-memory DuckDB)."""
+    if _on_a_lake(conn):
+        conn.execute(read_sql("ops/snapshots", "describe_commit"), {"message": message, "extra": json.dumps(extra)})
+
+
+def committed_snapshot(conn: duckdb.DuckDBPyConnection) -> int | None:
+    """The snapshot this connection's last transaction committed (None off a lake)."""
+    if not _on_a_lake(conn):
+        return None
+    ((snapshot,),) = conn.execute(read_sql("ops/snapshots", "last_committed")).fetchall()
+    return snapshot
+
+
 @contextmanager
 def transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
     """Runs the block in one transaction: all of it lands, or none of it."""
@@ -190,7 +223,49 @@ def transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConn
     except BaseException:
         conn.execute("rollback")
         raise
-    conn.execute("commit")
+    try:
+        conn.execute("commit")
+    except duckdb.Error:
+        with suppress(duckdb.Error):  # a failed commit may have ended the transaction already
+            conn.execute("rollback")
+        raise
+
+
+class _Attempt:
+    """One attempt of a transaction (`transactions`): a conflict with a write another process
+    committed meanwhile is caught and counted, anything else propagates."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, last: bool) -> None:
+        self._transaction = transaction(conn)
+        self._last = last
+        self.conflicted = False
+
+    def __enter__(self) -> duckdb.DuckDBPyConnection:
+        return self._transaction.__enter__()
+
+    def __exit__(self, kind: type | None, error: BaseException | None, trace: object) -> bool:
+        try:
+            self._transaction.__exit__(kind, error, trace)
+        except duckdb.TransactionException as conflict:
+            if self._last or CONFLICT not in str(conflict):
+                raise
+            self.conflicted = True
+            return True
+        return False
+
+
+def transactions(conn: duckdb.DuckDBPyConnection) -> Iterator[_Attempt]:
+    """The attempts of one transaction, for `for attempt in transactions(conn): with attempt: …`:
+    the block runs in a transaction, and runs again, from the start, when the lake reports that
+    another process committed a write to the same table meanwhile (DuckLake checks conflicts per
+    table: two billing periods of one table written at once conflict). The block must be a
+    replacement that can run again: it is, everywhere RunLedger writes."""
+    for number in range(CONFLICT_ATTEMPTS):
+        attempt = _Attempt(conn, last=number == CONFLICT_ATTEMPTS - 1)
+        yield attempt
+        if not attempt.conflicted:
+            return
+        time.sleep(CONFLICT_BACKOFF_SECONDS * 2**number)
 
 
 @contextmanager

@@ -30,11 +30,11 @@ EXTENSION_PACKAGES = {
     "aws": "duckdb_extension_aws",
 }
 # Settings every connection starts with: Python variables are never visible to SQL (a name in a
-# query is a table or view of the lake), DuckDB neither downloads nor loads extensions by itself,
-# and no secret is ever written to disk.
+# query is a table or view of the lake), DuckDB neither downloads nor loads extensions by itself.
+# (Persistent secrets stay allowed: the postgres extension looks its connection up among them, and
+# RunLedger itself only ever creates temporary ones.)
 BASE_SETTINGS = {
     "python_enable_replacements": False,
-    "allow_persistent_secrets": False,
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
     "allow_community_extensions": False,
@@ -182,11 +182,13 @@ def open_duckdb(lake: Lake, settings: dict[str, object]) -> duckdb.DuckDBPyConne
     for extension in lake.extensions:
         conn.execute(f"load {extension}")
     if lake.on_s3:
+        # The credentials: the standard AWS chain (environment, config files, instance role), read
+        # by the aws extension. A secret's options are literals (CREATE SECRET takes no
+        # parameters): the endpoint comes from the validated configuration.
+        options = ["type s3", "provider credential_chain", f"use_ssl {str(lake.s3_use_ssl).lower()}"]
         if lake.s3_endpoint:
-            conn.execute("set s3_endpoint = $endpoint", {"endpoint": lake.s3_endpoint})
-            conn.execute("set s3_url_style = 'path'")
-        conn.execute("set s3_use_ssl = $ssl", {"ssl": lake.s3_use_ssl})
-        conn.execute("create or replace secret lake_s3 (type s3, provider credential_chain)")
+            options += [f"endpoint {sql_literal(lake.s3_endpoint)}", "url_style 'path'"]
+        conn.execute(f"create or replace secret lake_s3 ({', '.join(options)})")
     return conn
 
 

@@ -7,7 +7,7 @@ from pipelines.budgets.assets import budget_baselines
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
-from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
 from pipelines.waste.events import read_source_events, replace_run_events
 from pipelines.waste.tables import build_waste_if_changed
@@ -60,8 +60,9 @@ def waste(runledger: RunLedgerResource) -> dg.MaterializeResult:
     attributed cost. Rebuilt only after reconciliation passed, and only when its inputs changed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        with transaction(conn):
-            rebuilt = build_waste_if_changed(conn, config.waste)
+        for attempt in transactions(conn):
+            with attempt:
+                rebuilt = build_waste_if_changed(conn, config.waste)
         (rows,) = conn.execute(read_sql("marts/waste", "count")).fetchone()
         per_run = conn.execute(read_sql("marts/waste", "summary")).fetchall()
     return dg.MaterializeResult(

@@ -6,7 +6,7 @@ import pyarrow as pa
 from connectors.training.event_files import RunEvent, read_event_files
 from connectors.training.mlflow_runs import mlflow_run_events
 from pipelines.config import RunEventsSource, RunLedgerConfig
-from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
 
 STAGED_EVENTS = "staged_run_events"
@@ -44,27 +44,28 @@ def replace_run_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[s
     Returns:
         The number of events written.
     """
-    with transaction(conn):
-        conn.execute(read_sql("inputs/run_events", "delete"))
-        for source_name, events in events_by_source.items():
-            staged = pa.Table.from_pylist(
-                [
-                    {
-                        "training_run": event.training_run,
-                        "event_time": event.time,
-                        "event": event.event,
-                        "step": event.step,
-                        "gpus": event.gpus,
-                        "config_hash": event.config_hash,
-                        "origin": event.origin,
-                    }
-                    for event in events
-                ],
-                schema=EVENTS_SCHEMA,
-            )
-            conn.register(STAGED_EVENTS, staged)
-            try:
-                conn.execute(read_sql("inputs/run_events", "insert"), {"source_name": source_name})
-            finally:
-                conn.unregister(STAGED_EVENTS)
+    for attempt in transactions(conn):
+        with attempt:
+            conn.execute(read_sql("inputs/run_events", "delete"))
+            for source_name, events in events_by_source.items():
+                staged = pa.Table.from_pylist(
+                    [
+                        {
+                            "training_run": event.training_run,
+                            "event_time": event.time,
+                            "event": event.event,
+                            "step": event.step,
+                            "gpus": event.gpus,
+                            "config_hash": event.config_hash,
+                            "origin": event.origin,
+                        }
+                        for event in events
+                    ],
+                    schema=EVENTS_SCHEMA,
+                )
+                conn.register(STAGED_EVENTS, staged)
+                try:
+                    conn.execute(read_sql("inputs/run_events", "insert"), {"source_name": source_name})
+                finally:
+                    conn.unregister(STAGED_EVENTS)
     return sum(len(events) for events in events_by_source.values())

@@ -4,7 +4,8 @@
 -- Conservation per source, billing period and currency: the raw export's control total
 -- (recorded by the latest good load), focus_line_items and cost_allocations (`focus_totals` and
 -- `allocation_totals` of every period, sql/schema/macros.sql: the totals the loads and the
--- attribution step check too). Every *_diff is 0.
+-- attribution step check too). Every *_diff is 0, but the focus/allocated ones of a period whose
+-- newest load came after its allocations (another run between the two: allocation_pending).
 create or replace view reconciliation as
 with latest_loads as (
     select *
@@ -37,6 +38,12 @@ allocated as (
     from allocation_totals(null)
 ),
 
+allocation_builds as (
+    select cast(partition_key as date) as billing_period, recorded_at
+    from step_inputs
+    where step = 'cost_allocations'
+),
+
 final as (
     select
         coalesce(focus.source_name, latest_loads.source_name) as source_name,
@@ -56,7 +63,9 @@ final as (
         coalesce(focus.focus_billed_cost, 0) - coalesce(allocated.allocated_billed_cost, 0)
             as billed_focus_allocated_diff,
         coalesce(focus.focus_effective_cost, 0) - coalesce(allocated.allocated_effective_cost, 0)
-            as effective_focus_allocated_diff
+            as effective_focus_allocated_diff,
+        coalesce(latest_loads.finished_at > allocation_builds.recorded_at, latest_loads.finished_at is not null)
+            as allocation_pending
     from focus
     full outer join latest_loads
         on focus.source_name = latest_loads.source_name
@@ -65,6 +74,8 @@ final as (
         on coalesce(focus.source_name, latest_loads.source_name) = allocated.source_name
         and coalesce(focus.billing_period, latest_loads.billing_period) = allocated.billing_period
         and coalesce(focus.currency, latest_loads.currency) = allocated.currency
+    left join allocation_builds
+        on coalesce(focus.billing_period, latest_loads.billing_period) = allocation_builds.billing_period
 )
 
 select * from final
@@ -102,5 +113,8 @@ comment on column reconciliation.rows_raw_focus_diff is 'raw_rows - focus_rows: 
 comment on column reconciliation.rows_focus_allocated_diff is 'focus_rows - allocated_rows: 0.';
 comment on column reconciliation.billed_raw_focus_diff is 'raw_billed_cost - focus_billed_cost: 0.';
 comment on column reconciliation.billed_focus_allocated_diff is 'focus_billed_cost - allocated_billed_cost: 0.';
+comment on column reconciliation.allocation_pending is
+    'True while the period''s newest load is newer than its allocations (or it has none yet): a run is between '
+    'loading and attributing it, and its focus/allocated differences are expected until it is done.';
 comment on column reconciliation.effective_focus_allocated_diff is
     'focus_effective_cost - allocated_effective_cost: 0.';

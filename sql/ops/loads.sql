@@ -13,6 +13,11 @@ values (
     $snapshot_export_time, $watermark
 );
 
+-- name: record_snapshot
+-- The snapshot that committed a load, appended right after that commit.
+insert into load_snapshots (load_id, snapshot_id, committed_at)
+values ($load_id, $snapshot_id, $committed_at);
+
 -- name: loaded_delivery
 -- The delivery of a (source, billing period)'s latest good load, when focus_line_items still
 -- holds exactly the rows it loaded (`focus_totals`, sql/schema/macros.sql): an equal delivery

@@ -158,10 +158,11 @@ def test_make_dev_shows_assets_checks_schedule_and_sensor(dagster_dev: DagsterDe
     } <= checks
     (repository,) = data["repositoriesOrError"]["nodes"]
     assert repository["schedules"] == [
-        {"name": "nightly_refresh", "cronSchedule": "0 6 * * *", "executionTimezone": "UTC"}
+        {"name": "nightly_refresh", "cronSchedule": "0 6 * * *", "executionTimezone": "UTC"},
+        {"name": "weekly_lake_maintenance", "cronSchedule": "0 5 * * 0", "executionTimezone": "UTC"},
     ]
     assert repository["sensors"] == [{"name": "new_billing_deliveries", "minIntervalSeconds": 300}]
-    assert data["instance"]["poolConfig"]["defaultPoolLimit"] == 1
+    assert data["instance"]["poolConfig"]["defaultPoolLimit"] == 2
     assert "runledger/warehouse" in data["instance"]["runQueueConfig"]["tagConcurrencyLimitsYaml"]
     # the location keeps its name, so schedule and sensor states kept in .dagster/ still apply
     assert data["workspaceOrError"]["locationEntries"] == [{"name": "pipelines.definitions"}]

@@ -7,14 +7,12 @@ per-period totals computed from the lines written — so nothing stale, nothing 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
 import boto3
 import dagster as dg
 import pytest
-from moto.server import ThreadedMotoServer
 
 from connectors.errors import SourceError
 from pipelines.nightly import run_nightly
@@ -35,15 +33,6 @@ from tests.support.cur_exports import (
 from tests.support.lake import lake_of, reading
 
 SEPTEMBER, OCTOBER = date(2026, 9, 1), date(2026, 10, 1)
-
-
-@pytest.fixture(scope="session")
-def moto_endpoint() -> Iterator[str]:
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
 
 
 @pytest.fixture(autouse=True)

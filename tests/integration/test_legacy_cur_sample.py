@@ -19,7 +19,7 @@ from pipelines.nightly import run_nightly
 from tests.integration.test_focus_sample import as_money
 from tests.support import FIXTURES, write_config
 from tests.support.cur_exports import FolderSink, cur2_table, ingest, lines, period_totals, total, write_legacy_delivery
-from tests.support.lake import lake_of, reading
+from tests.support.lake import reading
 
 SAMPLE = FIXTURES / "aws_legacy_cur_csv_anonymous_2023-11.csv"
 REPORT = "sample-report"
@@ -86,7 +86,7 @@ def test_the_public_sample_loads_with_the_files_own_totals(tmp_path: Path) -> No
 def test_the_sample_zipped_loads_the_same_totals(tmp_path: Path) -> None:
     ingest(lay_out_sample(tmp_path, "zip"), date(2023, 11, 1))
     expected = sum((as_money(r["lineItem/UnblendedCost"]) for r in sample_rows()), Decimal(0))
-    assert lake_of(period_totals(tmp_path)) == {"2023-11": (1281, expected)}
+    assert period_totals(tmp_path) == {"2023-11": (1281, expected)}
 
 
 @pytest.mark.parametrize(
@@ -136,11 +136,11 @@ def test_overwrite_mode_in_a_local_folder_replaces_the_period(tmp_path: Path) ->
     write_legacy_delivery(sink, "cur", "r", period, None, [first])
     config = write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: exports/cur/r}\n")
     ingest(config, period)
-    assert lake_of(period_totals(tmp_path)) == {"2026-10": (3, total(first))}
+    assert period_totals(tmp_path) == {"2026-10": (3, total(first))}
     second = lines(period, "b", ["10.01", "20.02"])
     write_legacy_delivery(sink, "cur", "r", period, None, [second])
     ingest(config, period)
-    assert lake_of(period_totals(tmp_path)) == {"2026-10": (2, total(second))}
+    assert period_totals(tmp_path) == {"2026-10": (2, total(second))}
     with reading(tmp_path) as conn:
         # Two p5.48xlarge instance-hours (8 GPUs each), from the legacy product/instanceType column.
         assert conn.execute("select sum(x_GpuHours), any_value(x_InstanceType) from focus_line_items").fetchone() == (
@@ -161,7 +161,7 @@ def test_a_legacy_manifest_listing_parquet_report_files(tmp_path: Path) -> None:
         keys.append(f"billing/cur/pq/{key}")
     (folder / "pq-Manifest.json").write_text(json.dumps({"assemblyId": "asm-1", "reportKeys": keys}))
     ingest(write_config(tmp_path, "sources:\n  - {name: aws, kind: aws_cur, uri: cur/pq}\n"), period)
-    assert lake_of(period_totals(tmp_path)) == {"2026-10": (3, total(first + second))}
+    assert period_totals(tmp_path) == {"2026-10": (3, total(first + second))}
     with reading(tmp_path) as conn:
         formats = conn.execute(
             "select x_SourceFormat, count(*) filter (where Tags['user_training_run'] = 'llm-7b-pt-r1') "
@@ -183,7 +183,7 @@ def test_a_truncated_gzip_fails_naming_the_file_and_keeps_the_loaded_period(tmp_
     truncated.write_bytes(truncated.read_bytes()[:60])
     with pytest.raises(SourceError, match=rf"{truncated}: cannot decompress"):
         ingest(config, period)
-    assert lake_of(period_totals(tmp_path)) == {"2026-10": (2, total(good))}
+    assert period_totals(tmp_path) == {"2026-10": (2, total(good))}
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,7 @@ class PostgresServer:
 def _bin_dir() -> Path | None:
     found = shutil.which("pg_ctl")
     if found:
-        return Path(found).parent
+        return Path(found).resolve().parent
     versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
     return versions[-1].parent if versions else None
 
@@ -48,13 +49,33 @@ def _as_server_user(command: list[str]) -> list[str]:
     return ["runuser", "-u", SERVER_USER, "--", *command] if os.geteuid() == 0 else command
 
 
+def new_database(server: PostgresServer, name: str) -> str:
+    """Creates an empty database on the server (one per test: a lake's catalog each) and returns
+    its name."""
+    bin_dir = _bin_dir()
+    subprocess.run(
+        [str(bin_dir / "createdb"), "-h", server.host, "-p", str(server.port), "-U", server.user, name],
+        check=True,
+        capture_output=True,
+    )
+    return name
+
+
+def psql(server: PostgresServer, dbname: str, sql: str) -> str:
+    """Runs SQL with psql as the server's superuser and returns its output."""
+    command = [str(_bin_dir() / "psql"), "-h", server.host, "-p", str(server.port), "-U", server.user]
+    done = subprocess.run([*command, "-d", dbname, "-At", "-c", sql], check=True, capture_output=True, text=True)
+    return done.stdout
+
+
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+def postgres_server() -> Iterator[PostgresServer]:
     """A cluster started for the session (trust authentication on 127.0.0.1 only), stopped after."""
     bin_dir = _bin_dir()
     if bin_dir is None:
         pytest.fail("PostgreSQL is not installed: `make test` installs Debian's postgresql package (as root)")
-    root = tmp_path_factory.mktemp("postgres")
+    # outside pytest's own temporary folder, which only its owner may enter
+    root = Path(tempfile.mkdtemp(prefix="runledger-postgres-"))
     if os.geteuid() == 0:
         shutil.chown(root, SERVER_USER)
     data, port = root / "data", _free_port()
@@ -76,3 +97,4 @@ def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Postgr
         yield PostgresServer(host="127.0.0.1", port=port, user=user, dbname=DATABASE)
     finally:
         subprocess.run(_as_server_user([*pg_ctl, "-m", "immediate", "stop"]), check=False, capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)

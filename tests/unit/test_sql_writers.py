@@ -19,6 +19,7 @@ WRITER_LAYER = {
     "loads": "ops",
     "step_inputs": "ops",
     "schema_version": "ops",
+    "load_snapshots": "ops",
     "run_registry": "inputs",
     "budget_baselines": "inputs",
     "run_events": "inputs",

@@ -15,6 +15,7 @@ from tests.support import REPO
 PUBLIC = {
     "focus_line_items",
     "loads",
+    "load_snapshots",
     "resource_tag_snapshots",
     "run_registry",
     "cost_allocations",

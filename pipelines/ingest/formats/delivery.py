@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.ingest.mappings import CategoryRule, fill_mapping_tables
+from pipelines.warehouse.comments import execute_ddl
 from pipelines.warehouse.connection import MEMORY_LIMIT
 from pipelines.warehouse.sql import read_sql
 
@@ -113,7 +114,7 @@ def create_mapping(
     """
     conn.execute(read_sql("staging/macros"))
     if export_format in READS_FOCUS_COLUMNS:
-        conn.execute(read_sql("schema/focus_line_items"))
+        execute_ddl(conn, read_sql("schema/focus_line_items"))
     conn.execute(read_sql(f"staging/{export_format}_normalize"))
     conn.execute(
         read_sql("staging/lookups", "delivery_files"),

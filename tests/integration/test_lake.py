@@ -1,0 +1,258 @@
+"""The lake serves its readers while the nightly job writes: readers never block, break or see
+half a replacement; two writers both succeed; `--at` reads an earlier night; a restated period
+replaces its files; a warehouse file of an earlier version is converted once."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from pipelines.cli import main
+from pipelines.demo import write_demo
+from pipelines.warehouse.connection import connect, create_schema
+from pipelines.warehouse.lake import extension_directory
+from pipelines.warehouse.maintenance import maintain_lake
+from tests.support.lake import lake_of, reading, writing
+
+RUNLEDGER = str(Path(sys.executable).with_name("runledger"))
+# What every whole state of the demo lake says, whatever a run is replacing: each (source,
+# period) holds its delivery's rows exactly as the load recorded them, and allocations sum to it.
+WHOLE_STATE = """
+select
+    count(*) filter (where rows_raw_focus_diff <> 0 or billed_raw_focus_diff <> 0) as raw_focus_differences,
+    count(*) filter (
+        where billed_focus_allocated_diff <> 0 or effective_focus_allocated_diff <> 0
+    ) as allocated_differences,
+    sum(focus_rows) as line_items
+from reconciliation
+"""
+# The documented lines for a notebook (docs/operations.md): plain DuckDB, the packaged extensions.
+NOTEBOOK_READER = """
+import sys, time, json
+import duckdb
+lake, seconds = sys.argv[1], float(sys.argv[2])
+conn = duckdb.connect(config={"autoinstall_known_extensions": False})
+conn.execute("set extension_directory = '%s'")
+conn.execute("load ducklake; load sqlite")
+conn.execute(f"attach 'ducklake:sqlite:{lake}/catalog.sqlite' as lake (data_path '{lake}/data/', read_only)")
+conn.execute("use lake")
+reads, errors, states = 0, [], set()
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    try:
+        states.add(tuple(conn.execute(sys.argv[3]).fetchone()))
+        reads += 1
+    except duckdb.Error as error:
+        errors.append(str(error))
+    time.sleep(0.05)
+print(json.dumps({"reads": reads, "errors": errors, "states": sorted(map(list, states))}))
+"""
+
+
+@pytest.fixture
+def demo_project(tmp_path: Path) -> Path:
+    config = write_demo(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    return config
+
+
+def _touch_deliveries(project: Path) -> None:
+    """A new delivery of the same rows: the sources see new files and reload both periods."""
+    for path in (project / ".runledger" / "demo").rglob("*"):
+        if path.is_file() and path.suffix in {".parquet", ".json", ".jsonl", ".ndjson"}:
+            os.utime(path, (time.time(), time.time() + 60))
+
+
+@contextmanager
+def notebook_readers(lake_folder: Path, seconds: float) -> Iterator[list[subprocess.Popen]]:
+    script = NOTEBOOK_READER % extension_directory()
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(lake_folder), str(seconds), WHOLE_STATE],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    yield readers
+    for reader in readers:
+        reader.wait(timeout=seconds + 120)
+
+
+def test_readers_never_break_or_see_half_a_replacement_during_a_nightly_run_and_a_backfill(demo_project: Path):
+    project = demo_project.parent
+    lake_folder = project / ".runledger" / "lake"
+    _touch_deliveries(project)
+    query_reads = []
+    with notebook_readers(lake_folder, seconds=40) as readers:
+        nightly = subprocess.Popen(
+            [RUNLEDGER, "run", "--config", str(demo_project), "--period", "2026-11"], stderr=subprocess.PIPE, text=True
+        )
+        backfill = subprocess.Popen(
+            [RUNLEDGER, "run", "--config", str(demo_project), "--period", "2026-10"], stderr=subprocess.PIPE, text=True
+        )
+        while nightly.poll() is None or backfill.poll() is None:
+            answer = subprocess.run(
+                [RUNLEDGER, "query", "--config", str(demo_project), "--format", "json", WHOLE_STATE],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            query_reads.append((answer.returncode, answer.stdout, answer.stderr))
+        nightly_errors, backfill_errors = nightly.communicate()[1], backfill.communicate()[1]
+    assert (nightly.returncode, backfill.returncode) == (0, 0), nightly_errors + backfill_errors
+    assert "waiting for the writer holding" in nightly_errors + backfill_errors
+    whole = [0, 0, 12069]
+    for reader in readers:
+        report = json.loads(reader.stdout.read())
+        assert report["errors"] == [] and report["reads"] > 20, report
+        assert report["states"] == [whole], report
+    assert query_reads and all(code == 0 for code, _, _ in query_reads), query_reads
+    assert {json.dumps(json.loads(out)[0], sort_keys=True) for _, out, _ in query_reads} == {
+        json.dumps({"raw_focus_differences": 0, "allocated_differences": 0, "line_items": "12069"}, sort_keys=True)
+    }
+
+
+def _run_costs(config: Path, *at: str) -> str:
+    result = CliRunner().invoke(
+        main, ["query", "--config", str(config), *at, "--format", "csv", "select * from run_costs order by all"]
+    )
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_query_at_a_snapshot_or_a_moment_reproduces_an_earlier_night(demo_project: Path) -> None:
+    first_night = _run_costs(demo_project)
+    with reading(demo_project) as conn:
+        ((snapshot, moment),) = conn.execute(
+            "select max(snapshot_id), max(snapshot_time) from lake.snapshots()"
+        ).fetchall()
+        (loaded,) = conn.execute(
+            "select count(*) from loads inner join load_snapshots using (load_id) where status = 'loaded'"
+        ).fetchone()
+    assert loaded == 4  # two sources × two periods, each with the snapshot that committed it
+    # the next night, the GCP export has restated one row
+    export = next((demo_project.parent / ".runledger" / "demo" / "gcp").glob("*.json*"))
+    rows = export.read_text().splitlines()
+    restated = next(number for number, row in enumerate(rows) if "llm-3b-pt-gcp" in row)
+    row = json.loads(rows[restated])
+    row["cost"] = float(row["cost"]) + 1000
+    rows[restated] = json.dumps(row)
+    export.write_text("\n".join(rows) + "\n")
+    result = CliRunner().invoke(main, ["run", "--config", str(demo_project)])
+    assert result.exit_code == 0, result.output
+    assert _run_costs(demo_project) != first_night
+    assert _run_costs(demo_project, "--at", str(snapshot)) == first_night
+    assert _run_costs(demo_project, "--at", moment.isoformat()) == first_night
+    report = CliRunner().invoke(
+        main,
+        [
+            "report",
+            "--config",
+            str(demo_project),
+            "--run",
+            "llm-3b-pt-gcp",
+            "--at",
+            str(snapshot),
+            "--out",
+            str(demo_project.parent / "then"),
+        ],
+    )
+    assert report.exit_code == 0, report.output
+    assert "44,146.34" in (demo_project.parent / "then" / "llm-3b-pt-gcp" / "report.md").read_text()
+
+
+FILES = """
+with live_files as (
+    select table_id from __ducklake_metadata_lake.ducklake_data_file where end_snapshot is null
+),
+
+tables as (
+    select table_id, table_name from __ducklake_metadata_lake.ducklake_table where end_snapshot is null
+)
+
+select
+    count(*) filter (where tables.table_name in ('focus_line_items', 'cost_allocations')) as restated,
+    count(*) as everything,
+    (select count(*) from __ducklake_metadata_lake.ducklake_delete_file where end_snapshot is null) as deletes
+from live_files
+inner join tables on live_files.table_id = tables.table_id
+"""
+
+
+def _file_counts(project: Path) -> tuple[int, int, int, int]:
+    """The live data files of the restated tables and of all, the live delete files, and the data
+    files on disk."""
+    with reading(project) as conn:
+        restated, everything, deletes = conn.execute(FILES).fetchone()
+    on_disk = sum(1 for path in (project / ".runledger" / "lake" / "data").rglob("*.parquet"))
+    return restated, everything, deletes, on_disk
+
+
+def test_a_restated_period_replaces_its_files_and_the_upkeep_deletes_the_old_ones(demo_project: Path) -> None:
+    project = demo_project.parent
+    restated, _, deletes, _ = _file_counts(project)
+    assert (restated, deletes) == (6, 0)  # a file per (source, period) of line items, per period of allocations
+    for _ in range(3):
+        _touch_deliveries(project)
+        result = CliRunner().invoke(main, ["run", "--config", str(demo_project)])
+        assert result.exit_code == 0, result.output
+        assert _file_counts(project)[0::2][:2] == (restated, 0)  # replaced files, no delete file
+    live, on_disk = _file_counts(project)[1], _file_counts(project)[3]
+    assert on_disk > live  # the earlier nights' files stay for --at
+    with writing(project) as conn:
+        upkeep = maintain_lake(conn, retention_days=0)
+    assert upkeep.expired_snapshots > 0 and upkeep.deleted_files > 0
+    _, live, deletes, on_disk = _file_counts(project)
+    assert (deletes, on_disk) == (0, live)
+    with reading(project) as conn:
+        assert conn.execute("select sum(focus_rows) from reconciliation").fetchone() == (12069,)
+
+
+def test_an_earlier_warehouse_file_is_converted_once_and_nothing_is_lost(demo_project: Path) -> None:
+    project = demo_project.parent
+    legacy = project / "legacy" / ".runledger" / "warehouse.duckdb"
+    legacy.parent.mkdir(parents=True)
+    with duckdb.connect(str(legacy)) as file, reading(project) as lake:
+        create_schema(file)
+        for (table,) in lake.execute(
+            "select table_name from duckdb_tables() where database_name = 'lake' "
+            "and table_name not in ('schema_version', 'step_inputs')"
+        ).fetchall():
+            file.register("rows", lake.execute(f'select * from "{table}"').to_arrow_table())
+            file.execute(f'insert into "{table}" by name select * from rows')
+            file.unregister("rows")
+        expected = lake.execute("select * from run_costs order by all").fetchall()
+    config = legacy.parent.parent / "runledger.yaml"
+    config.write_text(demo_project.read_text().replace("warehouse: .runledger/lake\n", ""))
+    (legacy.parent / "demo").symlink_to(project / ".runledger" / "demo")
+
+    refused = CliRunner().invoke(main, ["run", "--config", str(config)])
+    assert refused.exit_code == 2 and "runledger migrate" in refused.output and str(legacy) in refused.output
+    migrated = CliRunner().invoke(main, ["migrate", "--config", str(config)])
+    assert migrated.exit_code == 0, migrated.output
+    assert "focus_line_items: 12,069 rows" in migrated.output
+    assert legacy.is_file()  # kept as it was
+    with reading(config) as conn:
+        assert conn.execute("select * from run_costs order by all").fetchall() == expected
+    again = CliRunner().invoke(main, ["migrate", "--config", str(config)])
+    assert again.exit_code == 2 and "nothing to migrate" in again.output
+    result = CliRunner().invoke(main, ["run", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_moved_project_reads_its_own_lake(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    moved = tmp_path_factory.mktemp("moved") / "project"
+    demo_project.parent.rename(moved)
+    assert connect(lake_of(moved)).execute("select count(*) from focus_line_items").fetchone() == (12069,)

@@ -10,7 +10,7 @@ FOCUS_CONVERTER_VENV := .venv-focus-converter
 FOCUS_CONVERTER_INSTALLED := $(FOCUS_CONVERTER_VENV)/.installed
 BENCH_SIZES ?= 1M,5M,20M
 
-.PHONY: run test test-fast lint test-browser dev bench clean
+.PHONY: run test test-fast lint test-browser test-postgres dev bench clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,7 +35,7 @@ $(FOCUS_CONVERTER_INSTALLED): constraints-focus-converter.txt
 run: $(INSTALLED)  ## the nightly job on the embedded demo data set
 	$(BIN)/runledger demo --dir .
 
-test: $(INSTALLED) $(BQEMULATOR_INSTALLED) test-browser  ## the whole pytest suite: unit, integration and e2e tiers
+test: $(INSTALLED) $(BQEMULATOR_INSTALLED) test-browser test-postgres  ## the whole pytest suite: unit, integration and e2e tiers
 	$(BIN)/python -m pytest
 
 test-fast: $(INSTALLED)  ## the unit tier only: in process, no servers, under a minute
@@ -63,6 +63,18 @@ test-browser:
 			|| echo "chromium could not be installed: the report browser test will be skipped"; \
 		else \
 			echo "chromium is missing and installing it needs root and apt-get: the report browser test will be skipped"; \
+		fi; }
+
+# Debian's postgresql: the server the tests of the lake's PostgreSQL catalog start on 127.0.0.1
+# (tests/support/postgres.py); installed when missing, which needs root and apt-get.
+test-postgres:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends postgresql >/dev/null; \
+		else \
+			echo "PostgreSQL is missing: install Debian's postgresql package (needs root), then run make test again"; \
+			exit 1; \
 		fi; }
 
 RUNLEDGER_CONFIG ?= $(CURDIR)/runledger.yaml

@@ -212,7 +212,11 @@ def query(config_path: Path | None, output_format: str, at: str | None, sql: str
 @_config_option
 @click.option("--run", "run_id", help="Training run id.")
 @click.option("--all", "all_runs", is_flag=True, help="Every run.")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Output folder (default: reports_dir).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Output folder (default: reports_dir; required with --at).",
+)
 @click.option("--at", "at", help=_AT_HELP)
 @_handle_errors
 def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None, at: str | None) -> None:
@@ -223,6 +227,8 @@ def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Pa
 
     if bool(run_id) == all_runs:
         raise UsageProblem("give exactly one of --run RUN_ID or --all")
+    if at and out is None:
+        raise UsageProblem("give --out DIR with --at: the reports of an earlier snapshot would replace today's")
     config = load_config(config_path)
     conn = connect_read_only(config.lake, parse_moment(at) if at else None)
     try:
@@ -241,20 +247,19 @@ def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Pa
 @_config_option
 @_handle_errors
 def migrate(config_path: Path | None) -> None:
-    from pipelines.config import LEGACY_LAKE_FOLDER, load_config
-    from pipelines.warehouse.lake import Lake
+    from pipelines.config import load_config
     from pipelines.warehouse.migrate import migrate as migrate_file
 
     config = load_config(config_path)
     lake = config.lake
-    names_the_file = lake.legacy_file is not None and lake.sqlite_file.parent == lake.legacy_file
-    target = Lake.in_folder(lake.legacy_file.parent / LEGACY_LAKE_FOLDER) if names_the_file else lake
-    result = migrate_file(lake, target)
+    result = migrate_file(lake)
     for table, rows in result.rows.items():
         click.echo(f"  {table}: {rows:,} rows")
     click.echo(f"converted {result.source} into {result.lake.describe()} (the file is kept as it was)")
-    if names_the_file:
-        click.echo(f"now point runledger.yaml at the lake: warehouse: {config.relative(target.sqlite_file.parent)}")
+    if result.lake.sqlite_file is not None and result.lake.sqlite_file != lake.sqlite_file:
+        click.echo(
+            f"now point runledger.yaml at the lake: warehouse: {config.relative(result.lake.sqlite_file.parent)}"
+        )
 
 
 @main.command(help="Print the pre-training estimate of a budget file from the resource model.")
@@ -311,3 +316,8 @@ def check(config_path: Path | None) -> None:
     )
     for finding in [o.describe() for o in registry_overlaps(runs)] + contradictions(runs, config.attribution.shared):
         click.echo(f"registry {finding}")
+    if config.lake.legacy_file:
+        click.echo(
+            f"warning: {config.lake.legacy_file} is a warehouse file of an earlier RunLedger (budgets were not checked "
+            "against its spend): convert it once with `runledger migrate`"
+        )

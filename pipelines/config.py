@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
 
 from connectors.gcp.settings import BIGQUERY_TABLE_ID
 from pipelines.warehouse.catalog import table_columns
@@ -262,8 +262,6 @@ LAKE_FOLDER = ".runledger/lake"
 # Where an earlier RunLedger kept its warehouse file by default: found there, it is converted once
 # by `runledger migrate`.
 LEGACY_WAREHOUSE_FILE = ".runledger/warehouse.duckdb"
-# A configuration that names such a file gets its lake beside the file, in this folder.
-LEGACY_LAKE_FOLDER = "lake"
 HOST = re.compile(r"^[A-Za-z0-9.\-]+$")
 DATABASE_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
 
@@ -330,11 +328,29 @@ class TeamWarehouse(_Strict):
         return value
 
 
+def _warehouse_form(value: object) -> str | None:
+    if isinstance(value, str):
+        return "folder"
+    return "team" if isinstance(value, dict | TeamWarehouse) else None
+
+
+# `warehouse:` is a folder (the embedded lake) or a mapping (the team setup); an error names the
+# key inside the mapping, not pydantic's attempts at both forms.
+WarehouseSetting = Annotated[
+    Annotated[str, Tag("folder")] | Annotated[TeamWarehouse, Tag("team")],
+    Discriminator(
+        _warehouse_form,
+        custom_error_type="warehouse_form",
+        custom_error_message="a folder (e.g. .runledger/lake) or a mapping with catalog and data_path",
+    ),
+]
+
+
 class RunLedgerConfig(_Strict):
     """The whole `runledger.yaml`, with relative paths resolved against its folder."""
 
     base_dir: Path
-    warehouse: str | TeamWarehouse = LAKE_FOLDER
+    warehouse: WarehouseSetting = LAKE_FOLDER
     reports_dir: str = ".runledger/reports"
     sources: list[Source] = Field(default_factory=list)
     attribution: Attribution = Field(default_factory=Attribution)
@@ -435,7 +451,7 @@ def _key_path(location: tuple[int | str, ...]) -> str:
 
 def _source_kind_keys(location: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """Drops pydantic's discriminator tag (`aws_cur`…) from an error location."""
-    kinds = {"aws_cur", "gcp_billing", "focus", "aws_tags", "run_events"}
+    kinds = {"aws_cur", "gcp_billing", "focus", "aws_tags", "run_events", "folder", "team"}
     return tuple(item for item in location if item not in kinds)
 
 

@@ -26,13 +26,13 @@ from urllib.parse import urlparse
 import duckdb
 import pyarrow as pa
 
-from pipelines.warehouse.connection import connect_read_only
+from pipelines.warehouse.connection import connect_read_only, require_readable
 from pipelines.warehouse.lake import Lake, LakeError, install_extensions
 from pipelines.warehouse.sandbox import SandboxUnavailable, confine
 
 READ_STATEMENTS = {"SELECT", "EXPLAIN"}
 POSTGRES_PORT = 5432
-HTTPS_PORT = 443
+HTTP_PORT, HTTPS_PORT = 80, 443
 # The child's exit codes: its error message is the last line of its stderr.
 QUERY_REFUSED, SANDBOX_UNAVAILABLE = 2, 3
 
@@ -86,7 +86,8 @@ def tcp_ports(lake: Lake) -> list[int]:
         ports.append(int(settings.get("port", POSTGRES_PORT)))
     if lake.on_s3:
         endpoint = urlparse(f"//{lake.s3_endpoint}") if lake.s3_endpoint else None
-        ports.append(endpoint.port if endpoint and endpoint.port else HTTPS_PORT)
+        default_port = HTTPS_PORT if lake.s3_use_ssl else HTTP_PORT
+        ports.append(endpoint.port if endpoint and endpoint.port else default_port)
     return ports
 
 
@@ -115,6 +116,7 @@ def query_lake(lake: Lake, sql: str, at: int | datetime | None = None) -> pa.Tab
         LakeError: the lake cannot be opened.
     """
     require_one_read_statement(sql)
+    require_readable(lake)
     install_extensions(lake)
     with tempfile.TemporaryDirectory(prefix="runledger-query-") as spill, keep_wal_index(lake):
         request = {

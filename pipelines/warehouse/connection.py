@@ -90,8 +90,20 @@ def require_current_format(lake: Lake) -> None:
     if lake.legacy_file is not None:
         raise LakeError(
             f"{lake.legacy_file} is a warehouse file of an earlier RunLedger; convert it once into "
-            f"{lake.describe()} with `runledger migrate` (nothing is lost: the file is kept as it is)"
+            f"{lake.migration_target.describe()} with `runledger migrate` (nothing is lost: the file is kept as it is)"
         )
+
+
+def missing_lake(lake: Lake) -> LakeError:
+    return LakeError(f"{lake.describe()} does not exist yet: run `runledger run` first")
+
+
+def require_readable(lake: Lake) -> None:
+    """Raises LakeError, saying what to run, when there is no lake yet or only a warehouse file of
+    an earlier version."""
+    require_current_format(lake)
+    if not lake.exists():
+        raise missing_lake(lake)
 
 
 # A write that conflicts with another process's commit is run again, up to this many times,
@@ -125,7 +137,13 @@ def _open(lake: Lake, role: str, at: int | datetime | None = None) -> duckdb.Duc
             attach(conn, lake, read_only=role == READER, at=at)
         except duckdb.InvalidInputException as error:
             if role == READER and "creating a new DuckLake is explicitly disabled" in str(error):
-                raise LakeError(f"{lake.describe()} does not exist yet: run `runledger run` first") from None
+                raise missing_lake(lake) from None
+            if at is not None and "No snapshot found" in str(error):
+                raise LakeError(
+                    f"{lake.describe()} has no snapshot {'with id' if isinstance(at, int) else 'at or before'} {at} "
+                    "(older ones are expired after orchestration.snapshot_retention_days); list the snapshots with "
+                    'runledger query "select snapshot_id, snapshot_time, commit_message from lake.snapshots()"'
+                ) from None
             raise
         if role == WRITER and not _schema_is_current(conn):
             create_schema(conn, partitioned=True)
@@ -188,9 +206,7 @@ def connect_read_only(lake: Lake, at: int | datetime | None = None) -> duckdb.Du
     Raises:
         LakeError: there is no lake yet, or only a warehouse file of an earlier version.
     """
-    require_current_format(lake)
-    if not lake.exists():
-        raise LakeError(f"{lake.describe()} does not exist yet: run `runledger run` first")
+    require_readable(lake)
     return _cursor(lake, READER) if at is None else _open(lake, READER, at)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -19,6 +19,9 @@ import duckdb
 LAKE = "lake"
 CATALOG_FILE = "catalog.sqlite"
 DATA_FOLDER = "data"
+# A configuration that names a warehouse file of an earlier RunLedger gets its lake beside the
+# file, in this folder.
+LEGACY_LAKE_FOLDER = "lake"
 # How long a statement waits for the SQLite catalog while another process commits, in ms.
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 # The DuckDB extension each part of a lake needs, and the Python package that ships it.
@@ -110,6 +113,15 @@ class Lake:
     def exists(self) -> bool:
         """Whether the catalog was created (always assumed for PostgreSQL: attaching says)."""
         return self.sqlite_file is None or self.sqlite_file.is_file()
+
+    @property
+    def migration_target(self) -> Lake:
+        """Where `runledger migrate` writes this lake's legacy file: the lake itself, or, when the
+        configuration names the file, a lake folder beside it."""
+        names_the_file = self.sqlite_file is not None and self.sqlite_file.parent == self.legacy_file
+        if self.legacy_file is not None and names_the_file:
+            return Lake.in_folder(self.legacy_file.parent / LEGACY_LAKE_FOLDER)
+        return replace(self, legacy_file=None)
 
     def describe(self) -> str:
         """The lake as a message names it."""

@@ -3,13 +3,14 @@ into the lake, in one commit; the file itself is left as it was."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
 from pipelines.warehouse.connection import connect, transaction
 from pipelines.warehouse.lake import Lake, LakeError, sql_literal
+from pipelines.warehouse.locks import writer_lock
 from pipelines.warehouse.sql import read_sql
 
 LEGACY = "legacy"
@@ -33,13 +34,12 @@ class Migration:
     rows: dict[str, int]
 
 
-def migrate(lake: Lake, target: Lake) -> Migration:
-    """Copies every table of `lake.legacy_file` into `target`, in one commit.
+def migrate(lake: Lake) -> Migration:
+    """Copies every table of `lake.legacy_file` into `lake.migration_target`, in one commit,
+    holding the writers' lock.
 
     Args:
         lake: the configured lake, whose `legacy_file` is the file to convert.
-        target: where the lake is written (the configured lake, or a folder beside the file when
-            the configuration names the file itself).
 
     Raises:
         LakeError: there is no file to convert, or the target lake already holds line items.
@@ -47,7 +47,13 @@ def migrate(lake: Lake, target: Lake) -> Migration:
     source = lake.legacy_file
     if source is None:
         raise LakeError(f"nothing to migrate: {lake.describe()} holds no warehouse file of an earlier version")
-    conn = connect(replace(target, legacy_file=None))
+    target = lake.migration_target
+    with writer_lock(target):
+        return Migration(source=source, lake=target, rows=_copy(source, target))
+
+
+def _copy(source: Path, target: Lake) -> dict[str, int]:
+    conn = connect(target)
     try:
         (existing,) = conn.execute(read_sql("ops/migrate", "line_items")).fetchone()
         if existing:
@@ -71,4 +77,4 @@ def migrate(lake: Lake, target: Lake) -> Migration:
         raise LakeError(f"{source}: cannot be converted: {error}") from None
     finally:
         conn.close()
-    return Migration(source=source, lake=target, rows=rows)
+    return rows

@@ -171,6 +171,10 @@ def test_query_at_a_snapshot_or_a_moment_reproduces_an_earlier_night(demo_projec
     )
     assert report.exit_code == 0, report.output
     assert "44,146.34" in (demo_project.parent / "then" / "llm-3b-pt-gcp" / "report.md").read_text()
+    unknown = CliRunner().invoke(main, ["query", "--config", str(demo_project), "--at", "999", "select 1"])
+    assert unknown.exit_code == 2 and "has no snapshot with id 999" in unknown.output
+    over_today = CliRunner().invoke(main, ["report", "--config", str(demo_project), "--all", "--at", str(snapshot)])
+    assert over_today.exit_code == 2 and "give --out DIR with --at" in over_today.output
 
 
 FILES = """
@@ -240,6 +244,14 @@ def test_an_earlier_warehouse_file_is_converted_once_and_nothing_is_lost(demo_pr
 
     refused = CliRunner().invoke(main, ["run", "--config", str(config)])
     assert refused.exit_code == 2 and "runledger migrate" in refused.output and str(legacy) in refused.output
+    query = CliRunner().invoke(main, ["query", "--config", str(config), "select 1"])
+    assert query.exit_code == 2 and "runledger migrate" in query.output
+    checked = CliRunner().invoke(main, ["check", "--config", str(config)])
+    assert checked.exit_code == 0 and "warning:" in checked.output and "runledger migrate" in checked.output
+    naming_the_file = config.with_name("named.yaml")
+    naming_the_file.write_text(f"warehouse: .runledger/warehouse.duckdb\n{config.read_text()}")
+    named = CliRunner().invoke(main, ["run", "--config", str(naming_the_file)])
+    assert named.exit_code == 2 and f"into the lake {legacy.parent / 'lake'} with" in " ".join(named.output.split())
     migrated = CliRunner().invoke(main, ["migrate", "--config", str(config)])
     assert migrated.exit_code == 0, migrated.output
     assert "focus_line_items: 12,069 rows" in migrated.output

@@ -3,8 +3,6 @@ cluster and a moto server on 127.0.0.1). Credentials come from libpq's and AWS's
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import subprocess
 import sys
 import uuid
@@ -18,7 +16,7 @@ from click.testing import CliRunner
 from pipelines.cli import main
 from pipelines.config import load_config
 from pipelines.demo import write_demo
-from tests.support import REPO
+from tests.support.confined_attacks import run_confined
 from tests.support.lake import reading
 from tests.support.postgres import PostgresServer, new_database, psql
 
@@ -138,17 +136,7 @@ def test_a_reader_with_a_read_only_role_cannot_write_whatever_the_sql(
         "delete from focus_line_items",
     ]
     spill = tmp_path_factory.mktemp("spill")
-    request = {"lake": {**dataclasses.asdict(lake), "state_dir": str(spill), "legacy_file": None}}
-    request |= {"spill": str(spill), "statements": attacks}
-    child = subprocess.run(
-        [sys.executable, "-m", "tests.support.confined_attacks"],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        check=True,
-    )
-    ran = json.loads(child.stdout)["ran"]
+    ran = run_confined(lake, spill, attacks)
     assert set(ran) <= {attacks[0], attacks[3]}, ran  # it may attach, as it may read
     monkeypatch.setenv("PGUSER", postgres_server.user)
     assert psql(postgres_server, database, snapshots) == before

@@ -8,13 +8,9 @@ then a few through the CLI itself.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import http.server
-import json
 import sqlite3
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,9 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
-from pipelines.query import keep_wal_index
 from pipelines.warehouse.lake import Lake
-from tests.support import REPO
+from tests.support.confined_attacks import run_confined
 from tests.support.lake import writing
 
 # One statement of every kind DuckDB parses, aimed at what an attacker would want: the lake's
@@ -171,18 +166,7 @@ def test_a_confined_reader_changes_nothing_whatever_the_statement(project: Path,
     attacks = _attacks(project, http_url)
     lake = Lake.in_folder(project / "lake")
     spill = tmp_path_factory.mktemp("spill")
-    request = {"lake": {**dataclasses.asdict(lake), "state_dir": str(spill), "legacy_file": None}}
-    request |= {"spill": str(spill), "statements": list(attacks)}
-    with keep_wal_index(lake):
-        child = subprocess.run(
-            [sys.executable, "-m", "tests.support.confined_attacks"],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            cwd=REPO,
-            check=True,
-        )
-    ran = {attacks[statement] for statement in json.loads(child.stdout)["ran"]}
+    ran = {attacks[statement] for statement in run_confined(lake, spill, list(attacks))}
     assert _digests(project) == before
     assert _CountingHandler.hits == 0
     assert {attack for attack, _ in ran} <= HARMLESS, ran

@@ -4,7 +4,7 @@ DuckDB holding the same schema for the unit tier (the SQL is the same; no lake f
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import duckdb
@@ -23,24 +23,22 @@ def lake_of(project: Path) -> Lake:
     return Lake.in_folder(project / ".runledger" / "lake")
 
 
+def _lake(project: Path | Lake) -> Lake:
+    return project if isinstance(project, Lake) else lake_of(project)
+
+
 @contextmanager
 def reading(project: Path | Lake) -> Iterator[duckdb.DuckDBPyConnection]:
     """A reader's connection to the project's lake, closed afterwards."""
-    conn = connect_read_only(project if isinstance(project, Lake) else lake_of(project))
-    try:
+    with closing(connect_read_only(_lake(project))) as conn:
         yield conn
-    finally:
-        conn.close()
 
 
 @contextmanager
 def writing(project: Path | Lake) -> Iterator[duckdb.DuckDBPyConnection]:
     """A writer's connection to the project's lake, closed afterwards."""
-    conn = connect(project if isinstance(project, Lake) else lake_of(project))
-    try:
+    with closing(connect(_lake(project))) as conn:
         yield conn
-    finally:
-        conn.close()
 
 
 def memory_warehouse() -> duckdb.DuckDBPyConnection:

@@ -55,8 +55,8 @@ def main() -> None:
     "--multiprocess/--no-multiprocess",
     default=True,
     show_default=True,
-    help="Also run the nightly job with Dagster's multiprocess executor, one process per billing period "
-    "(sizes up to 5M: above, two periods normalized at once do not fit in memory yet).",
+    help="Also run the nightly job with Dagster's multiprocess executor into a lake with a PostgreSQL catalog "
+    "(a local throwaway cluster), one process and then two, one per billing period (sizes up to 5M).",
 )
 @click.option(
     "--timeout",
@@ -118,12 +118,16 @@ def run(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where the steps' start and end times are written (JSON).",
 )
-@click.option("--multiprocess", is_flag=True, help="Run the billing periods with Dagster's multiprocess executor.")
-def nightly(config_path: Path, stats_path: Path, multiprocess: bool) -> None:
+@click.option(
+    "--processes",
+    type=click.IntRange(min=1),
+    help="Run the billing periods with Dagster's multiprocess executor, this many at once.",
+)
+def nightly(config_path: Path, stats_path: Path, processes: int | None) -> None:
     """Internal: the nightly job in this process, as the harness measures it ($DAGSTER_HOME set)."""
     from bench.child import run_nightly_job
 
-    run_nightly_job(config_path, stats_path, multiprocess=multiprocess)
+    run_nightly_job(config_path, stats_path, processes=processes)
 
 
 @main.command("yardstick")

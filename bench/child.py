@@ -30,9 +30,9 @@ def _steps(instance: dg.DagsterInstance) -> list[dict]:
     return steps
 
 
-def run_nightly_job(config_path: Path, stats_path: Path, multiprocess: bool = False) -> None:
-    """`runledger run` on `config_path` in this process, or with `multiprocess` the job of
-    `bench.parallel`; the steps' times go to `stats_path`.
+def run_nightly_job(config_path: Path, stats_path: Path, processes: int | None = None) -> None:
+    """`runledger run` on `config_path` in this process, or with `processes` the job of
+    `bench.parallel` on that many processes; the steps' times go to `stats_path`.
 
     `$DAGSTER_HOME` must name a fresh instance folder (the parent sets it), so that the steps
     can be read back from its event log.
@@ -40,14 +40,14 @@ def run_nightly_job(config_path: Path, stats_path: Path, multiprocess: bool = Fa
     from pipelines.nightly import RunFailed, run_nightly
 
     started = time.time()
-    if multiprocess:
+    if processes:
         from bench.parallel import parallel_run_config
 
         with dg.DagsterInstance.get() as instance:
             result = dg.execute_job(
                 dg.reconstructable(_parallel_job),
                 instance=instance,
-                run_config=parallel_run_config(config_path.resolve()),
+                run_config=parallel_run_config(config_path.resolve(), processes),
             )
             if not result.success:
                 raise RunFailed("the multiprocess nightly job failed; see the steps' errors above")

@@ -14,14 +14,19 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from unittest.mock import patch
 
 import duckdb
+import yaml
 
 from bench.generate import RUNS, BenchDataSet, data_set, size_label
 from bench.measure import Measurement, run_measured
+from bench.parallel import LOAD_STEP_PREFIX
 from bench.sqlfiles import read_bench_sql
+from pipelines.config import load_config
 from pipelines.warehouse.connection import connect_read_only
 from pipelines.warehouse.lake import Lake
+from tests.support import postgres
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DAGSTER_YAML = REPO_ROOT / "dagster.yaml"
@@ -54,9 +59,11 @@ STAGE_ORDER = (
     "reports",
 )
 GIB = 2**30
-# The multiprocess variant stages both periods at once; it has been measured up to this size only
+# The multiprocess variant loads both periods at once; it has been measured up to this size only
 # (before staging went file by file, a period's normalize held the whole period in memory).
 MULTIPROCESS_MAX_ROWS = 5_000_000
+# The multiprocess variant runs with this many processes at most, then with one.
+PROCESSES = 2
 
 
 class BenchFailed(RuntimeError):
@@ -110,7 +117,16 @@ def _fresh_dagster_home(folder: Path) -> Path:
 
 
 def _stage_of(step_key: str) -> str:
-    return "ingest" if step_key.startswith("raw__") else STAGES.get(step_key, step_key)
+    return "ingest" if step_key.startswith(("raw__", LOAD_STEP_PREFIX)) else STAGES.get(step_key, step_key)
+
+
+def _ingest_span(stats: dict) -> float | None:
+    """Seconds from the first load's start to the last one's end (steps that ran at once count
+    once): the multiprocess job's load steps, else the nightly job's raw assets."""
+    steps = [step for step in stats["steps"] if _stage_of(step["step"]) == "ingest" and step["end"] is not None]
+    loads = [step for step in steps if step["step"].startswith(LOAD_STEP_PREFIX)]
+    steps = loads or steps
+    return round(max(s["end"] for s in steps) - min(s["start"] for s in steps), 3) if steps else None
 
 
 def _stages(measurement: Measurement, stats: dict, rows: int) -> list[dict]:
@@ -139,8 +155,8 @@ def _stages(measurement: Measurement, stats: dict, rows: int) -> list[dict]:
     return stages
 
 
-def _warehouse_totals(dataset: BenchDataSet) -> dict:
-    conn = connect_read_only(Lake.in_folder(dataset.root / "run" / "lake"))
+def _warehouse_totals(lake: Lake) -> dict:
+    conn = connect_read_only(lake)
     try:
         cursor = conn.execute(read_bench_sql("warehouse_totals"))
         row = cursor.fetchone()
@@ -152,16 +168,27 @@ def _warehouse_totals(dataset: BenchDataSet) -> dict:
         conn.close()
 
 
-def _nightly(dataset: BenchDataSet, label: str, options: BenchOptions, multiprocess: bool = False) -> dict:
-    """One measured `runledger run` on the data set's warehouse as it stands."""
+def _nightly(
+    dataset: BenchDataSet,
+    label: str,
+    options: BenchOptions,
+    *,
+    config_path: Path | None = None,
+    processes: int | None = None,
+    env: dict[str, str] | None = None,
+) -> dict:
+    """One measured `runledger run` on the data set's warehouse as it stands (or the
+    multiprocess job on `processes` processes, on the lake `config_path` names)."""
     home = _fresh_dagster_home((dataset.root / "dagster" / label).resolve())
     stats_path = home / "steps.json"
-    command = ["nightly", "--config", str(dataset.config_path), "--stats", str(stats_path)]
-    if multiprocess:
-        command.append("--multiprocess")
+    command = ["nightly", "--config", str(config_path or dataset.config_path), "--stats", str(stats_path)]
+    if processes:
+        command.extend(["--processes", str(processes)])
     load_before = _load()
     measurement = _checked(
-        run_measured(_python(*command), env={"DAGSTER_HOME": str(home)}, timeout_seconds=options.timeout_seconds),
+        run_measured(
+            _python(*command), env={"DAGSTER_HOME": str(home), **(env or {})}, timeout_seconds=options.timeout_seconds
+        ),
         f"nightly job ({label}) on {size_label(dataset.rows)}",
     )
     stats = json.loads(stats_path.read_text())
@@ -172,6 +199,7 @@ def _nightly(dataset: BenchDataSet, label: str, options: BenchOptions, multiproc
         "rows_per_second": round(dataset.rows / measurement.wall_seconds),
         "peak_rss_bytes": measurement.peak_rss_bytes,
         "stages": _stages(measurement, stats, dataset.rows),
+        "ingest_wall_seconds": _ingest_span(stats),
         "load_average": {"before": load_before, "after": _load()},
     }
 
@@ -245,7 +273,7 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
     echo(f"{size_label(rows)}: data set ready in {generation_seconds:,.1f} s ({dataset.root})")
     shutil.rmtree(dataset.root / "run", ignore_errors=True)
     full = _nightly(dataset, "full", options)
-    totals = _warehouse_totals(dataset)
+    totals = _warehouse_totals(load_config(dataset.config_path).lake)
     echo(f"{size_label(rows)}: nightly job {full['wall_seconds']:,.1f} s, peak {full['peak_rss_bytes'] / GIB:,.2f} GiB")
     rerun = _nightly(dataset, "rerun", options)
     echo(f"{size_label(rows)}: re-run with nothing new {rerun['wall_seconds']:,.1f} s")
@@ -268,10 +296,51 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
             f"{size_label(rows)}: multiprocess run skipped: two periods normalized at once would need about "
             f"{rows * 1024 / GIB:,.0f} GiB (docs/scaling.md)"
         )
+    elif options.multiprocess and not postgres.installed():
+        echo(f"{size_label(rows)}: multiprocess run skipped: it needs PostgreSQL's server (Debian's postgresql)")
     elif options.multiprocess:
-        shutil.rmtree(dataset.root / "run", ignore_errors=True)
-        result["multiprocess"] = _nightly(dataset, "multiprocess", options, multiprocess=True)
-        echo(f"{size_label(rows)}: multiprocess nightly job {result['multiprocess']['wall_seconds']:,.1f} s")
+        result["multiprocess"] = _multiprocess(dataset, options, totals, echo)
+    return result
+
+
+def _team_config(dataset: BenchDataSet, server: postgres.PostgresServer, dbname: str, folder: str) -> Path:
+    """The data set's configuration with the team setup's lake: catalog in PostgreSQL, data files
+    in `run/<folder>/`."""
+    config = yaml.safe_load(dataset.config_path.read_text())
+    config["warehouse"] = {
+        "catalog": {"postgres": {"host": server.host, "port": server.port, "dbname": dbname}},
+        "data_path": f"run/{folder}/data",
+    }
+    config["reports_dir"] = f"run/{folder}/reports"
+    path = dataset.root / f"runledger-{folder}.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def _multiprocess(dataset: BenchDataSet, options: BenchOptions, totals: dict, echo=print) -> dict:
+    """The multiprocess job into a lake with a PostgreSQL catalog (a local cluster the bench starts
+    and stops), with one process and with PROCESSES; each lake must hold the same totals as the
+    nightly job's."""
+    result = {}
+    with postgres.local_cluster() as server, patch.dict(os.environ, {"PGUSER": server.user}):
+        env = {"PGUSER": server.user}
+        for processes in (1, PROCESSES):
+            folder = f"team-{processes}"
+            dbname = postgres.new_database(server, f"bench_{processes}")
+            config_path = _team_config(dataset, server, dbname, folder)
+            label = f"{processes} process" + ("es" if processes > 1 else "")
+            measured = _nightly(dataset, folder, options, config_path=config_path, processes=processes, env=env)
+            lake_totals = _warehouse_totals(load_config(config_path).lake)
+            if lake_totals != totals:
+                raise BenchFailed(f"the multiprocess job ({label}) wrote {lake_totals}, the nightly job {totals}")
+            result[folder] = measured
+            echo(
+                f"{size_label(dataset.rows)}: multiprocess nightly job, {label}: {measured['wall_seconds']:,.1f} s "
+                f"(ingest {measured['ingest_wall_seconds']:,.1f} s)"
+            )
+    one, many = result["team-1"], result[f"team-{PROCESSES}"]
+    result["speed_up"] = round(one["wall_seconds"] / many["wall_seconds"], 3)
+    result["ingest_speed_up"] = round(one["ingest_wall_seconds"] / many["ingest_wall_seconds"], 3)
     return result
 
 

@@ -1,10 +1,10 @@
-"""The nightly job fanned out over billing periods with Dagster's multiprocess executor.
+"""The nightly job fanned out over billing periods with Dagster's multiprocess executor, into one
+lake whose catalog is PostgreSQL (the team setup: its writers need no lock).
 
-DuckDB lets one process write a database file, so the periods do not each write the warehouse:
-one step per billing period reads its delivery and normalizes it into a staging Parquet file,
-these steps run in parallel processes; then a single step loads the staged files (the same
-checked, atomic replacement as the nightly job) and runs the rest of the nightly job, whose
-ingest then finds every delivery already loaded.
+One step per billing period loads that period's delivery into the lake, in its own process (the
+same checked, atomic replacement as the nightly job's raw asset, one commit per period), up to
+`processes` steps at a time; then one step runs the rest of the nightly job, whose ingest finds
+every delivery already loaded. The harness runs it with one process and with two.
 """
 
 from datetime import UTC, date, datetime
@@ -14,15 +14,17 @@ import dagster as dg
 
 from bench.generate import BILLING_PERIODS
 from pipelines.config import load_config
-from pipelines.ingest.load import replace_period, stage_batch
+from pipelines.ingest.load import replace_period
 from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.readers import reader_for
 from pipelines.nightly import run_nightly
 from pipelines.warehouse.connection import connect
 from pipelines.warehouse.locks import writer_lock
 
+LOAD_STEP_PREFIX = "load_"
 
-class StagePeriodConfig(dg.Config):
+
+class LoadPeriodConfig(dg.Config):
     """One billing period of one configuration.
 
     Attributes:
@@ -34,7 +36,7 @@ class StagePeriodConfig(dg.Config):
     billing_period: str
 
 
-class LoadConfig(dg.Config):
+class FinishConfig(dg.Config):
     """Attributes:
     config_path: the data set's runledger.yaml.
     """
@@ -42,54 +44,42 @@ class LoadConfig(dg.Config):
     config_path: str
 
 
-@dg.op(description="Normalizes every source's delivery of one billing period into staging Parquet files.")
-def stage_period(config: StagePeriodConfig) -> list[dict]:
+@dg.op(description="Loads every source's delivery of one billing period into the lake, one commit per source.")
+def load_period(config: LoadPeriodConfig) -> str:
     runledger_config = load_config(Path(config.config_path))
     billing_period = date.fromisoformat(config.billing_period)
     rules = read_category_rules(runledger_config.cost_categories_path)
-    staged = []
-    for source in runledger_config.billing_sources:
-        batch = reader_for(source, runledger_config).batch(
-            billing_period, rules, datetime.now(UTC).replace(tzinfo=None)
-        )
-        staged_folder = stage_batch(batch, runledger_config.lake.staging_dir)
-        staged.append({"source": source.name, "billing_period": config.billing_period, "folder": str(staged_folder)})
-    return staged
-
-
-@dg.op(description="Loads the staged periods into the warehouse (one writer), then runs the rest of the nightly job.")
-def load_and_finish(config: LoadConfig, staged_periods: list[list[dict]]) -> None:
-    runledger_config = load_config(Path(config.config_path))
-    rules = read_category_rules(runledger_config.cost_categories_path)
-    sources = {source.name: source for source in runledger_config.billing_sources}
     with writer_lock(runledger_config.lake):
         conn = connect(runledger_config.lake)
         try:
-            for staged in (entry for period in staged_periods for entry in period):
-                reader = reader_for(sources[staged["source"]], runledger_config, warehouse=conn)
-                billing_period = date.fromisoformat(staged["billing_period"])
-                batch = reader.batch(billing_period, rules, datetime.now(UTC).replace(tzinfo=None))
-                replace_period(conn, batch, staged=Path(staged["folder"]))
+            for source in runledger_config.billing_sources:
+                reader = reader_for(source, runledger_config, warehouse=conn)
+                replace_period(conn, reader.batch(billing_period, rules, datetime.now(UTC).replace(tzinfo=None)))
         finally:
             conn.close()
+    return config.billing_period
+
+
+@dg.op(description="Runs the rest of the nightly job once every period is loaded.")
+def finish(config: FinishConfig, loaded_periods: list[str]) -> None:
     run_nightly(Path(config.config_path), echo=lambda line: print(line, flush=True))
 
 
-def stage_step_name(billing_period: date) -> str:
-    return f"stage_{billing_period:%Y_%m}"
+def load_step_name(billing_period: date) -> str:
+    return f"{LOAD_STEP_PREFIX}{billing_period:%Y_%m}"
 
 
-@dg.job(executor_def=dg.multiprocess_executor.configured({"max_concurrent": 2}))
+@dg.job(executor_def=dg.multiprocess_executor)
 def parallel_nightly() -> None:
-    """Staging of each billing period in parallel processes, then one writer."""
-    load_and_finish([stage_period.alias(stage_step_name(period))() for period in BILLING_PERIODS])
+    """Each billing period loaded by its own process, then the rest of the nightly job."""
+    finish([load_period.alias(load_step_name(period))() for period in BILLING_PERIODS])
 
 
-def parallel_run_config(config_path: Path) -> dict:
-    """The run config of `parallel_nightly` for one data set."""
+def parallel_run_config(config_path: Path, processes: int) -> dict:
+    """The run config of `parallel_nightly` for one data set, with at most `processes` steps at once."""
     ops = {
-        stage_step_name(period): {"config": {"config_path": str(config_path), "billing_period": period.isoformat()}}
+        load_step_name(period): {"config": {"config_path": str(config_path), "billing_period": period.isoformat()}}
         for period in BILLING_PERIODS
     }
-    ops["load_and_finish"] = {"config": {"config_path": str(config_path)}}
-    return {"ops": ops}
+    ops["finish"] = {"config": {"config_path": str(config_path)}}
+    return {"ops": ops, "execution": {"config": {"max_concurrent": processes}}}

@@ -33,8 +33,13 @@ def format_results(results: dict) -> str:
                 f"{_rate(stage['rows_per_second']):>11} {_gib(stage['peak_rss_bytes']):>8} {'':>5}"
             )
         rows = [("nightly job (end to end)", size["nightly"]), ("re-run, nothing new", size["rerun"])]
-        if size.get("multiprocess"):
-            rows.append(("nightly job, multiprocess", size["multiprocess"]))
+        multiprocess = size.get("multiprocess")
+        if multiprocess:
+            rows.extend(
+                (f"multiprocess, {name.removeprefix('team-')} proc., PG lake", entry)
+                for name, entry in multiprocess.items()
+                if isinstance(entry, dict)
+            )
         rows.append(("yardstick DuckDB pass", size["yardstick"]))
         if size.get("converter"):
             rows.append(
@@ -75,5 +80,8 @@ def target_summary(size: dict) -> str:
         parts.append(f"job/converter {nightly['rows_per_second'] / converter['rows_per_second']:.2f}x")
     parts.append(f"re-run/full {size['rerun']['wall_seconds'] / nightly['wall_seconds']:.3f}")
     if size.get("multiprocess"):
-        parts.append(f"multiprocess speed-up {nightly['wall_seconds'] / size['multiprocess']['wall_seconds']:.2f}x")
+        multiprocess = size["multiprocess"]
+        parts.append(
+            f"2 processes vs 1: {multiprocess['speed_up']:.2f}x end to end, {multiprocess['ingest_speed_up']:.2f}x ingest"
+        )
     return ", ".join(parts)

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,12 +69,18 @@ def psql(server: PostgresServer, dbname: str, sql: str) -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """A cluster started for the session (trust authentication on 127.0.0.1 only), stopped after."""
+def installed() -> bool:
+    """Whether PostgreSQL's server programs are on this machine."""
+    return _bin_dir() is not None
+
+
+@contextmanager
+def local_cluster() -> Iterator[PostgresServer]:
+    """A throwaway cluster (trust authentication, 127.0.0.1 only, a free port) holding an empty
+    database, stopped and removed afterwards. The bench's team-setup lake uses it too."""
     bin_dir = _bin_dir()
     if bin_dir is None:
-        pytest.fail("PostgreSQL is not installed: `make test` installs Debian's postgresql package (as root)")
+        raise RuntimeError("PostgreSQL is not installed: `make test` installs Debian's postgresql package (as root)")
     # outside pytest's own temporary folder, which only its owner may enter
     root = Path(tempfile.mkdtemp(prefix="runledger-postgres-"))
     if os.geteuid() == 0:
@@ -89,12 +96,18 @@ def postgres_server() -> Iterator[PostgresServer]:
     pg_ctl = [str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(root / "server.log"), "-w"]
     subprocess.run(_as_server_user([*pg_ctl, "-o", options, "start"]), check=True, capture_output=True)
     try:
-        subprocess.run(
-            [str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", user, DATABASE],
-            check=True,
-            capture_output=True,
-        )
-        yield PostgresServer(host="127.0.0.1", port=port, user=user, dbname=DATABASE)
+        server = PostgresServer(host="127.0.0.1", port=port, user=user, dbname=DATABASE)
+        new_database(server, DATABASE)
+        yield server
     finally:
         subprocess.run(_as_server_user([*pg_ctl, "-m", "immediate", "stop"]), check=False, capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A cluster started for the session, stopped after."""
+    if not installed():
+        pytest.fail("PostgreSQL is not installed: `make test` installs Debian's postgresql package (as root)")
+    with local_cluster() as server:
+        yield server

@@ -80,8 +80,6 @@ def target_summary(size: dict) -> str:
         parts.append(f"job/converter {nightly['rows_per_second'] / converter['rows_per_second']:.2f}x")
     parts.append(f"re-run/full {size['rerun']['wall_seconds'] / nightly['wall_seconds']:.3f}")
     if size.get("multiprocess"):
-        multiprocess = size["multiprocess"]
-        parts.append(
-            f"2 processes vs 1: {multiprocess['speed_up']:.2f}x end to end, {multiprocess['ingest_speed_up']:.2f}x ingest"
-        )
+        speed_up, ingest_speed_up = size["multiprocess"]["speed_up"], size["multiprocess"]["ingest_speed_up"]
+        parts.append(f"2 processes vs 1: {speed_up:.2f}x end to end, {ingest_speed_up:.2f}x ingest")
     return ", ".join(parts)

@@ -2,20 +2,17 @@
 
 A delivery is mapped onto FOCUS by DuckDB straight from its files as it is inserted, in one
 transaction with the delete of the period's previous rows and the `loads` row, and its loaded
-totals are checked there; a delivery staged before (`stage_batch`, in another process) is checked,
-then inserted the same way. If anything fails — unreadable input, rows of another period, loaded
+totals are checked there. If anything fails — unreadable input, rows of another period, loaded
 totals that differ from the raw control totals — the transaction rolls back, the previous data of
 the period stays, and a `failed` load is recorded.
 """
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from pathlib import Path
 
 import duckdb
 
@@ -182,23 +179,6 @@ def _fetch_dict(conn: duckdb.DuckDBPyConnection, sql: str, params: dict) -> dict
     return dict(zip([d[0] for d in conn.description], row))
 
 
-def _check_staged(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: Path) -> dict:
-    checked = _fetch_dict(
-        conn,
-        read_sql("staging/staged_period_check"),
-        {"staging_file": _staged_files(staged), "billing_period": batch.billing_period},
-    )
-    _check_contents(
-        batch,
-        rows=checked["rows"],
-        rows_outside_period=checked["rows_outside_period"],
-        file_outside_period=checked["file_outside_period"],
-        currencies=(checked["currency_list"] or "").split(",") if checked["currencies"] else [],
-    )
-    _check_conservation(batch, checked)
-    return checked
-
-
 def _check_loaded(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch) -> dict:
     """The totals of the rows just inserted for the batch's source and period, checked against
     the raw control totals (inside the load's transaction, which a failure rolls back)."""
@@ -211,51 +191,21 @@ def _check_loaded(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch) -> dict:
     return checked
 
 
-def stage_batch(batch: PeriodBatch, staging_dir: Path) -> Path:
-    """Writes a batch's FOCUS rows, as DuckDB maps them, into a new staging folder and returns the
-    folder; the batch's temporary files are removed (the staged rows are what a load reads).
-
-    Needs no warehouse connection: several periods (or sources) can be staged at once, in other
-    processes, while one process writes the warehouse.
-    """
-    staged = staging_dir / f"{batch.source_name}-{batch.billing_period:%Y-%m}-{uuid.uuid4().hex}"
-    staged.mkdir(parents=True)
-    try:
-        batch.mapped.stage(staged / "part-00000.parquet")
-    except BaseException:
-        shutil.rmtree(staged, ignore_errors=True)
-        raise
-    finally:
-        remove_files(batch.temporary_files)
-    return staged
-
-
-def _staged_files(staged: Path) -> str:
-    """The staging folder's files, as DuckDB's `read_parquet` reads them."""
-    return str(staged / "*.parquet")
-
-
 def _write_period(
     conn: duckdb.DuckDBPyConnection,
     batch: PeriodBatch,
-    staged: Path | None,
-    staged_totals: dict | None,
     load_id: str,
     started_at: datetime,
 ) -> dict:
     """The period's replacement and its `loads` row, inside the caller's transaction: the
-    delivery's rows (mapped now, or staged before and checked then: `staged_totals`) in place of
-    the previous ones. Returns the loaded totals, checked against the raw ones."""
+    delivery's rows, mapped now, in place of the previous ones. Returns the loaded totals, checked
+    against the raw ones."""
     describe_commit(conn, f"load {batch.source_name} {batch.billing_period:%Y-%m}", load_id=load_id)
     params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
     conn.execute(read_sql("staging/focus_line_items", "delete_period"), params)
-    if staged is not None:
-        conn.execute(read_sql("staging/focus_line_items", "insert_staged"), {"staging_file": _staged_files(staged)})
-        checked = staged_totals
-    else:
-        mapped = batch.mapped
-        conn.execute(read_sql("staging/focus_line_items", f"insert_{mapped.export_format}"), mapped.statement_params())
-        checked = _check_loaded(conn, batch)
+    mapped = batch.mapped
+    conn.execute(read_sql("staging/focus_line_items", f"insert_{mapped.export_format}"), mapped.statement_params())
+    checked = _check_loaded(conn, batch)
     _record_load(
         conn,
         **_batch_facts(batch),
@@ -284,14 +234,13 @@ def _record_snapshot(conn: duckdb.DuckDBPyConnection, load_id: str) -> None:
         )
 
 
-def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: Path | None = None) -> LoadResult:
+def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch) -> LoadResult:
     """Loads one period's snapshot in place of the previous one, atomically.
 
     Args:
         conn: a writable warehouse connection.
-        batch: the period's delivery and raw control totals.
-        staged: the batch as `stage_batch` staged it, to load instead of mapping the delivery
-            (the folder is removed afterwards, as are the batch's temporary files).
+        batch: the period's delivery and raw control totals (its temporary files are removed
+            afterwards).
 
     Raises:
         LoadError, ConservationError, or the reader's SourceError: after recording a failed load.
@@ -299,23 +248,19 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: 
     started_at = _utc_now()
     try:
         mapped = batch.mapped
-        staged_totals = None
-        if staged is not None:
-            staged_totals = _check_staged(conn, batch, staged)
-        else:
-            _check_contents(
-                batch,
-                rows=batch.raw_rows,
-                rows_outside_period=mapped.rows_outside_period,
-                file_outside_period=mapped.file_outside_period,
-                currencies=list(mapped.currencies),
-            )
-            mapped.prepare(conn)
+        _check_contents(
+            batch,
+            rows=batch.raw_rows,
+            rows_outside_period=mapped.rows_outside_period,
+            file_outside_period=mapped.file_outside_period,
+            currencies=list(mapped.currencies),
+        )
+        mapped.prepare(conn)
         load_id = str(uuid.uuid4())
         with unordered_inserts(conn):
             for attempt in transactions(conn):
                 with attempt:
-                    checked = _write_period(conn, batch, staged, staged_totals, load_id, started_at)
+                    checked = _write_period(conn, batch, load_id, started_at)
     except Exception as error:
         _record_load(
             conn,
@@ -327,8 +272,6 @@ def replace_period(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch, staged: 
         )
         raise
     finally:
-        if staged is not None:
-            shutil.rmtree(staged, ignore_errors=True)
         remove_files(batch.temporary_files)
     _record_snapshot(conn, load_id)
     return LoadResult(

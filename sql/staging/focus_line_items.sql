@@ -7,16 +7,6 @@ delete from focus_line_items
 where x_SourceName = $source_name
     and in_billing_period(BillingPeriodStart, $billing_period);
 
--- name: insert_staged
--- Inserts a staged, normalized period (Parquet written by `stage_batch`); key-value lists become MAPs.
-insert into focus_line_items by name
-select * replace (
-    map_from_entries(Tags) as Tags,
-    map_from_entries(x_Credits) as x_Credits,
-    map_from_entries(x_SystemLabels) as x_SystemLabels
-)
-from read_parquet($staging_file);
-
 -- name: insert_cur2
 -- Inserts a CUR 2.0 delivery's rows, mapped onto FOCUS by `cur2_focus_rows`.
 insert into focus_line_items by name

@@ -1,5 +1,5 @@
--- A delivery's FOCUS rows written to a staging Parquet file as a staged period holds them
--- (key-value maps as entry lists), for `sql/staging/focus_line_items.sql` (insert_staged).
+-- A delivery's FOCUS rows written to a Parquet file as the mapping computes them (key-value maps
+-- as entry lists), outside the warehouse: a mapping's output to inspect (`MappedDelivery.stage`).
 
 -- name: cur2
 copy (

@@ -67,7 +67,8 @@ class MappedDelivery:
         conn.execute(read_sql("staging/cost_categories", "categorize"))
 
     def stage(self, target: Path) -> None:
-        """Writes the delivery's FOCUS rows into a staging Parquet file, outside the warehouse."""
+        """Writes the delivery's FOCUS rows into a Parquet file, outside the warehouse: the
+        mapping's output as it is, to inspect."""
         with memory_connection() as conn:
             self.prepare(conn)
             conn.execute(

@@ -49,20 +49,33 @@ def create_schema(conn: duckdb.DuckDBPyConnection, *, partitioned: bool = False)
         partitioned: run the tables' `set partitioned by` statements (DuckLake only).
     """
     with transaction(conn):
-        comments = []
-        for path in _schema_files():
-            comments += execute_ddl(conn, read_sql(path), partitioned=partitioned)
-        conn.execute(read_sql(MACROS))
-        for view in VIEWS:
-            conn.execute(read_sql(view, "create"))
-            comments += execute_ddl(conn, read_sql(view, "comments"))
-        apply_comments(conn, comments)
-        if partitioned:
-            conn.execute(read_sql("ops/schema_version", "forget"))
-            conn.execute(
-                read_sql("ops/schema_version", "record"),
-                {"digest": schema_digest(), "applied_at": datetime.now(UTC).replace(tzinfo=None)},
-            )
+        _create_schema(conn, partitioned=partitioned)
+
+
+def _create_schema(conn: duckdb.DuckDBPyConnection, *, partitioned: bool) -> None:
+    comments = []
+    for path in _schema_files():
+        comments += execute_ddl(conn, read_sql(path), partitioned=partitioned)
+    conn.execute(read_sql(MACROS))
+    for view in VIEWS:
+        conn.execute(read_sql(view, "create"))
+        comments += execute_ddl(conn, read_sql(view, "comments"))
+    apply_comments(conn, comments)
+    if partitioned:
+        conn.execute(read_sql("ops/schema_version", "forget"))
+        conn.execute(
+            read_sql("ops/schema_version", "record"),
+            {"digest": schema_digest(), "applied_at": datetime.now(UTC).replace(tzinfo=None)},
+        )
+
+
+def _bring_schema_up_to_date(conn: duckdb.DuckDBPyConnection) -> None:
+    """Creates or updates the lake's schema unless it is current. Writers opening a new lake at
+    once all try: the later commits conflict, and their next attempt finds the schema current."""
+    for attempt in transactions(conn):
+        with attempt:
+            if not _schema_is_current(conn):
+                _create_schema(conn, partitioned=True)
 
 
 def create_view(conn: duckdb.DuckDBPyConnection, path: str) -> None:
@@ -111,6 +124,8 @@ def require_readable(lake: Lake) -> None:
 CONFLICT = "Transaction conflict"
 CONFLICT_ATTEMPTS = 8
 CONFLICT_BACKOFF_SECONDS = 0.5
+# What DuckLake says when another process created the catalog's tables while it was creating them.
+NEW_CATALOG, ALREADY_CREATED = "Failed to initialize DuckLake", "already exists"
 
 # The lake this process has open, by (lake, role): loading the lake's extensions costs about
 # 0.2 s (their signatures are checked), so the connections of one process to one lake are cursors
@@ -130,11 +145,26 @@ def _catalog_identity(lake: Lake) -> tuple[int, int] | None:
     return stat.st_dev, stat.st_ino
 
 
+def _attach(conn: duckdb.DuckDBPyConnection, lake: Lake, *, read_only: bool, at: int | datetime | None) -> None:
+    """`attach`, again when the catalog was being created by another process at that moment:
+    writers opening a new PostgreSQL catalog at once each create DuckLake's tables, and all but the
+    first fail on a name the first just created; attached again, they find the lake created."""
+    for number in range(CONFLICT_ATTEMPTS):
+        try:
+            attach(conn, lake, read_only=read_only, at=at)
+            return
+        except duckdb.Error as error:
+            racing = NEW_CATALOG in str(error) and ALREADY_CREATED in str(error)
+            if not racing or number == CONFLICT_ATTEMPTS - 1:
+                raise
+        time.sleep(CONFLICT_BACKOFF_SECONDS * 2**number)
+
+
 def _open(lake: Lake, role: str, at: int | datetime | None = None) -> duckdb.DuckDBPyConnection:
     conn = open_duckdb(lake, _settings(lake))
     try:
         try:
-            attach(conn, lake, read_only=role == READER, at=at)
+            _attach(conn, lake, read_only=role == READER, at=at)
         except duckdb.InvalidInputException as error:
             if role == READER and "creating a new DuckLake is explicitly disabled" in str(error):
                 raise missing_lake(lake) from None
@@ -145,8 +175,8 @@ def _open(lake: Lake, role: str, at: int | datetime | None = None) -> duckdb.Duc
                     'runledger query "select snapshot_id, snapshot_time, commit_message from lake.snapshots()"'
                 ) from None
             raise
-        if role == WRITER and not _schema_is_current(conn):
-            create_schema(conn, partitioned=True)
+        if role == WRITER:
+            _bring_schema_up_to_date(conn)
         if role == READER:
             lock_reader(conn, lake)
     except BaseException:

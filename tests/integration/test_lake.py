@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -36,19 +37,23 @@ select
     sum(focus_rows) as line_items
 from reconciliation
 """
-# The documented lines for a notebook (docs/operations.md): plain DuckDB, the packaged extensions.
+# The documented lines for a notebook (docs/operations.md): plain DuckDB, the packaged extensions,
+# and `override_data_path` as the lines say for a copied project (each test's is a copy).
 NOTEBOOK_READER = """
-import sys, time, json
+import json, os, sys, time
 import duckdb
-lake, seconds = sys.argv[1], float(sys.argv[2])
+lake, stop = sys.argv[1], sys.argv[2]
 conn = duckdb.connect(config={"autoinstall_known_extensions": False})
 conn.execute("set extension_directory = '%s'")
 conn.execute("load ducklake; load sqlite")
-conn.execute(f"attach 'ducklake:sqlite:{lake}/catalog.sqlite' as lake (data_path '{lake}/data/', read_only)")
+conn.execute(
+    f"attach 'ducklake:sqlite:{lake}/catalog.sqlite' as lake "
+    f"(data_path '{lake}/data/', read_only, override_data_path true)"
+)
 conn.execute("use lake")
 reads, errors, states = 0, [], set()
-end = time.monotonic() + seconds
-while time.monotonic() < end:
+end = time.monotonic() + 600
+while not os.path.exists(stop) and time.monotonic() < end:
     try:
         states.add(tuple(conn.execute(sys.argv[3]).fetchone()))
         reads += 1
@@ -59,12 +64,21 @@ print(json.dumps({"reads": reads, "errors": errors, "states": sorted(map(list, s
 """
 
 
-@pytest.fixture
-def demo_project(tmp_path: Path) -> Path:
-    config = write_demo(tmp_path)
+@pytest.fixture(scope="module")
+def demo_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo project after its first night, run once for the module."""
+    config = write_demo(tmp_path_factory.mktemp("demo"))
     result = CliRunner().invoke(main, ["run", "--config", str(config)])
     assert result.exit_code == 0, result.output
     return config
+
+
+@pytest.fixture
+def demo_project(demo_night: Path, tmp_path: Path) -> Path:
+    """A copy of the demo project after its first night (files keep their times: nothing is new)."""
+    project = tmp_path / "project"
+    shutil.copytree(demo_night.parent, project, symlinks=True)
+    return project / demo_night.name
 
 
 def _touch_deliveries(project: Path) -> None:
@@ -75,19 +89,24 @@ def _touch_deliveries(project: Path) -> None:
 
 
 @contextmanager
-def notebook_readers(lake_folder: Path, seconds: float) -> Iterator[list[subprocess.Popen]]:
+def notebook_readers(lake_folder: Path) -> Iterator[list[subprocess.Popen]]:
+    """Two notebook readers querying the lake until the block ends."""
     script = NOTEBOOK_READER % extension_directory()
+    stop = lake_folder.parent / "stop-reading"
     readers = [
         subprocess.Popen(
-            [sys.executable, "-c", script, str(lake_folder), str(seconds), WHOLE_STATE],
+            [sys.executable, "-c", script, str(lake_folder), str(stop), WHOLE_STATE],
             stdout=subprocess.PIPE,
             text=True,
         )
         for _ in range(2)
     ]
-    yield readers
-    for reader in readers:
-        reader.wait(timeout=seconds + 120)
+    try:
+        yield readers
+    finally:
+        stop.touch()
+        for reader in readers:
+            reader.wait(timeout=120)
 
 
 def test_readers_never_break_or_see_half_a_replacement_during_a_nightly_run_and_a_backfill(demo_project: Path):
@@ -95,7 +114,7 @@ def test_readers_never_break_or_see_half_a_replacement_during_a_nightly_run_and_
     lake_folder = project / ".runledger" / "lake"
     _touch_deliveries(project)
     query_reads = []
-    with notebook_readers(lake_folder, seconds=40) as readers:
+    with notebook_readers(lake_folder) as readers:
         nightly = subprocess.Popen(
             [RUNLEDGER, "run", "--config", str(demo_project), "--period", "2026-11"], stderr=subprocess.PIPE, text=True
         )

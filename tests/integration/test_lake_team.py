@@ -77,6 +77,40 @@ def test_the_nightly_job_writes_a_postgres_and_s3_lake(
     assert int(answer.output.splitlines()[1]) >= 4
 
 
+# Opens the lake as a writer once the go file exists, so that every process opens a new lake at
+# the same moment; prints the schema versions it finds recorded.
+FIRST_WRITER = """
+import os, sys, time
+from pathlib import Path
+from pipelines.config import load_config
+from pipelines.warehouse.connection import connect
+lake = load_config(Path(sys.argv[1])).lake
+print("ready", flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.01)
+print(connect(lake).execute("select count(*) from schema_version").fetchone()[0])
+"""
+
+
+def test_writers_opening_a_new_lake_at_once_create_it_once(team_project: tuple[Path, str, str], tmp_path: Path):
+    config, _, _ = team_project
+    go = tmp_path / "go"
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", FIRST_WRITER, str(config), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    assert [writer.stdout.readline() for writer in writers] == ["ready\n"] * 4
+    go.touch()
+    outputs = [writer.communicate(timeout=120) for writer in writers]
+    assert [writer.returncode for writer in writers] == [0] * 4, [errors[-1500:] for _, errors in outputs]
+    assert [out.strip() for out, _ in outputs] == ["1"] * 4
+
+
 def test_two_processes_write_two_billing_periods_at_once(team_project: tuple[Path, str, str]) -> None:
     config, _, _ = team_project
     first = CliRunner().invoke(main, ["run", "--config", str(config), "--period", "2026-10"])

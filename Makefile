@@ -9,6 +9,9 @@ DAGSTER_HOME_DIR := $(CURDIR)/.dagster
 FOCUS_CONVERTER_VENV := .venv-focus-converter
 FOCUS_CONVERTER_INSTALLED := $(FOCUS_CONVERTER_VENV)/.installed
 BENCH_SIZES ?= 1M,5M,20M
+# pytest-xdist: test files spread over one worker per core, at most 4 (each worker starts its own
+# servers; a DuckDB in a test may use 2.5 GiB).
+TEST_WORKERS ?= auto
 
 .PHONY: run test test-fast lint test-browser test-postgres dev bench clean
 
@@ -36,7 +39,7 @@ run: $(INSTALLED)  ## the nightly job on the embedded demo data set
 	$(BIN)/runledger demo --dir .
 
 test: $(INSTALLED) $(BQEMULATOR_INSTALLED) test-browser test-postgres  ## the whole pytest suite: unit, integration and e2e tiers
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
 
 test-fast: $(INSTALLED)  ## the unit tier only: in process, no servers, under a minute
 	$(BIN)/python -m pytest -m unit

@@ -59,8 +59,8 @@ STAGE_ORDER = (
     "reports",
 )
 GIB = 2**30
-# The multiprocess variant loads both periods at once; it has been measured up to this size only
-# (before staging went file by file, a period's normalize held the whole period in memory).
+# The multiprocess variant has been measured up to this size only (each of its processes may fill
+# DuckDB's memory limit: 4.69 GiB for two at 5M).
 MULTIPROCESS_MAX_ROWS = 5_000_000
 # The multiprocess variant runs with this many processes at most, then with one.
 PROCESSES = 2
@@ -175,7 +175,6 @@ def _nightly(
     *,
     config_path: Path | None = None,
     processes: int | None = None,
-    env: dict[str, str] | None = None,
 ) -> dict:
     """One measured `runledger run` on the data set's warehouse as it stands (or the
     multiprocess job on `processes` processes, on the lake `config_path` names)."""
@@ -186,9 +185,7 @@ def _nightly(
         command.extend(["--processes", str(processes)])
     load_before = _load()
     measurement = _checked(
-        run_measured(
-            _python(*command), env={"DAGSTER_HOME": str(home), **(env or {})}, timeout_seconds=options.timeout_seconds
-        ),
+        run_measured(_python(*command), env={"DAGSTER_HOME": str(home)}, timeout_seconds=options.timeout_seconds),
         f"nightly job ({label}) on {size_label(dataset.rows)}",
     )
     stats = json.loads(stats_path.read_text())
@@ -293,8 +290,8 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
         echo(f"{size_label(rows)}: focus-converter {result['converter']['wall_seconds']:,.1f} s")
     if options.multiprocess and rows > MULTIPROCESS_MAX_ROWS:
         echo(
-            f"{size_label(rows)}: multiprocess run skipped: two periods normalized at once would need about "
-            f"{rows * 1024 / GIB:,.0f} GiB (docs/scaling.md)"
+            f"{size_label(rows)}: multiprocess run skipped: it is measured up to "
+            f"{size_label(MULTIPROCESS_MAX_ROWS)} line items (docs/scaling.md)"
         )
     elif options.multiprocess and not postgres.installed():
         echo(f"{size_label(rows)}: multiprocess run skipped: it needs PostgreSQL's server (Debian's postgresql)")
@@ -322,14 +319,14 @@ def _multiprocess(dataset: BenchDataSet, options: BenchOptions, totals: dict, ec
     and stops), with one process and with PROCESSES; each lake must hold the same totals as the
     nightly job's."""
     result = {}
+    # libpq's user for the catalog, in this process and the measured ones (they inherit it)
     with postgres.local_cluster() as server, patch.dict(os.environ, {"PGUSER": server.user}):
-        env = {"PGUSER": server.user}
         for processes in (1, PROCESSES):
             folder = f"team-{processes}"
             dbname = postgres.new_database(server, f"bench_{processes}")
             config_path = _team_config(dataset, server, dbname, folder)
             label = f"{processes} process" + ("es" if processes > 1 else "")
-            measured = _nightly(dataset, folder, options, config_path=config_path, processes=processes, env=env)
+            measured = _nightly(dataset, folder, options, config_path=config_path, processes=processes)
             lake_totals = _warehouse_totals(load_config(config_path).lake)
             if lake_totals != totals:
                 raise BenchFailed(f"the multiprocess job ({label}) wrote {lake_totals}, the nightly job {totals}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from collections.abc import Callable
 from datetime import date
@@ -67,12 +68,23 @@ def _config_option(command: Callable) -> Callable:
     )(command)
 
 
+# A billing period as `runledger run --period` takes it: YYYY-MM, or Dagster's partition key YYYY-MM-01.
+BILLING_PERIOD = re.compile(r"^(?P<year>\d{4})-(?P<month>\d{2})(-01)?$")
+
+
 def _parse_period(value: str) -> date:
-    try:
-        year, month = value.split("-")
-        return date(int(year), int(month), 1)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a billing period YYYY-MM") from None
+    """A `--period` value as the first day of its month.
+
+    Raises:
+        UsageProblem: neither YYYY-MM nor YYYY-MM-01 with a month from 01 to 12.
+    """
+    match = BILLING_PERIOD.match(value)
+    if match is None or not 1 <= int(match["month"]) <= 12:
+        raise UsageProblem(
+            f"--period {value!r} is not a billing period: give YYYY-MM (e.g. 2026-11) "
+            "or its Dagster partition key YYYY-MM-01 (e.g. 2026-11-01)"
+        )
+    return date(int(match["year"]), int(match["month"]), 1)
 
 
 def _format_cell(value: object) -> str:
@@ -143,13 +155,24 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         click.echo(f"           {path}")
 
 
-@click.group(help="RunLedger: cloud bills to per-training-run cost accounts.")
+@click.group(
+    help="RunLedger: cloud bills to per-training-run cost accounts.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.version_option(package_name="runledger", message="runledger %(version)s", help="Print the version and exit.")
 def main() -> None:
     """The `runledger` command group."""
 
 
 @main.command(help="Write the demo exports and config into DIR (default: .), run the nightly job, report.")
-@click.option("--dir", "target", type=click.Path(path_type=Path, file_okay=False), default=Path("."), show_default=True)
+@click.option(
+    "--dir",
+    "target",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("."),
+    show_default=True,
+    help="Folder to write the demo into.",
+)
 @_handle_errors
 def demo(target: Path) -> None:
     from pipelines.demo import write_demo
@@ -164,7 +187,10 @@ def demo(target: Path) -> None:
 @main.command(help="The nightly job: ingest, normalize, attribute, budget variance, reports.")
 @_config_option
 @click.option(
-    "--period", "periods", multiple=True, help="Billing period YYYY-MM (repeatable; default: every period found)."
+    "--period",
+    "periods",
+    multiple=True,
+    help="Billing period YYYY-MM, or its partition key YYYY-MM-01 (repeatable; default: every period found).",
 )
 @click.option(
     "--full-refresh",
@@ -185,7 +211,12 @@ _AT_HELP = "A snapshot id of the lake or a moment (ISO-8601, UTC unless given): 
 @main.command(help='Read-only SQL on the warehouse, e.g. runledger query "select * from run_costs".')
 @_config_option
 @click.option(
-    "--format", "output_format", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="How to print the rows.",
 )
 @click.option("--at", "at", help=_AT_HELP)
 @click.argument("sql")

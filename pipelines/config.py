@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, Validatio
 
 from connectors.gcp.settings import BIGQUERY_TABLE_ID
 from pipelines.warehouse.catalog import table_columns
-from pipelines.warehouse.lake import Lake
+from pipelines.warehouse.lake import CATALOG_FILE, DUCKDB_HEADER, SQLITE_HEADER, Lake, starts_with
 
 CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
 DEFAULT_CONFIG_FILE = "runledger.yaml"
@@ -505,6 +505,7 @@ def load_config(path: Path | None = None) -> RunLedgerConfig:
     except ValidationError as error:
         raise ConfigError(format_validation_error(path, error)) from None
     _check_paths_exist(path, config)
+    _check_lake_folder(path, config)
     return config
 
 
@@ -524,3 +525,23 @@ def _check_paths_exist(file: Path, config: RunLedgerConfig) -> None:
     ):
         if value is not None and not value.exists():
             raise ConfigError(f"{file}: {key}: {value} does not exist")
+
+
+def _check_lake_folder(file: Path, config: RunLedgerConfig) -> None:
+    """Refuses a `warehouse:` folder that cannot hold a lake, before anything opens it: a file other
+    than an earlier RunLedger's warehouse file, a path inside a file, a folder whose catalog is not
+    SQLite."""
+    if not isinstance(config.warehouse, str):
+        return
+    folder = config.resolve(config.warehouse)
+    fix = "name the lake's folder (e.g. .runledger/lake), or a folder that does not exist yet"
+    if folder.is_file():
+        if not starts_with(folder, DUCKDB_HEADER):
+            raise ConfigError(f"{file}: warehouse: {folder} is a file, not a lake: {fix}")
+        return
+    inside = next((parent for parent in folder.parents if parent.is_file()), None)
+    if inside is not None:
+        raise ConfigError(f"{file}: warehouse: {folder} lies inside the file {inside}: {fix}")
+    catalog = folder / CATALOG_FILE
+    if catalog.is_file() and catalog.stat().st_size and not starts_with(catalog, SQLITE_HEADER):
+        raise ConfigError(f"{file}: warehouse: {folder} is not a lake: its {CATALOG_FILE} is not a SQLite file; {fix}")

@@ -41,6 +41,11 @@ class QueryRefused(ValueError):
     """The statement cannot run read-only (or failed); the message says why (exit 2)."""
 
 
+def query_failed(error: duckdb.Error) -> str:
+    """DuckDB's message on one line (it spreads a syntax error over several, with a caret)."""
+    return f"query failed: {' '.join(str(error).split())}"
+
+
 def require_one_read_statement(sql: str) -> None:
     """Refuses, with a message saying why, what the confined reader would refuse anyway (writes,
     file access, settings) and what it would run but not show (all but the last of several
@@ -52,7 +57,7 @@ def require_one_read_statement(sql: str) -> None:
     try:
         statements = duckdb.connect(":memory:").extract_statements(sql)
     except duckdb.Error as error:
-        raise QueryRefused(f"query failed: {error}") from None
+        raise QueryRefused(query_failed(error)) from None
     if len(statements) != 1:
         raise QueryRefused(
             f"runledger query runs exactly one statement; got {len(statements)} (run them one at a time)"
@@ -160,7 +165,7 @@ def _serve(request: dict) -> None:
     try:
         table = conn.execute(request["sql"]).to_arrow_table()
     except duckdb.Error as error:
-        print(f"query failed: {' '.join(str(error).split())}", file=sys.stderr)
+        print(query_failed(error), file=sys.stderr)
         sys.exit(QUERY_REFUSED)
     finally:
         conn.close()

@@ -22,6 +22,10 @@ DATA_FOLDER = "data"
 # A configuration that names a warehouse file of an earlier RunLedger gets its lake beside the
 # file, in this folder.
 LEGACY_LAKE_FOLDER = "lake"
+# How a file starts, as (offset, bytes): a DuckDB database (an earlier RunLedger's warehouse file)
+# and a SQLite database (an embedded lake's catalog).
+DUCKDB_HEADER = (8, b"DUCK")
+SQLITE_HEADER = (0, b"SQLite format 3\x00")
 # How long a statement waits for the SQLite catalog while another process commits, in ms.
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 # The DuckDB extension each part of a lake needs, and the Python package that ships it.
@@ -46,6 +50,14 @@ BASE_SETTINGS = {
 
 class LakeError(RuntimeError):
     """The lake cannot be opened as configured; the message says what to do (exit 2)."""
+
+
+def starts_with(path: Path, header: tuple[int, bytes]) -> bool:
+    """Whether the file holds `header` (offset, bytes) where that kind of file has it."""
+    offset, expected = header
+    with path.open("rb") as file:
+        file.seek(offset)
+        return file.read(len(expected)) == expected
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,12 @@ def test_run_prints_the_summary_and_the_report_paths(demo: Path) -> None:
     assert re.search(r"^llm-7b-pt-r1\s+over\s+2026-10-\d\d\s", output, re.MULTILINE)
 
 
+def test_run_takes_a_period_as_its_dagster_partition_key(demo: Path) -> None:
+    code, output = invoke("run", "--config", str(demo), "--period", "2026-10-01")
+    assert code == 0
+    assert "billing periods 2026-10\n" in output and "2026-10:" in output and "2026-11:" not in output
+
+
 def test_query_formats(demo: Path) -> None:
     code, output = invoke(
         "query",

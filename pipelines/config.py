@@ -16,7 +16,17 @@ from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from connectors.gcp.settings import BIGQUERY_TABLE_ID
 from pipelines.warehouse.catalog import table_columns
@@ -55,6 +65,31 @@ class ConfigError(ValueError):
 def repeated(names: list[str]) -> list[str]:
     """The names that occur more than once, sorted."""
     return sorted(name for name, count in Counter(names).items() if count > 1)
+
+
+WEIGHT_DECIMAL_PLACES = 10
+"""Decimal places a weight may have: the splits count weights in units of 1e-10."""
+MAX_WEIGHT = Decimal(10) ** 6
+"""The largest weight: weight units x seconds of overlap must fit the splits' HUGEINT arithmetic."""
+
+
+def _require_weight(weight: Decimal) -> Decimal:
+    """The one rule for every weight (run registry and fixed shared-cost splits): a decimal in
+    (0, 10^6] with at most 10 decimal places, so that the split counts it exactly."""
+    if weight <= 0:
+        raise ValueError(f"must be greater than 0, got {weight}")
+    if weight > MAX_WEIGHT:
+        raise ValueError(f"must be at most 1000000 (weights are relative: scale them all down), got {weight}")
+    if weight.as_tuple().exponent < -WEIGHT_DECIMAL_PLACES:
+        raise ValueError(
+            f"must have at most {WEIGHT_DECIMAL_PLACES} decimal places (the split counts weights in units "
+            f"of 1e-10), got {weight}; round it"
+        )
+    return weight
+
+
+Weight = Annotated[Decimal, AfterValidator(_require_weight)]
+"""A weight as written (`0.00001` is read from its text, never through a float's binary value)."""
 
 
 class _Strict(BaseModel):
@@ -155,7 +190,7 @@ class SharedRule(_Strict):
     name: str = Field(min_length=1)
     match: dict[str, str]
     split: Literal["proportional", "even", "fixed"]
-    weights: dict[str, Decimal] | None = None
+    weights: dict[str, Weight] | None = None
 
     @field_validator("match")
     @classmethod
@@ -179,12 +214,6 @@ class SharedRule(_Strict):
             return self
         if not self.weights:
             raise ValueError("weights: a `fixed` split needs weights per training run, summing to 1")
-        not_positive = [run for run, weight in self.weights.items() if weight <= 0]
-        if not_positive:
-            raise ValueError(f"weights: must be > 0: {', '.join(not_positive)}")
-        too_precise = [run for run, weight in self.weights.items() if weight.as_tuple().exponent < -10]
-        if too_precise:
-            raise ValueError(f"weights: at most 10 decimal places: {', '.join(too_precise)}")
         total = sum(self.weights.values())
         if total != 1:
             raise ValueError(f"weights: must sum to exactly 1, they sum to {total}")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from pipelines.config import ConfigError, format_validation_error, read_yaml, repeated
+from pipelines.config import ConfigError, Weight, format_validation_error, read_yaml, repeated
 from pipelines.warehouse.sql import read_sql
 
 
@@ -24,7 +25,7 @@ class RegisteredRun(BaseModel):
     start: datetime | None = None
     end: datetime | None = None
     resources: list[str] = Field(default_factory=list)
-    weight: float = Field(default=1, gt=0)
+    weight: Weight = Decimal(1)
 
     @model_validator(mode="after")
     def _window_in_order(self) -> RegisteredRun:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from pipelines.budgets.schema import Budget, ResourceModel, Storage
+from pipelines.budgets.schema import WAREHOUSE_DECIMAL_LIMIT, Budget, InvalidValue, ResourceModel, Storage
 from pipelines.ingest.mappings import COST_CATEGORIES
 
 HOURS_PER_MONTH = Decimal(730)
@@ -77,6 +77,11 @@ def estimate(budget: Budget) -> Estimate:
 
     With `mfu`: GPU-hours = 6 N D / (peak x 1e12 x mfu x 3600) x (1 + overhead). With
     `tokens_per_second_per_gpu`: GPU-hours = tokens / (throughput x 3600) x (1 + overhead).
+
+    Raises:
+        InvalidValue: an estimated quantity the budget tables store (GPU-hours, a category's cost,
+            the total) is 10^28 or more, beyond their DECIMAL(38, 10); its key is the section
+            that derives it.
     """
     with localcontext(prec=DECIMAL_PRECISION):
         costs: dict[str, Decimal] = {}
@@ -85,17 +90,20 @@ def estimate(budget: Budget) -> Estimate:
         costs.update({category: _quantize(amount) for category, amount in budget.fixed.items()})
         model = budget.model
         if model is None:
-            ordered = _ordered(costs)
-            return Estimate(None, None, None, ordered, sum(ordered.values(), Decimal(0)), None)
+            ordered = _storable_costs(_ordered(costs))
+            total = _storable(sum(ordered.values(), Decimal(0)), "total cost", "fixed")
+            return Estimate(None, None, None, ordered, total, None)
         flops = 6 * model.parameters * model.tokens
         speed = _speed(model, flops)
-        gpu_hours = _quantize(speed.ideal_gpu_hours * (1 + model.overhead))
+        gpu_hours = _storable(_quantize(speed.ideal_gpu_hours * (1 + model.overhead)), "GPU-hours", "model")
+        if speed.gpu_hours_at_peak is not None:
+            _storable(speed.gpu_hours_at_peak, "GPU-hours at peak", "model")
         wall_hours = _quantize(gpu_hours / model.gpus)
         costs["compute"] = _quantize(gpu_hours * model.gpu_hour_price)
         if budget.storage is not None:
             costs["storage"] = _storage_cost(budget.storage, wall_hours)
-        ordered = _ordered(costs)
-        total = sum(ordered.values(), Decimal(0))
+        ordered = _storable_costs(_ordered(costs))
+        total = _storable(sum(ordered.values(), Decimal(0)), "total cost", "fixed")
         tokens_per_step = steps = None
         if model.batch_size is not None and model.sequence_length is not None:
             tokens_per_step = model.batch_size * model.sequence_length
@@ -191,6 +199,26 @@ def _ordered(costs: dict[str, Decimal]) -> dict[str, Decimal]:
     return {category: costs[category] for category in COST_CATEGORIES if category in costs}
 
 
+def _storable_costs(costs: dict[str, Decimal]) -> dict[str, Decimal]:
+    keys = {"compute": "model", "storage": "storage", "network": "network"}
+    for category, cost in costs.items():
+        _storable(cost, f"{category} cost", keys.get(category, f"fixed.{category}"))
+    return costs
+
+
+def _storable(value: Decimal, quantity: str, key: str) -> Decimal:
+    """The value, when the budget tables' DECIMAL(38, 10) can hold it (the limit of
+    `schema.require_storable`, here for a quantity the estimate derives)."""
+    if abs(value) >= WAREHOUSE_DECIMAL_LIMIT:
+        raise InvalidValue(
+            f"the estimated {quantity} is {value:.3E}, but the warehouse's DECIMAL(38, 10) holds less than "
+            "10^28; check the numbers of this section for a wrong unit or exponent",
+            key=key,
+        )
+    return value
+
+
 def _quantize(value: Decimal) -> Decimal:
-    with localcontext(prec=DECIMAL_PRECISION):
+    # enough digits for any magnitude: quantizing 10^n to 10 places needs n + 11 of them
+    with localcontext(prec=max(DECIMAL_PRECISION, value.adjusted() + 11)):
         return value.quantize(TEN_DECIMALS, rounding=ROUND_HALF_EVEN)

@@ -10,7 +10,8 @@ import yaml
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from pipelines.budgets.schema import SECTIONS, Budget, InvalidValue
+from pipelines.budgets.estimate import estimate
+from pipelines.budgets.schema import SECTIONS, Budget, InvalidValue, OutOfRange
 
 BUDGET_SUFFIXES = (".yaml", ".yml")
 
@@ -30,10 +31,16 @@ def load_budget(path: Path) -> Budget:
             each `<file>: <key path>: <problem>; <what to do>`.
     """
     document = _read_yaml(path)
+    run = document.get("training_run")
     try:
-        return Budget.model_validate(document)
+        budget = Budget.model_validate(document)
     except ValidationError as error:
-        raise BudgetError("\n".join(_describe(path, detail) for detail in error.errors())) from None
+        raise BudgetError("\n".join(_describe(path, detail, run) for detail in error.errors())) from None
+    try:
+        estimate(budget)  # what it derives must fit the budget tables too
+    except InvalidValue as error:
+        raise BudgetError(f"{path}: {error.key}: {error} (the budget of {budget.training_run!r})") from None
+    return budget
 
 
 def load_budgets_with_files(folder: Path) -> list[tuple[Budget, Path]]:
@@ -131,13 +138,16 @@ def _yaml_problem(error: yaml.YAMLError) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
-def _describe(path: Path, detail: ErrorDetails) -> str:
-    """Turns one pydantic error into `<file>: <key path>: <problem>`."""
+def _describe(path: Path, detail: ErrorDetails, run: object) -> str:
+    """Turns one pydantic error into `<file>: <key path>: <problem>`; a number out of the
+    warehouse's range also names the run."""
     loc = [str(part) for part in detail["loc"] if part != "[key]"]
     cause = detail.get("ctx", {}).get("error")
     if isinstance(cause, InvalidValue):
         loc.append(cause.key)
     problem = _problem(detail, tuple(loc[:-1]), cause)
+    if isinstance(cause, OutOfRange) and isinstance(run, str):
+        problem += f" (the budget of {run!r})"
     key = ".".join(loc)
     return f"{path}: {key}: {problem}" if key else f"{path}: {problem}"
 

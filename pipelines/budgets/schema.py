@@ -34,6 +34,33 @@ class InvalidValue(ValueError):
         self.key = key
 
 
+WAREHOUSE_DECIMAL_LIMIT = Decimal(10) ** 28
+"""Numbers of the budget tables are DECIMAL(38, 10): 28 digits before the point, so below 10^28."""
+WAREHOUSE_INTEGER_LIMIT = 2**31 - 1
+"""Counts of the budget tables (checkpoints_retained) are INTEGER."""
+
+
+class OutOfRange(ValueError):
+    """A budget number, given or estimated, that the warehouse's budget tables cannot hold."""
+
+
+def require_storable(value: Decimal | int) -> Decimal | int:
+    """The one range rule of budget numbers: what the budget tables can hold.
+
+    Raises:
+        OutOfRange: a Decimal of 10^28 or more in magnitude, or an integer above 2^31 - 1.
+    """
+    if isinstance(value, int):
+        if abs(value) > WAREHOUSE_INTEGER_LIMIT:
+            raise OutOfRange(f"must be at most {WAREHOUSE_INTEGER_LIMIT:,} (the warehouse's INTEGER), got {value}")
+    elif abs(value) >= WAREHOUSE_DECIMAL_LIMIT:
+        raise OutOfRange(
+            f"must be below 10^28, the largest number the warehouse's DECIMAL(38, 10) holds, got {value}; "
+            "check its unit and exponent"
+        )
+    return value
+
+
 def _require_positive(value: Decimal | int) -> Decimal | int:
     if value <= 0:
         raise ValueError(f"must be greater than 0, got {value}")
@@ -55,11 +82,11 @@ def _require_mfu_fraction(value: Decimal) -> Decimal:
     return value
 
 
-PositiveNumber = Annotated[Decimal, AfterValidator(_require_positive)]
-NonNegativeNumber = Annotated[Decimal, AfterValidator(_require_non_negative)]
+PositiveNumber = Annotated[Decimal, AfterValidator(_require_positive), AfterValidator(require_storable)]
+NonNegativeNumber = Annotated[Decimal, AfterValidator(_require_non_negative), AfterValidator(require_storable)]
 MfuFraction = Annotated[Decimal, AfterValidator(_require_mfu_fraction)]
-PositiveCount = Annotated[int, Strict(), AfterValidator(_require_positive)]
-NonNegativeCount = Annotated[int, Strict(), AfterValidator(_require_non_negative)]
+PositiveCount = Annotated[int, Strict(), AfterValidator(_require_positive), AfterValidator(require_storable)]
+NonNegativeCount = Annotated[int, Strict(), AfterValidator(_require_non_negative), AfterValidator(require_storable)]
 
 
 class _Section(BaseModel):

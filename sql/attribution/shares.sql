@@ -1,6 +1,8 @@
 -- Integer shares of each line item of one billing period for attribution steps 1, 2, 3 and 5
 -- (this connection only): one row per (line, target), the parts of a line summing to total_share.
--- Shares are integers (HUGEINT; seconds, weights × 10^4): no floating point anywhere in a split.
+-- Shares are integers (HUGEINT; seconds, weights in units of 1e-10 divided by the greatest common
+-- divisor of the registry's weights, so 0.00001 beside 1 counts 1 against 100000): no floating
+-- point and no rounding anywhere in a split.
 --   1. tag: the line's own tags name the run;
 --   2. resource_tags: the snapshot valid at the line's charge time names it (line_dimensions);
 --   3. registry: lines whose ResourceId matches a registered run's glob within its window
@@ -27,14 +29,28 @@ dimensions as (
     select * from line_dimensions
 ),
 
+-- weights have at most 10 decimal places (pipelines/config.py, Weight): exact integers here
+registry_weights as (
+    select
+        *,
+        cast(weight * 10000000000 as hugeint) as weight_scaled  -- weight x 10^10
+    from run_registry
+),
+
+weight_unit as (
+    select list_reduce(list(weight_scaled), (a, b) -> gcd(a, b)) as scaled_gcd
+    from registry_weights
+),
+
 registry_patterns as (
     select
-        training_run,
-        window_start,
-        window_end,
-        cast(round(weight * 10000) as hugeint) as weight_units,
-        unnest(resources) as pattern
-    from run_registry
+        registry_weights.training_run,
+        registry_weights.window_start,
+        registry_weights.window_end,
+        registry_weights.weight_scaled // weight_unit.scaled_gcd as weight_units,
+        unnest(registry_weights.resources) as pattern
+    from registry_weights
+    cross join weight_unit
 ),
 
 claimed as (
@@ -94,7 +110,6 @@ registry_overlaps as (
     from unclaimed_lines
     inner join registry_patterns on unclaimed_lines.ResourceId glob registry_patterns.pattern
     group by unclaimed_lines.line_row, registry_patterns.training_run
-    having any_value(registry_patterns.weight_units) > 0
 ),
 
 registry_lines as (

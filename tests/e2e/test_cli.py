@@ -87,6 +87,60 @@ def test_bad_budget_exits_2_naming_file_and_key(demo: Path, tmp_path: Path) -> N
     assert code == 2 and "bad.yaml" in output and "model.mfu" in output
 
 
+def test_a_budget_number_the_warehouse_cannot_hold_exits_2_everywhere(demo: Path, tmp_path: Path) -> None:
+    budgets = tmp_path / "budgets"
+    budgets.mkdir()
+    source = (demo.parent / ".runledger" / "demo" / "budgets" / "llm-7b-pt-r1.yaml").read_text()
+    budget = budgets / "llm-7b-pt-r1.yaml"
+    budget.write_text(source.replace("tokens: 6.5e+11", "tokens: 1.0e40"))
+    config = tmp_path / "runledger.yaml"
+    config.write_text(f"warehouse: {tmp_path / 'lake'}\nbudgets: {budgets}\nattribution: {{runs: runs.yaml}}\n")
+    (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-r1\n")
+    expected = (
+        f"error: {budget}: model.tokens: must be below 10^28, the largest number the warehouse's DECIMAL(38, 10) "
+        "holds, got 1.0E+40; check its unit and exponent (the budget of 'llm-7b-pt-r1')"
+    )
+    for command in (["check", "--config", str(config)], ["estimate", str(budget)], ["run", "--config", str(config)]):
+        code, output = invoke(*command)
+        assert (code, output.strip().splitlines()[-1]) == (2, expected), command
+    assert not (tmp_path / "lake").exists()
+
+    # numbers that fit but multiply past the range are named by the section that derives them
+    budget.write_text(source.replace("parameters: 7.0e+9", "parameters: 1.0e20").replace("6.5e+11", "1.0e27"))
+    code, output = invoke("estimate", str(budget))
+    assert (code, output.strip()) == (
+        2,
+        (
+            f"error: {budget}: model: the estimated GPU-hours is 4.634E+29, but the warehouse's DECIMAL(38, 10) holds "
+            "less than 10^28; check the numbers of this section for a wrong unit or exponent (the budget of "
+            "'llm-7b-pt-r1')"
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("weight", "problem"),
+    [
+        ("-1", "must be greater than 0, got -1"),
+        ("0", "must be greater than 0, got 0"),
+        ("0.000000000001", "must have at most 10 decimal places (the split counts weights in units of 1e-10), got"),
+        ("1.0e+9", "must be at most 1000000 (weights are relative: scale them all down), got"),
+    ],
+    ids=["negative", "zero", "too precise", "too large"],
+)
+def test_a_registry_weight_out_of_range_exits_2_naming_file_entry_and_key(
+    tmp_path: Path, weight: str, problem: str
+) -> None:
+    runs = tmp_path / "runs.yaml"
+    runs.write_text(f"runs:\n  - id: main\n  - id: probe\n    resources: [i-eval]\n    weight: {weight}\n")
+    config = tmp_path / "runledger.yaml"
+    config.write_text(f"warehouse: {tmp_path / 'lake'}\nattribution: {{runs: runs.yaml}}\n")
+    for command in ("check", "run"):
+        code, output = invoke(command, "--config", str(config))
+        assert code == 2, output
+        assert f"error: {runs}: runs[1].weight: Value error, {problem}" in output
+
+
 def test_report_usage_errors(demo: Path) -> None:
     assert invoke("report", "--config", str(demo))[0] == 2
     code, output = invoke("report", "--config", str(demo), "--run", "no-such-run")

@@ -259,6 +259,51 @@ def test_several_matching_runs_split_by_weight_exactly(warehouse: duckdb.DuckDBP
     assert check["unbalanced_line_items"] == 0
 
 
+def test_a_tiny_weight_alone_takes_the_whole_line(warehouse: duckdb.DuckDBPyConnection) -> None:
+    register(warehouse, RegisteredRun(id="probe", resources=["i-eval"], weight=Decimal("0.00001")))
+    add_line(warehouse, "eval", {}, "100", "99.99", ResourceId="i-eval")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    assert parts(warehouse, "eval") == [
+        ("probe", "registry", "registry i-eval", Decimal(1), Decimal(100), Decimal("99.99"), Decimal(8))
+    ]
+
+
+def test_a_tiny_weight_beside_another_gets_its_exact_share(warehouse: duckdb.DuckDBPyConnection) -> None:
+    register(
+        warehouse,
+        RegisteredRun(id="main", resources=["i-eval"], weight=Decimal(1)),
+        RegisteredRun(id="probe", resources=["i-eval"], weight=Decimal("0.00001")),
+    )
+    add_line(warehouse, "eval", {}, "100", "99.99", ResourceId="i-eval")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    result = parts(warehouse, "eval")
+    # 1 : 0.00001 is 100000 : 1 of 100001; 100 x 1/100001 = 0.00099999000009..., floored to 1e-10
+    # and the unit left over goes to the larger remainder
+    assert result == [
+        (
+            "main",
+            "registry",
+            "registry i-eval",
+            Decimal("0.9999900001"),
+            Decimal("99.9990000100"),
+            Decimal("99.9890001100"),
+            Decimal("7.9999200008"),
+        ),
+        (
+            "probe",
+            "registry",
+            "registry i-eval",
+            Decimal("0.0000099999"),
+            Decimal("0.0009999900"),
+            Decimal("0.0009998900"),
+            Decimal("0.0000799992"),
+        ),
+    ]
+    assert [sum(column) for column in list(zip(*result))[3:]] == [1, 100, Decimal("99.99"), 8]
+    (check,) = check_period(warehouse, PERIOD)
+    assert check["unbalanced_line_items"] == 0
+
+
 def test_three_way_split_of_a_cent_sums_exactly(warehouse: duckdb.DuckDBPyConnection) -> None:
     register(warehouse, *[RegisteredRun(id=f"r{i}", resources=["bucket"]) for i in range(3)])
     add_line(warehouse, "cent", {}, "0.01", "0.01", ResourceId="bucket", x_GpuHours=Decimal(0))

@@ -330,6 +330,32 @@ INVALID_BUDGETS = [
     ("parameters zero", _set("model.parameters", 0), "model.parameters: must be greater than 0"),
     ("tokens negative", _set("model.tokens", -1.0e12), "model.tokens: must be greater than 0"),
     ("tokens not a number", _set("model.tokens", "lots"), "model.tokens: input should be a valid"),
+    (
+        "tokens beyond the warehouse",
+        _set("model.tokens", 1.0e40),
+        (
+            "model.tokens: must be below 10^28, the largest number the warehouse's DECIMAL(38, 10) holds, got "
+            "1E+40; check its unit and exponent (the budget of 'llm-7b-pt-r1')"
+        ),
+    ),
+    (
+        "fixed amount beyond the warehouse",
+        _set("fixed.data", 1.0e28),
+        "fixed.data: must be below 10^28, the largest number the warehouse's DECIMAL(38, 10) holds, got 1E+28",
+    ),
+    (
+        "checkpoints beyond an INTEGER",
+        _set("storage.checkpoints_retained", 2**31),
+        "storage.checkpoints_retained: must be at most 2,147,483,647 (the warehouse's INTEGER), got 2147483648",
+    ),
+    (
+        "estimate beyond the warehouse",
+        _set("storage.price_gb_month", 1.0e27),
+        (
+            "storage: the estimated storage cost is 7.794E+29, but the warehouse's DECIMAL(38, 10) holds less than "
+            "10^28; check the numbers of this section for a wrong unit or exponent (the budget of 'llm-7b-pt-r1')"
+        ),
+    ),
     ("no gpus", _set("model.gpus", 0), "model.gpus: must be greater than 0, got 0"),
     ("fractional gpus", _set("model.gpus", 2.5), "model.gpus: input should be a valid integer"),
     ("zero peak", _set("model.gpu_peak_tflops", 0), "model.gpu_peak_tflops: must be greater"),

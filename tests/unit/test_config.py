@@ -88,7 +88,7 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_
                 "attribution:\n  shared:\n"
                 "    - {name: s, match: {ServiceName: x}, split: fixed, weights: {a: 1.5, b: -0.5}}\n"
             ),
-            "weights: must be > 0: b",
+            "attribution.shared[0].weights.b: Value error, must be greater than 0, got -0.5",
         ),
         (
             (
@@ -96,7 +96,10 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_
                 "    - {name: s, match: {ServiceName: x}, split: fixed, "
                 "weights: {a: 0.12345678901, b: 0.87654321099}}\n"
             ),
-            "weights: at most 10 decimal places: a, b",
+            (
+                "attribution.shared[0].weights.a: Value error, must have at most 10 decimal places (the split counts "
+                "weights in units of 1e-10), got 0.12345678901; round it"
+            ),
         ),
         (
             "attribution:\n  shared:\n    - {name: s, match: {ServiceName: x}, split: even, weights: {a: 1}}\n",

@@ -347,6 +347,17 @@ def test_hostile_tag_values_are_loaded_and_attributed_as_data(site: Path) -> Non
     assert runs == [(HOSTILE, 1)]
 
 
+def test_a_run_tag_that_is_a_number_is_attributed_as_its_text(site: Path) -> None:
+    with_first_row(site, "Tags", '{"training_run": 7, "spot": true, "team": null}')
+    code, output = invoke("run", "--config", str(site))
+    assert code == 0, output
+    with reading(warehouse_of(site)) as conn:
+        runs = conn.execute(
+            "select training_run, count(*) from cost_allocations where training_run is not null group by 1"
+        ).fetchall()
+    assert runs == [("7", 1)]
+
+
 @pytest.mark.parametrize("export_format", ["csv", "parquet"])
 @pytest.mark.parametrize(
     "tags",

@@ -33,7 +33,9 @@ REQUIRED_COLUMNS = (
     "ProviderName",
 )
 CSV_NULLS = ["NULL", ""]
-TAG_PAIR = r'"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"'
+# A tag of a JSON object: its key, and its value as written (a string's text without its quotes, a
+# number's or boolean's text); a null value is no tag.
+TAG_PAIR = r'"((?:[^"\\]|\\.)*)"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9][0-9.eE+-]*|true|false))'
 # FOCUS's Key-Value Format: a JSON object whose values are strings, numbers, booleans or null.
 JSON_SPACE = r"[ \t\r\n]*"
 JSON_STRING = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9A-Fa-f]{4})*"'
@@ -110,13 +112,16 @@ def _unparsed_tags(schema: pl.Schema) -> pl.Expr:
 
 
 def _tags(schema: pl.Schema) -> pl.Expr:
-    """Tags as key/value entries: from a JSON object string (its values as written), or a map."""
+    """Tags as key/value entries: from a JSON object string (its values as written, numbers and
+    booleans as their text), or a map."""
     if schema["Tags"] == pl.String:
         pairs = pl.col("Tags").fill_null("").str.extract_all(TAG_PAIR)
         return pairs.list.eval(
             pl.struct(
                 pl.element().str.extract(TAG_PAIR, 1).alias("key"),
-                pl.element().str.extract(TAG_PAIR, 2).alias("value"),
+                pl.coalesce(pl.element().str.extract(TAG_PAIR, 2), pl.element().str.extract(TAG_PAIR, 3)).alias(
+                    "value"
+                ),
             )
         )
     return pl.col("Tags").cast(TAGS)

@@ -58,7 +58,12 @@ REPORT_SET_FILE = ".report-set.json"
 REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
-SUMMARY_STEM = "summary"
+SUMMARY_HTML = "summary.html"
+SUMMARY_MARKDOWN = "summary.md"
+# The files the output folder holds beside the run folders (its other files start with a dot, as
+# no run folder does): a run id spelled like one, in any case (file systems that ignore case), is
+# not its folder's name.
+OWN_FILE_NAMES = frozenset({SUMMARY_HTML, SUMMARY_MARKDOWN})
 REPORT_FILE_MODE = 0o644
 UNSAFE_PATH_CHARACTERS = re.compile(r"[^A-Za-z0-9._-]+")
 SVG_ID = re.compile(r'\bid="([^"]+)"')
@@ -217,14 +222,16 @@ def _select_runs(known: Sequence[str], runs: Sequence[str] | None) -> list[str]:
 
 
 def run_directory_name(training_run: str) -> str:
-    """The run's folder name under the output folder: the run id when it is a safe file name.
+    """The run's folder name under the output folder: the run id when it is a safe file name that
+    is not one of the folder's own files.
 
-    Other ids (with `/`, spaces, leading dots..., or longer than MAX_RUN_DIRECTORY characters: a
-    tag value can be any text) get unsafe characters replaced, are cut short, and get a short hash
-    of the id appended, so that distinct runs never share a folder.
+    Other ids (with `/`, spaces, leading dots..., empty or longer than MAX_RUN_DIRECTORY characters,
+    or spelled like `summary.html` or `summary.md` in any case: a tag value can be any text) get
+    unsafe characters replaced, are cut short, and get a short hash of the id appended, so that
+    distinct runs never share a folder and no run folder is one of the output folder's files.
     """
     safe = UNSAFE_PATH_CHARACTERS.sub("_", training_run).strip(".")
-    if safe == training_run and len(safe) <= MAX_RUN_DIRECTORY:
+    if safe == training_run and 0 < len(safe) <= MAX_RUN_DIRECTORY and safe.casefold() not in OWN_FILE_NAMES:
         return safe
     digest = hashlib.sha256(training_run.encode()).hexdigest()[:8]
     return f"{safe[: MAX_RUN_DIRECTORY - 9] or 'run'}-{digest}"
@@ -360,8 +367,8 @@ def _write_summary(
         has_report = (out_dir / f"{link}.html").exists()
         runs.append(SummaryRun(overview=overview, report_link=link if has_report else None))
     document = summary_document(runs, load_period_shares(conn), load_alerts(conn), load_waste_ranking(conn))
-    html_path = out_dir / f"{SUMMARY_STEM}.html"
-    markdown_path = out_dir / f"{SUMMARY_STEM}.md"
+    html_path = out_dir / SUMMARY_HTML
+    markdown_path = out_dir / SUMMARY_MARKDOWN
     _write_atomically(html_path, to_html(document).encode())
     _write_atomically(markdown_path, to_markdown(document).encode())
     return html_path, markdown_path

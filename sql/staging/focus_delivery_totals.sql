@@ -3,8 +3,9 @@
 
 -- name: first_bad_value
 -- The first row (in file and row order) of any billing period with a money value that is not a
--- finite number or a timestamp polars could not read (`_unparsed_timestamp`): where it is, the
--- column and the value.
+-- finite number, a timestamp polars could not read (`_unparsed_timestamp`) or Tags that are not a
+-- JSON object of tags (`_unparsed_tags`): where it is, the column and the value (a row's money
+-- first, then its timestamps, then its Tags).
 with delivery as (
     select * from focus_delivery_rows($files, null, false)
 ),
@@ -27,7 +28,13 @@ checked as (
             {'column_name': 'EffectiveCost', 'value': cast(delivery.EffectiveCost as varchar)},
             {'column_name': 'BilledCost', 'value': cast(delivery.BilledCost as varchar)}
         ]) as bad_money,
-        delivery._unparsed_timestamp as bad_timestamp
+        coalesce(
+            delivery._unparsed_timestamp,
+            case
+                when delivery._unparsed_tags is not null
+                    then {'column_name': 'Tags', 'value': delivery._unparsed_tags}
+            end
+        ) as bad_text
     from delivery
     left join file_locations on delivery.filename = file_locations.file
 ),
@@ -36,11 +43,11 @@ final as (
     select
         location,
         file_row_number,
-        coalesce(bad_money.column_name, bad_timestamp.column_name) as column_name,
-        coalesce(bad_money.value, bad_timestamp.value) as value,
+        coalesce(bad_money.column_name, bad_text.column_name) as column_name,
+        coalesce(bad_money.value, bad_text.value) as value,
         bad_money is null as is_timestamp
     from checked
-    where bad_money is not null or bad_timestamp is not null
+    where bad_money is not null or bad_text is not null
     order by file_position, file_row_number
     limit 1
 )

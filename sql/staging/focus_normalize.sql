@@ -8,7 +8,8 @@
 -- x_InstanceType, which a file may carry), Tags as entries. A delivery is read as this table
 -- `union all by name` its files, so a column a file lacks (another FOCUS version) is NULL. A money
 -- column stays as the file has it (text from CSV, DOUBLE from Parquet): `money` converts either.
--- `_unparsed_timestamp` is a row's first timestamp text polars could not read, and its column.
+-- `_unparsed_timestamp` is a row's first timestamp text polars could not read, and its column;
+-- `_unparsed_tags` its Tags text when not a JSON object of tags.
 create or replace temp table focus_columns as
 with focus_columns as (
     select columns(column_name -> not starts_with(column_name, 'x_') or column_name = 'x_InstanceType')
@@ -17,7 +18,8 @@ with focus_columns as (
 
 select
     * replace (cast(null as struct(key varchar, value varchar)[]) as Tags),
-    cast(null as struct(column_name varchar, value varchar)) as _unparsed_timestamp
+    cast(null as struct(column_name varchar, value varchar)) as _unparsed_timestamp,
+    cast(null as varchar) as _unparsed_tags
 from focus_columns
 where false;
 

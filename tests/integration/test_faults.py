@@ -347,6 +347,43 @@ def test_hostile_tag_values_are_loaded_and_attributed_as_data(site: Path) -> Non
     assert runs == [(HOSTILE, 1)]
 
 
+def test_a_run_tag_that_is_a_number_is_attributed_as_its_text(site: Path) -> None:
+    with_first_row(site, "Tags", '{"training_run": 7, "spot": true, "team": null}')
+    code, output = invoke("run", "--config", str(site))
+    assert code == 0, output
+    with reading(warehouse_of(site)) as conn:
+        runs = conn.execute(
+            "select training_run, count(*) from cost_allocations where training_run is not null group by 1"
+        ).fetchall()
+    assert runs == [("7", 1)]
+
+
+@pytest.mark.parametrize("export_format", ["csv", "parquet"])
+@pytest.mark.parametrize(
+    "tags",
+    ['{"training_run": "llm-7b-pt-r1"', "training_run=llm-7b-pt-r1", '{"training_run": ["llm-7b-pt-r1"]}'],
+)
+def test_tags_that_are_not_a_json_object_stop_the_load(site: Path, export_format: str, tags: str) -> None:
+    # A run tag the load cannot read is not dropped silently: the load names the file and row.
+    header, rows = sample_rows()
+    rows[2]["Tags"] = tags
+    export = site.parent / EXPORT
+    write_export(export, header, rows)
+    if export_format == "parquet":
+        import polars as pl
+
+        parquet = export.with_suffix(".parquet")
+        pl.read_csv(export, infer_schema=False, null_values=["NULL"]).write_parquet(parquet)
+        export.unlink()
+        export = parquet
+    output = run_refused(site)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {export}, row 3, column Tags: {tags!r} is not a JSON object of tags "
+        '(e.g. {"training_run": "llm-7b-pt-r1"}); fix or re-export the file, nothing was loaded'
+    )
+    assert last_load(site)[0] == "failed"
+
+
 @pytest.mark.parametrize("file", ["runs.yaml", "budgets/bad.yaml"])
 def test_registry_or_budget_that_is_not_yaml_exits_2_naming_the_file(site: Path, file: str) -> None:
     (site.parent / "budgets").mkdir()

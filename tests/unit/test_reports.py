@@ -611,3 +611,42 @@ def test_a_chart_a_worker_cannot_render_fails_alone() -> None:
     finally:
         renderer.close()
     assert svg.startswith("<svg") and png.startswith(PNG_SIGNATURE)
+
+
+def _budget_only_warehouse(path: Path, runs: list[str]) -> duckdb.DuckDBPyConnection:
+    conn = duckdb.connect(str(path))
+    create_schema(conn)
+    for run in runs:
+        conn.execute(
+            """
+            insert into budget_baselines (
+                training_run, cost_category, currency, estimated_cost, estimated_gpu_hours,
+                estimated_rate, thresholds, "window", budget_file
+            ) values ($run, 'compute', 'USD', 1000, 100, 10,
+                {'warning': 0.8, 'over': 1.1}, {'start': date '2026-10-01', 'end': date '2026-10-20'},
+                'budgets/x.yaml')
+            """,
+            {"run": run},
+        )
+    return conn
+
+
+def test_run_ids_named_like_the_summary_get_their_own_folder_and_links(tmp_path: Path) -> None:
+    # Run ids are tag values: one may be the name of a file the reports folder holds itself.
+    runs = ["summary.html", "summary.md", "Summary.HTML", "llm-7b-pt-r1", ""]
+    conn = _budget_only_warehouse(tmp_path / "warehouse.duckdb", runs)
+    out = tmp_path / "reports"
+    for _night in range(2):  # the next night finds the folder the first one wrote
+        written = write_reports(conn, out)
+        conn.execute("update budget_baselines set estimated_cost = estimated_cost + 1")
+    folders = {paths.training_run: paths.html.parent.relative_to(out).as_posix() for paths in written.runs}
+    assert folders["llm-7b-pt-r1"] == "llm-7b-pt-r1"
+    for run in runs[:3]:
+        assert re.fullmatch(re.escape(run) + r"-[0-9a-f]{8}", folders[run]), folders
+    assert re.fullmatch(r"run-[0-9a-f]{8}", folders[""]), folders  # not the reports folder itself
+    assert (out / "summary.html").is_file() and (out / "summary.md").is_file()
+    html, markdown = (out / "summary.html").read_text(), (out / "summary.md").read_text()
+    for folder in folders.values():
+        assert (out / folder / "report.html").is_file()
+        assert f'href="{folder}/report.html"' in html
+        assert f"]({folder}/report.md)" in markdown

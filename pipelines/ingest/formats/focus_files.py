@@ -4,7 +4,8 @@
 Polars types each file into a Parquet file DuckDB maps (`write_typed`): CSV is read as text (the
 literal `NULL` is NULL) and stays text but for its timestamps, so money converts from its decimal
 text exactly; the FOCUS timestamps are parsed (in UTC); `Tags` (a JSON object string in CSV, a map
-in Parquet) become key/value entries. A file's columns of another FOCUS version are read by name.
+in Parquet) become key/value entries (Tags text that is not a JSON object of tags is refused). A
+file's columns of another FOCUS version are read by name.
 """
 
 from __future__ import annotations
@@ -32,10 +33,19 @@ REQUIRED_COLUMNS = (
     "ProviderName",
 )
 CSV_NULLS = ["NULL", ""]
-TAG_PAIR = r'"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"'
+# A tag of a JSON object: its key, and its value as written (a string's text without its quotes, a
+# number's or boolean's text); a null value is no tag.
+TAG_PAIR = r'"((?:[^"\\]|\\.)*)"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9][0-9.eE+-]*|true|false))'
+# FOCUS's Key-Value Format: a JSON object whose values are strings, numbers, booleans or null.
+JSON_SPACE = r"[ \t\r\n]*"
+JSON_STRING = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9A-Fa-f]{4})*"'
+JSON_SCALAR = rf"(?:{JSON_STRING}|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)"
+TAG_MEMBER = rf"{JSON_SPACE}{JSON_STRING}{JSON_SPACE}:{JSON_SPACE}{JSON_SCALAR}{JSON_SPACE}"
+TAGS_OBJECT = rf"^{JSON_SPACE}\{{(?:{TAG_MEMBER}(?:,{TAG_MEMBER})*|{JSON_SPACE})\}}{JSON_SPACE}$"
 TAGS = pl.List(pl.Struct({"key": pl.String, "value": pl.String}))
 TIMESTAMP_TEXT = r"(?i)(Z|UTC|\+00:?00)$"
 TIMESTAMP_FORMS = ("%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%d")
+QUOTED_VALUE_LIMIT = 200  # characters of a bad value an error message quotes
 UNPARSED = pl.Struct({"column_name": pl.String, "value": pl.String})
 
 
@@ -91,14 +101,27 @@ def _as_timestamp(schema: pl.Schema, name: str) -> pl.Expr:
     return pl.col(name).cast(pl.Datetime("us"))
 
 
+def _unparsed_tags(schema: pl.Schema) -> pl.Expr:
+    """Tags text that is not a JSON object of FOCUS tags (string, number, boolean or null values),
+    as written; NULL where Tags is blank, one, or a map."""
+    if "Tags" not in schema or schema["Tags"] != pl.String:
+        return pl.lit(None, dtype=pl.String).alias("_unparsed_tags")
+    tags = pl.col("Tags")
+    written = tags.str.strip_chars() != ""
+    return pl.when(written & ~tags.str.contains(TAGS_OBJECT)).then(tags).alias("_unparsed_tags")
+
+
 def _tags(schema: pl.Schema) -> pl.Expr:
-    """Tags as key/value entries: from a JSON object string (its values as written), or a map."""
+    """Tags as key/value entries: from a JSON object string (its values as written, numbers and
+    booleans as their text), or a map."""
     if schema["Tags"] == pl.String:
         pairs = pl.col("Tags").fill_null("").str.extract_all(TAG_PAIR)
         return pairs.list.eval(
             pl.struct(
                 pl.element().str.extract(TAG_PAIR, 1).alias("key"),
-                pl.element().str.extract(TAG_PAIR, 2).alias("value"),
+                pl.coalesce(pl.element().str.extract(TAG_PAIR, 2), pl.element().str.extract(TAG_PAIR, 3)).alias(
+                    "value"
+                ),
             )
         )
     return pl.col("Tags").cast(TAGS)
@@ -140,7 +163,8 @@ def write_typed(file: Path, target: Path) -> None:
     """One file of the export as the Parquet file DuckDB maps: its timestamps in UTC, Tags as
     key/value entries, every other column as the file has it; rows in file order (a row's key is
     its place). A row's first timestamp text that is not a timestamp is kept, with its column, in
-    `_unparsed_timestamp` (`read_delivery` refuses it).
+    `_unparsed_timestamp`, and Tags text that is not a JSON object of tags in `_unparsed_tags`
+    (`read_delivery` refuses either).
 
     Raises:
         SourceError: naming the file when it cannot be read.
@@ -152,6 +176,7 @@ def write_typed(file: Path, target: Path) -> None:
         *[_as_timestamp(schema, name).alias(name) for name in timestamps],
         *([_tags(schema).alias("Tags")] if "Tags" in schema else []),
         _unparsed_timestamp(schema, [name for name in timestamps if schema[name] == pl.String]),
+        _unparsed_tags(schema),
     )
     try:
         typed.sink_parquet(target)
@@ -185,8 +210,8 @@ def read_delivery(
     ingested_at: datetime,
 ) -> tuple[MappedDelivery, int, Decimal]:
     """Reads the delivery's typed files (in an in-memory DuckDB): refuses a money value that is not
-    a finite number or a timestamp that is not one, then the raw control totals, row count and
-    Σ BilledCost of the period.
+    a finite number, a timestamp that is not one or Tags that are not a JSON object of tags, then
+    the raw control totals, row count and Σ BilledCost of the period.
 
     Args:
         files: the files as `write_typed` writes them.
@@ -201,7 +226,8 @@ def read_delivery(
 
     Raises:
         SourceError: naming the file, the row (1-based, header not counted), the column and the
-            value of the first money value that is not a finite number or timestamp that is not one.
+            value of the first money value that is not a finite number, timestamp that is not one
+            or Tags text that is not a JSON object of tags.
     """
     read_params = {"billing_period": billing_period, "select_period": select_period}
     with memory_connection() as conn:
@@ -209,6 +235,12 @@ def read_delivery(
         bad = fetch_dict(
             conn, read_sql("staging/focus_delivery_totals", "first_bad_value"), {"files": [str(f) for f in files]}
         )
+        if bad is not None and bad["column_name"] == "Tags":
+            raise SourceError(
+                f"{bad['location']}, row {bad['file_row_number'] + 1}, column Tags: {_shortened(bad['value'])!r} "
+                'is not a JSON object of tags (e.g. {"training_run": "llm-7b-pt-r1"}); fix or re-export the file, '
+                "nothing was loaded"
+            )
         if bad is not None and bad["is_timestamp"]:
             raise unparsed_timestamp_error(bad["location"], bad["file_row_number"], bad["column_name"], bad["value"])
         if bad is not None:
@@ -232,3 +264,8 @@ def read_delivery(
         file_outside_period=totals["file_outside_period"],
     )
     return delivery, totals["rows"], totals["billed_cost"]
+
+
+def _shortened(value: str) -> str:
+    """A value for an error message: its first QUOTED_VALUE_LIMIT characters, then `…`."""
+    return value if len(value) <= QUOTED_VALUE_LIMIT else f"{value[:QUOTED_VALUE_LIMIT]}…"

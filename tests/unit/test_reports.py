@@ -400,19 +400,7 @@ def test_one_run_only(tmp_path: Path) -> None:
 
 
 def test_budget_without_spend_and_an_unsafe_run_id(tmp_path: Path) -> None:
-    conn = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
-    create_schema(conn)
-    conn.execute(
-        """
-        insert into budget_baselines (
-            training_run, cost_category, currency, estimated_cost, estimated_gpu_hours,
-            estimated_rate, thresholds, "window", budget_file
-        ) values ($run, 'compute', 'USD', 1000, 100, 10,
-            {'warning': 0.8, 'over': 1.1}, {'start': date '2026-10-01', 'end': date '2026-10-20'},
-            'budgets/x.yaml')
-        """,
-        {"run": "team/run 1"},
-    )
+    conn = _budget_only_warehouse(tmp_path / "warehouse.duckdb", ["team/run 1"])
     written = write_reports(conn, tmp_path / "reports")
     (paths,) = written.runs
     assert paths.html.parent.parent == tmp_path / "reports"
@@ -614,6 +602,7 @@ def test_a_chart_a_worker_cannot_render_fails_alone() -> None:
 
 
 def _budget_only_warehouse(path: Path, runs: list[str]) -> duckdb.DuckDBPyConnection:
+    """A warehouse holding a compute budget of 1,000 USD for each run, and no spend."""
     conn = duckdb.connect(str(path))
     create_schema(conn)
     for run in runs:

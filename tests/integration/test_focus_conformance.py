@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from pipelines.cli import main
 from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
+from tests.support import write_config
 from tests.support.focus_validator import (
     ALLOWLIST,
     Allowlist,
@@ -39,52 +40,53 @@ def export(config: Path, period: str, out: Path, *options: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The demo after its night with a `focus` source loaded from aws-main's own export, and the
-    folder of every source's export (`<source>-<period>.parquet`)."""
+def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """The demo after its night; a project whose one source, `focus`, is aws-main's own export;
+    and the folder of every source's export from both (`<source>-<period>.parquet`)."""
     root = tmp_path_factory.mktemp("conformance")
-    config = write_demo(root)
-    run_nightly(config, echo=lambda line: None)
-    pass_through = root / "focus-aws"
+    demo = write_demo(root / "demo")
+    run_nightly(demo, echo=lambda line: None)
+    aws_export = root / "aws-export"
     for period in PERIODS:
-        export(config, period, pass_through, "--source", "aws-main")
-    settings = yaml.safe_load(config.read_text())
-    settings["sources"].append({"name": PASS_THROUGH, "kind": "focus", "path": str(pass_through)})
-    config.write_text(yaml.safe_dump(settings, sort_keys=False))
-    run_nightly(config, echo=lambda line: None)
+        export(demo, period, aws_export, "--source", "aws-main")
+    (root / "pass-through").mkdir()
+    pass_through = write_config(
+        root / "pass-through", f"sources:\n  - {{name: {PASS_THROUGH}, kind: focus, path: {aws_export}}}\n"
+    )
+    run_nightly(pass_through, echo=lambda line: None)
     out = root / "export"
     for period in PERIODS:
-        export(config, period, out)
-    return config, out
+        export(demo, period, out)
+        export(pass_through, period, out)
+    return demo, pass_through, out
 
 
-def test_every_source_and_period_is_exported(exported: tuple[Path, Path]) -> None:
-    _, out = exported
+def test_every_source_and_period_is_exported(exported: tuple[Path, Path, Path]) -> None:
+    *_, out = exported
     assert sorted(path.name for path in out.iterdir()) == sorted(
         f"{source}-{period}.parquet" for source in SOURCES for period in PERIODS
     )
 
 
-def test_the_pass_through_source_keeps_the_aws_totals(exported: tuple[Path, Path]) -> None:
-    config, _ = exported
-    with reading(lake_of(config)) as conn:
-        totals = conn.execute(
-            "select x_SourceName, strftime(BillingPeriodStart, '%Y-%m'), count(*), sum(BilledCost), "
-            "sum(EffectiveCost), list(to_json(Tags) order by to_json(Tags)) "
-            "from focus_line_items where x_SourceName in ('aws-main', $pass_through) group by all",
-            {"pass_through": PASS_THROUGH},
-        ).fetchall()
-    by_source = {(source, period): rest for source, period, *rest in totals}
-    for period in PERIODS:
-        assert by_source[(PASS_THROUGH, period)] == by_source[("aws-main", period)], period
+def test_the_pass_through_source_keeps_the_aws_totals(exported: tuple[Path, Path, Path]) -> None:
+    demo, pass_through, _ = exported
+    query = (
+        "select strftime(BillingPeriodStart, '%Y-%m'), count(*), sum(BilledCost), sum(EffectiveCost), "
+        "list(to_json(Tags) order by to_json(Tags)) from focus_line_items where x_SourceName = $source group by all"
+    )
+    with reading(lake_of(demo)) as conn:
+        aws = conn.execute(query, {"source": "aws-main"}).fetchall()
+    with reading(lake_of(pass_through)) as conn:
+        loaded_again = conn.execute(query, {"source": PASS_THROUGH}).fetchall()
+    assert sorted(loaded_again) == sorted(aws) and len(aws) == len(PERIODS)
 
 
 @pytest.mark.parametrize("period", PERIODS)
 @pytest.mark.parametrize("source", SOURCES)
 def test_the_validator_finds_no_fault_outside_the_allowlist(
-    exported: tuple[Path, Path], source: str, period: str, tmp_path: Path
+    exported: tuple[Path, Path, Path], source: str, period: str, tmp_path: Path
 ) -> None:
-    _, out = exported
+    *_, out = exported
     file = out / f"{source}-{period}.parquet"
     criteria = applicability_criteria(file)
     report = validate(file, criteria, tmp_path)
@@ -93,8 +95,8 @@ def test_the_validator_finds_no_fault_outside_the_allowlist(
     assert not unexcused, explain(report, unexcused)
 
 
-def test_the_data_shows_the_features_the_sources_have(exported: tuple[Path, Path]) -> None:
-    _, out = exported
+def test_the_data_shows_the_features_the_sources_have(exported: tuple[Path, Path, Path]) -> None:
+    *_, out = exported
     aws = set(applicability_criteria(out / "aws-main-2026-10.parquet"))
     gcp = set(applicability_criteria(out / "gcp-main-2026-10.parquet"))
     both = {"REGION_SUPPORTED", "AVAILABILITY_ZONE_SUPPORTED", "SUB_ACCOUNT_SUPPORTED", "TAGGING_SUPPORTED"}

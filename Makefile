@@ -8,6 +8,12 @@ BQEMULATOR_INSTALLED := $(BQEMULATOR_VENV)/.installed
 DAGSTER_HOME_DIR := $(CURDIR)/.dagster
 FOCUS_CONVERTER_VENV := .venv-focus-converter
 FOCUS_CONVERTER_INSTALLED := $(FOCUS_CONVERTER_VENV)/.installed
+# The FinOps Foundation's focus-validator needs Python 3.12 or newer (under 3.11 pip picks its 1.0.0):
+# the first of python3.12 on PATH and pyenv's 3.12.1 that runs (a pyenv shim may not), or PYTHON312=...
+PYTHON312 ?= $(firstword $(foreach python,python3.12 $(HOME)/.pyenv/versions/3.12.1/bin/python3.12,\
+	$(shell $(python) -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && echo $(python))))
+FOCUS_VALIDATOR_VENV := .venv-focus-validator
+FOCUS_VALIDATOR_INSTALLED := $(FOCUS_VALIDATOR_VENV)/.installed
 BENCH_SIZES ?= 1M,5M,20M
 # pytest-xdist: test files spread over one worker per core, at most 4 (each worker starts its own
 # servers; a DuckDB in a test may use 2.5 GiB).
@@ -35,10 +41,19 @@ $(FOCUS_CONVERTER_INSTALLED): constraints-focus-converter.txt
 		-c constraints-focus-converter.txt "focus-converter==1.0.0" "multimethod<2" "click<8.2"
 	touch $(FOCUS_CONVERTER_INSTALLED)
 
+# The FinOps Foundation's focus-validator, which tests/integration/test_focus_conformance.py runs on
+# the exported demo: its own venv (Python 3.12; it pins numpy < 2, which needs pyarrow < 20).
+$(FOCUS_VALIDATOR_INSTALLED): constraints-focus-validator.txt
+	@test -n "$(PYTHON312)" || { echo "focus-validator needs Python 3.12 or newer: install it, or name it with PYTHON312=..."; exit 1; }
+	test -x $(FOCUS_VALIDATOR_VENV)/bin/python || $(PYTHON312) -m venv $(FOCUS_VALIDATOR_VENV)
+	$(FOCUS_VALIDATOR_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-c constraints-focus-validator.txt "focus-validator==2.2.1" "pyarrow<20"
+	touch $(FOCUS_VALIDATOR_INSTALLED)
+
 run: $(INSTALLED)  ## the nightly job on the embedded demo data set
 	$(BIN)/runledger demo --dir .
 
-test: $(INSTALLED) $(BQEMULATOR_INSTALLED) test-browser test-postgres  ## the whole pytest suite: unit, integration and e2e tiers
+test: $(INSTALLED) $(BQEMULATOR_INSTALLED) $(FOCUS_VALIDATOR_INSTALLED) test-browser test-postgres  ## the whole pytest suite: unit, integration and e2e tiers
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
 
 test-fast: $(INSTALLED)  ## the unit tier only: in process, no servers, under a minute
@@ -92,4 +107,4 @@ dev: $(INSTALLED)  ## dg dev on 127.0.0.1:$(DAGSTER_PORT); runs, schedules and d
 		$(BIN)/dg dev --no-check-yaml -h 127.0.0.1 -p $(DAGSTER_PORT)
 
 clean:
-	rm -rf $(VENV) $(BQEMULATOR_VENV) $(FOCUS_CONVERTER_VENV) .runledger .dagster runledger.yaml
+	rm -rf $(VENV) $(BQEMULATOR_VENV) $(FOCUS_CONVERTER_VENV) $(FOCUS_VALIDATOR_VENV) .runledger .dagster runledger.yaml

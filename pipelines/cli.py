@@ -29,6 +29,7 @@ def _handle_errors(command: Callable) -> Callable:
     def wrapper(*args: object, **kwargs: object) -> object:
         from pipelines.budgets.files import BudgetError
         from pipelines.config import ConfigError
+        from pipelines.export import NothingToExport
         from pipelines.ingest.mappings import MappingError
         from pipelines.query import QueryRefused
         from pipelines.warehouse.lake import LakeError
@@ -40,6 +41,7 @@ def _handle_errors(command: Callable) -> Callable:
             ConfigError,
             BudgetError,
             MappingError,
+            NothingToExport,
             UsageProblem,
             LakeError,
             QueryRefused,
@@ -237,6 +239,53 @@ def query(config_path: Path | None, output_format: str, at: str | None, sql: str
         click.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=str, indent=2))
     else:
         _print_table(columns, rows)
+
+
+@main.group(help="Datasets from the warehouse for other tools.")
+def export() -> None:
+    """The `runledger export` command group."""
+
+
+@export.command(
+    "focus",
+    help=(
+        "A billing period of the warehouse as a FOCUS 1.2 dataset: one file per billing source, "
+        "<source>-<YYYY-MM>.parquet (or .csv) in --out, every FOCUS column in the specification's order, "
+        "the x_ columns after them."
+    ),
+)
+@_config_option
+@click.option("--period", "period", required=True, help="Billing period YYYY-MM, or its partition key YYYY-MM-01.")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder to write into (created when missing; files of the same name are replaced).",
+)
+@click.option(
+    "--format",
+    "export_format",
+    type=click.Choice(["parquet", "csv"]),
+    default="parquet",
+    show_default=True,
+    help="Parquet (typed: DECIMAL money, UTC timestamps) or CSV (text).",
+)
+@click.option("--source", "source_name", help="Only this billing source (sources[].name; default: every source).")
+@_handle_errors
+def export_focus(config_path: Path | None, period: str, out: Path, export_format: str, source_name: str | None) -> None:
+    from pipelines.config import load_config
+    from pipelines.export import export_focus as write_focus_dataset
+    from pipelines.warehouse.connection import connect_read_only
+
+    billing_period = _parse_period(period)
+    config = load_config(config_path)
+    conn = connect_read_only(config.lake)
+    try:
+        written = write_focus_dataset(conn, billing_period, out, export_format, source_name)
+    finally:
+        conn.close()
+    for file in written:
+        click.echo(f"{file.path}  ({file.source_name}: {file.line_items:,} line items)")
 
 
 @main.command(help="Post-mortem reports for one run (--run) or all runs (--all) from the warehouse.")

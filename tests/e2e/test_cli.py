@@ -1,14 +1,18 @@
 """The `runledger` command line: exit codes (0 ok, 1 run failed, 2 usage/config) and messages."""
 
+import csv
 import json
 import re
+from decimal import Decimal
 from pathlib import Path
 
+import duckdb
 import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
 from pipelines.demo import write_demo
+from pipelines.export import focus_columns
 from tests.support.lake import lake_of, reading
 from tests.support.warehouse_state import table_checksums
 
@@ -213,3 +217,110 @@ def test_check_names_a_budget_for_a_run_that_does_not_exist(demo: Path, tmp_path
     (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n  - id: llm-13b-ft-r2\n")
     code, output = invoke("check", "--config", str(config))
     assert code == 0, output
+
+
+def warehouse_rows(demo: Path, sql: str, parameters: dict | None = None) -> list[tuple]:
+    with reading(lake_of(demo.parent)) as conn:
+        return conn.execute(sql, parameters or {}).fetchall()
+
+
+def test_export_focus_writes_each_source_in_focus_order_with_the_warehouses_totals(demo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "focus"
+    code, output = invoke("export", "focus", "--config", str(demo), "--period", "2026-11", "--out", str(out))
+    assert code == 0, output
+    assert sorted(path.name for path in out.iterdir()) == ["aws-main-2026-11.parquet", "gcp-main-2026-11.parquet"]
+
+    table_columns = [row[0] for row in warehouse_rows(demo, "describe focus_line_items")]
+    files = duckdb.connect()
+    exported = files.execute(f"describe select * from read_parquet('{out}/aws-main-2026-11.parquet')").fetchall()
+    names = [row[0] for row in exported]
+    focus = [name for name in names if not name.startswith("x_")]
+    # FOCUS columns first, in the specification's (alphabetical) order, then the extensions as the table has them
+    assert names == focus + [name for name in table_columns if name.startswith("x_")]
+    assert [focus_columns().index(name) for name in focus] == sorted(focus_columns().index(name) for name in focus)
+    assert sorted(names) == sorted(table_columns) and names[:2] == ["AvailabilityZone", "BilledCost"]
+    types = {row[0]: row[1] for row in exported}
+    assert types["BilledCost"] == types["EffectiveCost"] == "DECIMAL(38,10)"
+    assert types["ChargePeriodStart"] == "TIMESTAMP WITH TIME ZONE" and types["Tags"] == "VARCHAR"
+
+    expected = warehouse_rows(
+        demo,
+        "select x_SourceName, count(*), sum(BilledCost), sum(EffectiveCost) from focus_line_items "
+        "where BillingPeriodStart >= '2026-11-01' and BillingPeriodStart < '2026-12-01' group by all order by 1",
+    )
+    read = files.execute(
+        f"select x_SourceName, count(*), sum(BilledCost), sum(EffectiveCost) from read_parquet('{out}/*.parquet') "
+        "group by all order by 1"
+    ).fetchall()
+    assert read == expected and len(read) == 2
+    for source, line_items, _, _ in expected:
+        assert f"{out / f'{source}-2026-11.parquet'}  ({source}: {line_items:,} line items)" in output
+    starts = warehouse_rows(demo, "select min(ChargePeriodStart) from focus_line_items where x_SourceName = 'gcp-main'")
+    ((first_gcp_start,),) = files.execute(
+        f"select min(ChargePeriodStart) from read_parquet('{out}/gcp-main-2026-11.parquet')"
+    ).fetchall()
+    assert first_gcp_start.utcoffset().total_seconds() == 0 and first_gcp_start.replace(tzinfo=None) >= starts[0][0]
+
+
+def test_export_focus_writes_tags_as_json_objects_that_round_trip(demo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "focus"
+    assert invoke("export", "focus", "--config", str(demo), "--period", "2026-10", "--out", str(out))[0] == 0
+    tags = {
+        key: json.loads(text) if text is not None else None
+        for key, text in duckdb.connect()
+        .execute(f"select x_LineItemKey, Tags from read_parquet('{out}/*.parquet')")
+        .fetchall()
+    }
+    expected = dict(
+        warehouse_rows(
+            demo,
+            "select x_LineItemKey, Tags from focus_line_items "
+            "where BillingPeriodStart >= '2026-10-01' and BillingPeriodStart < '2026-11-01'",
+        )
+    )
+    assert tags == expected
+    assert sum(1 for value in tags.values() if value and value.get("user_training_run") == "llm-7b-pt-r1") > 100
+
+
+def test_export_focus_csv_writes_plain_decimals_and_utc_timestamps(demo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "csv"
+    code, output = invoke(
+        "export", "focus", "--config", str(demo), "--period", "2026-11-01", "--out", str(out), "--format", "csv",
+        "--source", "gcp-main",
+    )  # fmt: skip
+    assert code == 0, output
+    path = out / "gcp-main-2026-11.csv"
+    assert [p.name for p in out.iterdir()] == [path.name]
+    with path.open(newline="") as file:
+        rows = list(csv.DictReader(file))
+    assert list(rows[0])[:3] == ["AvailabilityZone", "BilledCost", "BillingAccountId"]
+    assert all(re.fullmatch(r"-?\d+\.\d{10}", row["BilledCost"]) for row in rows)
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", row["ChargePeriodStart"]) for row in rows)
+    ((billed, effective),) = warehouse_rows(
+        demo,
+        "select sum(BilledCost), sum(EffectiveCost) from focus_line_items "
+        "where x_SourceName = 'gcp-main' and BillingPeriodStart >= '2026-11-01' and BillingPeriodStart < '2026-12-01'",
+    )
+    assert sum(Decimal(row["BilledCost"]) for row in rows) == billed
+    assert sum(Decimal(row["EffectiveCost"]) for row in rows) == effective
+    assert all(json.loads(row["Tags"]) is not None for row in rows if row["Tags"])
+
+
+def test_export_focus_usage_errors_exit_2(demo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "focus"
+    code, output = invoke("export", "focus", "--config", str(demo), "--period", "2026-12", "--out", str(out))
+    assert (code, output.strip()) == (2, "error: no line items for billing period 2026-12 in the warehouse")
+    code, output = invoke(
+        "export", "focus", "--config", str(demo), "--period", "2026-11", "--out", str(out), "--source", "azure"
+    )
+    assert (code, output.strip()) == (
+        2,
+        "error: no line items for billing period 2026-11 of source 'azure' in the warehouse",
+    )
+    code, output = invoke("export", "focus", "--config", str(demo), "--period", "2026-13", "--out", str(out))
+    assert code == 2 and "error: --period '2026-13' is not a billing period" in output
+    assert (
+        invoke("export", "focus", "--config", str(demo), "--period", "2026-11", "--out", str(out), "--format", "xls")[0]
+        == 2
+    )
+    assert not out.exists()

@@ -258,7 +258,7 @@ def read_delivery(
             located = (
                 f"{bad['location']}, row {bad['_line_key']}"
                 if bad["_line_key"] is not None
-                else f"{bad['location']}, line {bad['source_row'] + 1}"
+                else place(bad["location"], bad["source_row"])
             )
             raise SourceError(f"{located}: {bad['problem']}; fix the export, nothing was loaded")
         totals = fetch_dict(conn, read_sql("staging/gcp_delivery_totals", "totals"), params)

@@ -130,8 +130,9 @@ def _first_bad_line(file: Path) -> str | None:
     except (OSError, UnicodeDecodeError) as error:
         return f"{file}: cannot read the file as UTF-8 text: {error}"
     line_numbers = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    # lines as polars splits them: at a newline only, blank when only JSON whitespace is left
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(" \t\r"):
             continue
         line_numbers.append(number)
         try:
@@ -150,14 +151,17 @@ def _first_bad_line(file: Path) -> str | None:
         )
         for name in TIMESTAMP_COLUMNS
     ]
-    bad = (
-        pl.scan_ndjson(file, schema=ndjson_schema())
-        .with_row_index("_row")
-        .select("_row", pl.coalesce(unparsed).alias("bad"))
-        .filter(pl.col("bad").is_not_null())
-        .head(1)
-        .collect()
-    )
+    try:
+        bad = (
+            pl.scan_ndjson(file, schema=ndjson_schema())
+            .with_row_index("_row")
+            .select("_row", pl.coalesce(unparsed).alias("bad"))
+            .filter(pl.col("bad").is_not_null())
+            .head(1)
+            .collect()
+        )
+    except pl.exceptions.PolarsError:  # a problem the lines do not show: polars' message says it
+        return None
     if bad.is_empty():
         return None
     row, found = bad.row(0)

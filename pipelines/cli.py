@@ -78,15 +78,22 @@ def _parse_period(value: str) -> date:
     """A `--period` value as the first day of its month.
 
     Raises:
-        UsageProblem: neither YYYY-MM nor YYYY-MM-01 with a month from 01 to 12.
+        UsageProblem: neither YYYY-MM nor YYYY-MM-01 with a month from 01 to 12, or a period
+            without a partition.
     """
+    from pipelines.orchestration.partitions import unpartitioned_reason
+
     match = BILLING_PERIOD.match(value)
     if match is None or not 1 <= int(match["month"]) <= 12:
         raise UsageProblem(
             f"--period {value!r} is not a billing period: give YYYY-MM (e.g. 2026-11) "
             "or its Dagster partition key YYYY-MM-01 (e.g. 2026-11-01)"
         )
-    return date(int(match["year"]), int(match["month"]), 1)
+    period = date(int(match["year"]), int(match["month"]), 1)
+    reason = unpartitioned_reason(period)
+    if reason is not None:
+        raise UsageProblem(f"--period {value}: {reason}")
+    return period
 
 
 def _format_cell(value: object) -> str:

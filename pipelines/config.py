@@ -471,10 +471,18 @@ def default_config_path() -> Path:
     return Path(os.environ.get(CONFIG_ENV_VAR) or DEFAULT_CONFIG_FILE)
 
 
-def _key_path(location: tuple[int | str, ...]) -> str:
+def _key_path(location: tuple[int | str, ...], document: object = None) -> str:
+    """`runs[1].weight`; an entry of a list with an `id` in `document` (the file as read) is named
+    by it too: `runs[1] (id probe).weight`."""
     text = ""
     for item in location:
-        text += f"[{item}]" if isinstance(item, int) else (f".{item}" if text else str(item))
+        if isinstance(item, int):
+            document = document[item] if isinstance(document, list) and 0 <= item < len(document) else None
+            entry_id = document.get("id") if isinstance(document, dict) else None
+            text += f"[{item}] (id {entry_id})" if isinstance(entry_id, str) and entry_id else f"[{item}]"
+        else:
+            document = document.get(item) if isinstance(document, dict) else None
+            text += f".{item}" if text else str(item)
     return text
 
 
@@ -484,11 +492,12 @@ def _source_kind_keys(location: tuple[int | str, ...]) -> tuple[int | str, ...]:
     return tuple(item for item in location if item not in kinds)
 
 
-def format_validation_error(file: Path, error: ValidationError) -> str:
-    """One line per problem: `file: key.path: message`."""
+def format_validation_error(file: Path, error: ValidationError, document: object = None) -> str:
+    """One line per problem: `file: key.path: message`, list entries named by their `id` in
+    `document` (the file as read) when they have one."""
     lines = []
     for problem in error.errors():
-        key = _key_path(_source_kind_keys(problem["loc"])) or "(top level)"
+        key = _key_path(_source_kind_keys(problem["loc"]), document) or "(top level)"
         message = problem["msg"]
         if problem["type"] == "extra_forbidden":
             message = "unknown key (check its spelling against the README's configuration section)"

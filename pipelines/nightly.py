@@ -13,10 +13,11 @@ from pathlib import Path
 
 import dagster as dg
 
+from connectors.errors import SourceError
 from pipelines.config import RunLedgerConfig, load_config
 from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_graph
 from pipelines.ingest.readers import reader_for
-from pipelines.orchestration.partitions import partition_key
+from pipelines.orchestration.partitions import partition_key, unpartitioned_reason
 from pipelines.orchestration.resources import RunLedgerResource
 from pipelines.warehouse.connection import connect_read_only, require_current_format
 from pipelines.warehouse.lake import LakeError
@@ -36,7 +37,12 @@ class NightlyResult:
 
 def discover_billing_periods(config: RunLedgerConfig, full_refresh: bool = False) -> list[date]:
     """Every billing period any configured billing source has data for (for the BigQuery
-    export: the periods with rows exported after its watermark, unless `full_refresh`)."""
+    export: the periods with rows exported after its watermark, unless `full_refresh`).
+
+    Raises:
+        SourceError: a source holds rows of a period that has no partition, naming the first
+            such row; the run stops before it loads anything.
+    """
     periods: set[date] = set()
     try:
         warehouse = connect_read_only(config.lake)
@@ -44,7 +50,16 @@ def discover_billing_periods(config: RunLedgerConfig, full_refresh: bool = False
         warehouse = None
     try:
         for source in config.billing_sources:
-            periods.update(reader_for(source, config, warehouse=warehouse, full_refresh=full_refresh).billing_periods())
+            reader = reader_for(source, config, warehouse=warehouse, full_refresh=full_refresh)
+            found = reader.billing_periods()
+            for period in found:
+                reason = unpartitioned_reason(period)
+                if reason is not None:
+                    raise SourceError(
+                        f"{reader.first_row_of(period)}: {reason}; remove the period's rows from the export of "
+                        f"source {source.name}, or load the other periods with --period; nothing was loaded"
+                    )
+            periods.update(found)
     finally:
         if warehouse is not None:
             warehouse.close()

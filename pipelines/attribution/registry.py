@@ -56,7 +56,7 @@ def load_registry(path: Path) -> list[RegisteredRun]:
     try:
         registry = RunRegistry.model_validate(document or {})
     except ValidationError as error:
-        raise ConfigError(format_validation_error(path, error)) from None
+        raise ConfigError(format_validation_error(path, error, document)) from None
     repeated_ids = repeated([run.id for run in registry.runs])
     if repeated_ids:
         raise ConfigError(f"{path}: runs: run ids must be unique, repeated: {', '.join(repeated_ids)}")

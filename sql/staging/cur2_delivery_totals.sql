@@ -31,7 +31,7 @@ select * from final;
 
 -- name: first_bad_money
 -- The first row (in delivery order) with an amount the mapping converts that is not a number
--- DECIMAL(38,10) can hold: its file, the column and the value.
+-- DECIMAL(38,10) can hold: its file, its row in the file (0-based), the column and the value.
 with delivery as (
     select * from cur2_delivery_rows($files)
 ),
@@ -45,6 +45,7 @@ checked as (
         coalesce(delivery._source_file, file_locations.location, delivery.filename) as location,
         list_position($files, delivery.filename) as file_position,
         delivery.file_row_number,
+        coalesce(delivery._row, delivery.file_row_number) as source_row,
         first_bad_money([
             {'column_name': 'line_item_net_unblended_cost', 'value': cast(line_item_net_unblended_cost as varchar)},
             {'column_name': 'line_item_unblended_cost', 'value': cast(line_item_unblended_cost as varchar)},
@@ -90,6 +91,7 @@ checked as (
 final as (
     select
         location,
+        source_row,
         bad.column_name,
         bad.value
     from checked

@@ -56,8 +56,9 @@ create or replace temp table cur2_columns (
     savings_plan_savings_plan_effective_cost decimal(38, 10),
     savings_plan_total_commitment_to_date decimal(38, 10),
     savings_plan_used_commitment decimal(38, 10),
-    -- a legacy delivery's rows name their original file here
-    _source_file varchar
+    -- a legacy delivery's rows name their original file and their row in it (0-based) here
+    _source_file varchar,
+    _row bigint
 );
 
 -- FOCUS ChargeCategory; a refund keeps the category of what it refunds (FOCUS 1.2): tax (the line

@@ -142,7 +142,7 @@ def test_a_registry_weight_out_of_range_exits_2_naming_file_entry_and_key(
     for command in ("check", "run"):
         code, output = invoke(command, "--config", str(config))
         assert code == 2, output
-        assert f"error: {runs}: runs[1].weight: Value error, {problem}" in output
+        assert f"error: {runs}: runs[1] (id probe).weight: Value error, {problem}" in output
 
 
 def test_report_usage_errors(demo: Path) -> None:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from tests.support import FIXTURES, write_config
 from tests.support.cur_exports import FolderSink, cur2_table, lines, parquet_bytes, period_totals, write_cur2_delivery
 from tests.support.lake import lake_of, reading
 from tests.support.warehouse_state import table_checksums
+from tests.unit.test_gcp_mapping import row as gcp_row
 
 SAMPLE = FIXTURES / "focus_1.0_sample_1000.csv"
 EXPORT = "exports/focus.csv"
@@ -522,3 +523,85 @@ def test_a_bad_run_event_line_exits_1_naming_file_and_line_and_keeps_the_events(
         assert conn.execute("select training_run, origin from run_events").fetchall() == [
             ("r1", f"{events / 'r1.jsonl'}:1")
         ]
+
+
+@pytest.mark.parametrize(("cost", "text"), [(float("nan"), "nan"), (1e30, "1e+30")])
+def test_a_cur2_cost_out_of_range_names_the_file_row_and_column(
+    aws_site: tuple[Path, FolderSink], cost: float, text: str
+) -> None:
+    config, sink = aws_site
+    keys = write_cur2_delivery(
+        sink, "cur", "c2", OCTOBER, "exec-2", [lines(OCTOBER, "c", ["5"]), lines(OCTOBER, "d", ["6", repr(cost), "7"])]
+    )
+    output = run_refused(config)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {sink.root / keys[1]}, row 2, column line_item_unblended_cost: {text!r} "
+        "is not a number DECIMAL(38,10) can hold; fix or re-export the file, nothing was loaded"
+    )
+    assert period_totals(warehouse_of(config)) == {"2026-10": (4, Decimal(40))}
+
+
+def write_ndjson(path: Path, rows: list[dict | str]) -> Path:
+    path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in rows))
+    return path
+
+
+NOVEMBER_ROW = gcp_row(
+    usage_start_time="2026-11-03 00:00:00 UTC",
+    usage_end_time="2026-11-03 01:00:00 UTC",
+    export_time="2026-11-03 05:00:00 UTC",
+    invoice={"month": "202611"},
+)
+
+
+@pytest.fixture
+def gcp_site(tmp_path: Path) -> Path:
+    """A GCP export folder of NDJSON files with October and November loaded, a row of 6.136 each."""
+    (tmp_path / "gcp").mkdir()
+    write_ndjson(tmp_path / "gcp" / "export-1.jsonl", [gcp_row(), NOVEMBER_ROW])
+    config = write_config(tmp_path, "sources:\n  - {name: gcp, kind: gcp_billing, path: gcp}\n")
+    code, output = invoke("run", "--config", str(config))
+    assert code == 0, output
+    assert period_totals(warehouse_of(config)) == {"2026-10": (1, Decimal("6.136")), "2026-11": (1, Decimal("6.136"))}
+    return config
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (json.dumps(gcp_row())[:90], "line 3: not JSON: Unterminated string starting at (column 84)"),
+        ("[1, 2]", "line 3: not a JSON object"),
+        (gcp_row(invoice="202610"), 'line 3, key invoice: "202610" is not a JSON object'),
+        (gcp_row(labels={"run": "r1"}), 'line 3, key labels: {"run": "r1"} is not a JSON array'),
+        (
+            gcp_row(usage_start_time="07/10/2026 00:00"),
+            "line 3, key usage_start_time: '07/10/2026 00:00' is not a timestamp such as 2026-10-07 00:00:00 UTC",
+        ),
+    ],
+)
+def test_a_bad_ndjson_line_names_its_file_line_and_key(gcp_site: Path, line: dict | str, problem: str) -> None:
+    # a blank line before it: lines are counted as an editor counts them
+    second = write_ndjson(gcp_site.parent / "gcp" / "export-2.jsonl", [gcp_row(cost=1), "", line])
+    output = run_refused(gcp_site)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {second}, {problem}; fix or re-export the file, nothing was loaded"
+    )
+    assert "export-1" not in output
+
+
+def test_a_row_of_a_period_without_a_partition_stops_the_run_before_any_load(gcp_site: Path) -> None:
+    early = gcp_row(cost=2, invoice={"month": "201912"})
+    second = write_ndjson(gcp_site.parent / "gcp" / "export-2.jsonl", [gcp_row(cost=1), early])
+    output = run_refused(gcp_site)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {second}, line 2: billing period 2019-12 is outside the billing periods RunLedger loads, "
+        f"2020-01 to {datetime.now(UTC):%Y-%m} (the monthly Dagster partitions); remove the period's rows from the "
+        "export of source gcp, or load the other periods with --period; nothing was loaded"
+    )
+    # the periods that have a partition load when named
+    code, output = invoke("run", "--config", str(gcp_site), "--period", "2026-10", "--period", "2026-11")
+    assert code == 0, output
+    assert period_totals(warehouse_of(gcp_site)) == {
+        "2026-10": (2, Decimal("7.136")),
+        "2026-11": (1, Decimal("6.136")),
+    }

@@ -1,6 +1,7 @@
 """The `runledger` command line in process, where no lake is needed: exit 2 and one `error:` line for
 what the user must fix (the command or runledger.yaml), help and version."""
 
+from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 
@@ -29,6 +30,17 @@ def config(tmp_path: Path) -> Path:
 def test_a_period_of_another_form_is_a_usage_error_naming_the_value_and_the_forms(config: Path, period: str) -> None:
     code, output = invoke("run", "--config", str(config), "--period", "2026-11", "--period", period)
     assert (code, output) == (2, f"error: --period {period!r} is not a billing period: {PERIOD_FORMS}\n")
+
+
+@pytest.mark.parametrize("period", ["2019-12", "2019-12-01", "2999-01"])
+def test_a_period_without_a_partition_is_a_usage_error_naming_the_partitions(config: Path, period: str) -> None:
+    last = f"{datetime.now(UTC):%Y-%m}"
+    code, output = invoke("run", "--config", str(config), "--period", period)
+    assert code == 2
+    assert output == (
+        f"error: --period {period}: billing period {period[:7]} is outside the billing periods RunLedger loads, "
+        f"2020-01 to {last} (the monthly Dagster partitions)\n"
+    )
 
 
 def test_a_query_that_does_not_parse_is_a_usage_error_on_one_line(config: Path) -> None:

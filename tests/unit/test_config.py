@@ -207,3 +207,20 @@ def test_an_earlier_warehouse_file_is_named_for_migration(tmp_path: Path) -> Non
         tmp_path / ".runledger" / "warehouse.duckdb"
     )
     assert load_config(write_config(tmp_path, "warehouse: elsewhere\n")).lake.legacy_file is None
+
+
+def test_registry_errors_name_each_entry_by_position_and_id(tmp_path: Path) -> None:
+    from pipelines.attribution.registry import load_registry
+
+    runs = tmp_path / "runs.yaml"
+    runs.write_text(
+        "runs:\n  - id: main\n  - {id: probe, weight: -2}\n"
+        "  - {id: eval, start: 2026-10-02, end: 2026-10-01}\n  - {weight: 1}\n"
+    )
+    with pytest.raises(ConfigError) as error:
+        load_registry(runs)
+    assert str(error.value).splitlines() == [
+        f"{runs}: runs[1] (id probe).weight: Value error, must be greater than 0, got -2",
+        f"{runs}: runs[2] (id eval): Value error, end must be after start (the window is [start, end))",
+        f"{runs}: runs[3].id: Field required",
+    ]

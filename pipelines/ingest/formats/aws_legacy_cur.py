@@ -78,6 +78,12 @@ def _tag_list(columns: dict[str, str]) -> pl.Expr:
     ).list.eval(pl.element().filter(pl.element().struct.field("value").is_not_null()))
 
 
+def _origin(file: Path) -> tuple[pl.Expr, pl.Expr]:
+    """Where each row comes from: its file (`_source_file`) and its row in it (`_row`, 0-based,
+    the CSV header not counted), for the messages that name a bad value."""
+    return pl.lit(str(file)).alias("_source_file"), pl.int_range(pl.len(), dtype=pl.Int64).alias("_row")
+
+
 def _check_required(names: Iterable[str] | Mapping[str, str], file: Path) -> None:
     """Raises a SourceError naming `file` when it lacks a required column; `names` are the
     file's columns, or {its column as CUR 2.0 names it: as the file writes it}."""
@@ -117,7 +123,7 @@ def _csv_as_cur2(file: Path) -> tuple[pl.LazyFrame, list[str], list[str]]:
     converted = frame.select(
         *[pl.col(header).alias(name) for header, name in renamed.items()],
         _tag_list(tags).alias("resource_tags"),
-        pl.lit(str(file)).alias("_source_file"),
+        *_origin(file),
     )
     return _timestamps(converted), warnings, headers
 
@@ -133,7 +139,7 @@ def _parquet_as_cur2(file: Path) -> tuple[pl.LazyFrame, list[str]]:
     converted = frame.select(
         *[pl.col(name) for name in names if not name.startswith(PARQUET_TAG_PREFIX)],
         _tag_list(tags).alias("resource_tags"),
-        pl.lit(str(file)).alias("_source_file"),
+        *_origin(file),
     )
     return _timestamps(converted), names
 

@@ -129,8 +129,8 @@ def _tags(schema: pl.Schema) -> pl.Expr:
 
 def scan_periods(files: Sequence[Path]) -> pl.LazyFrame:
     """The billing period (first day of BillingPeriodStart's month) of each row of the files, as
-    `period`, lazily; and `unparsed`, where BillingPeriodStart is text that is not a timestamp
-    ({file, row, value}; `period` is NULL there).
+    `period`, with its file (`file`) and row (`_row`, 0-based), lazily; and `unparsed`, where
+    BillingPeriodStart is text that is not a timestamp ({file, row, value}; `period` is NULL there).
 
     Raises:
         SourceError: naming a file that cannot be read or lacks a required column.
@@ -146,6 +146,8 @@ def scan_periods(files: Sequence[Path]) -> pl.LazyFrame:
             frame.with_row_index("_row").select(
                 start.dt.truncate("1mo").dt.date().alias("period"),
                 pl.when(text.is_not_null() & start.is_null()).then(unparsed).alias("unparsed"),
+                pl.lit(str(file)).alias("file"),
+                pl.col("_row").cast(pl.Int64),
             )
         )
     return pl.concat(frames)

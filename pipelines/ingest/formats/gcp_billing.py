@@ -10,6 +10,7 @@ NULL.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import Decimal
@@ -56,9 +57,9 @@ def _is_parquet(file: Path) -> bool:
     return file.name.lower().endswith(".parquet")
 
 
-def _utc_timestamp(column: str, present: pl.DataType | None) -> pl.Expr:
+def _utc_timestamp(column: str, present: pl.DataType | None, *, strict: bool = True) -> pl.Expr:
     """An export timestamp (text, or a datetime with or without a time zone) in UTC, as a naive
-    datetime."""
+    datetime; text that is not one fails, or is NULL unless `strict`."""
     if present is None:
         return pl.lit(None, dtype=pl.Datetime("us"))
     if isinstance(present, pl.Datetime):
@@ -67,12 +68,12 @@ def _utc_timestamp(column: str, present: pl.DataType | None) -> pl.Expr:
             moment = moment.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
         return moment.cast(pl.Datetime("us"))
     text = pl.col(column).cast(pl.String).str.replace(r"(?i)\s*(UTC|Z|\+00:?00)$", "").str.replace("T", " ")
-    return text.str.to_datetime(time_unit="us", strict=True)
+    return text.str.to_datetime(time_unit="us", strict=strict)
 
 
 def scan_months(files: Sequence[Path]) -> pl.LazyFrame:
-    """Each row's invoice month (`invoice_month`, YYYYMM as the export writes it) and export_time
-    (UTC) from the export files, lazily.
+    """Each row's invoice month (`invoice_month`, YYYYMM as the export writes it), export_time
+    (UTC), file (`file`) and row in it (`_row`, 0-based) from the export files, lazily.
 
     Raises:
         SourceError: naming a file that cannot be read.
@@ -86,12 +87,105 @@ def scan_months(files: Sequence[Path]) -> pl.LazyFrame:
             raise SourceError(f"cannot read GCP billing export file {file}: {error}") from None
         month = pl.col("invoice").struct.field("month") if "invoice" in schema else pl.lit(None)
         frames.append(
-            frame.select(
+            frame.with_row_index("_row").select(
                 month.cast(pl.String).alias("invoice_month"),
                 _utc_timestamp("export_time", schema.get("export_time")).alias("export_time"),
+                pl.lit(str(file)).alias("file"),
+                pl.col("_row").cast(pl.Int64),
             )
         )
     return pl.concat(frames)
+
+
+def place(file: str, row: int) -> str:
+    """A row (0-based) of an export file as the messages name it: a line of an NDJSON file, a
+    row of a Parquet file."""
+    return f"{file}, row {row + 1}" if _is_parquet(Path(file)) else f"{file}, line {row + 1}"
+
+
+def _misshapen(value: object, dtype: pl.DataType, key: str) -> str | None:
+    """The key (dotted) and problem of the first part of a JSON value the export's field of type
+    `dtype` cannot hold: a value where an object or an array belongs. Values where text belongs
+    are read as their text, and checked by the mapping."""
+    if value is None:
+        return None
+    if isinstance(dtype, pl.Struct):
+        if not isinstance(value, dict):
+            return f"{key}: {json.dumps(value)[:40]} is not a JSON object"
+        found = (_misshapen(value.get(field.name), field.dtype, f"{key}.{field.name}") for field in dtype.fields)
+        return next((problem for problem in found if problem is not None), None)
+    if isinstance(dtype, pl.List):
+        if not isinstance(value, list):
+            return f"{key}: {json.dumps(value)[:40]} is not a JSON array"
+        return next((p for p in (_misshapen(item, dtype.inner, key) for item in value) if p is not None), None)
+    return None
+
+
+def _first_bad_line(file: Path) -> str | None:
+    """Where and why polars cannot read an NDJSON export file: `file, line N[, key K]: problem`
+    for the first line that is not a JSON object of the export's shape or whose timestamp is not
+    one (lines counted from 1, blank lines included), or None."""
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        return f"{file}: cannot read the file as UTF-8 text: {error}"
+    line_numbers = []
+    # lines as polars splits them: at a newline only, blank when only JSON whitespace is left
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(" \t\r"):
+            continue
+        line_numbers.append(number)
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            return f"{file}, line {number}: not JSON: {error.msg} (column {error.colno})"
+        if not isinstance(row, dict):
+            return f"{file}, line {number}: not a JSON object"
+        found = (_misshapen(row.get(key), dtype, key) for key, dtype in ndjson_schema().items())
+        problem = next((problem for problem in found if problem is not None), None)
+        if problem is not None:
+            return f"{file}, line {number}, key {problem}"
+    unparsed = [
+        pl.when(pl.col(name).is_not_null() & _utc_timestamp(name, pl.String, strict=False).is_null()).then(
+            pl.struct(pl.lit(name).alias("key"), pl.col(name).alias("value"))
+        )
+        for name in TIMESTAMP_COLUMNS
+    ]
+    try:
+        bad = (
+            pl.scan_ndjson(file, schema=ndjson_schema())
+            .with_row_index("_row")
+            .select("_row", pl.coalesce(unparsed).alias("bad"))
+            .filter(pl.col("bad").is_not_null())
+            .head(1)
+            .collect()
+        )
+    except pl.exceptions.PolarsError:  # a problem the lines do not show: polars' message says it
+        return None
+    if bad.is_empty():
+        return None
+    row, found = bad.row(0)
+    return (
+        f"{file}, line {line_numbers[row]}, key {found['key']}: {found['value'][:40]!r} is not a timestamp "
+        "such as 2026-10-07 00:00:00 UTC"
+    )
+
+
+def unreadable_files_error(files: Sequence[Path], error: Exception) -> SourceError:
+    """The error for export files polars cannot read: the first bad line of an NDJSON file,
+    naming its file, line and key; else every file and polars' message.
+
+    Args:
+        files: the source's export files.
+        error: what polars raised.
+    """
+    for file in files:
+        if not _is_parquet(file):
+            problem = _first_bad_line(file)
+            if problem is not None:
+                return SourceError(f"{problem}; fix or re-export the file, nothing was loaded")
+    first_line = str(error).strip().splitlines()[0][:300]
+    return SourceError(f"cannot read GCP billing export files {', '.join(map(str, files))}: {first_line}")
 
 
 def billing_period_expr() -> pl.Expr:
@@ -105,7 +199,8 @@ def write_typed(files: Sequence[Path], target: Path) -> None:
     (`_source_file`, `_row`: a row's key, so new files leave it as it is).
 
     Raises:
-        SourceError: naming the files when one is not NDJSON or a timestamp is not one.
+        SourceError: naming the file, line and key of the first line that is not an export row
+            (`unreadable_files_error`).
     """
     frames = [
         pl.scan_ndjson(file, schema=ndjson_schema())
@@ -119,8 +214,7 @@ def write_typed(files: Sequence[Path], target: Path) -> None:
         pl.concat(frames).with_columns(utc).sink_parquet(target)
     except (pl.exceptions.PolarsError, OSError) as error:
         target.unlink(missing_ok=True)
-        first_line = str(error).strip().splitlines()[0][:300]
-        raise SourceError(f"cannot read GCP billing export files {', '.join(map(str, files))}: {first_line}") from None
+        raise unreadable_files_error(files, error) from None
 
 
 def key_snapshot(snapshot: Path, table: str, target: Path) -> None:
@@ -168,7 +262,7 @@ def read_delivery(
             located = (
                 f"{bad['location']}, row {bad['_line_key']}"
                 if bad["_line_key"] is not None
-                else f"{bad['location']}, line {bad['source_row'] + 1}"
+                else place(bad["location"], bad["source_row"])
             )
             raise SourceError(f"{located}: {bad['problem']}; fix the export, nothing was loaded")
         totals = fetch_dict(conn, read_sql("staging/gcp_delivery_totals", "totals"), params)

@@ -132,6 +132,13 @@ class AwsExportReader:
                 continue
         return marks
 
+    def first_row_of(self, billing_period: date) -> str:
+        """The period's manifest (or its folder, when it has none ready)."""
+        try:
+            return self.client.plan(billing_period).manifest
+        except (DeliveryNotReady, SourceError):
+            return f"the delivery of billing period {billing_period:%Y-%m}"
+
     def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
         """The columns the period's manifest declares (AWS writes the export's schema there)."""
         plan = self.client.plan(billing_period)

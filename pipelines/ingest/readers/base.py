@@ -68,6 +68,11 @@ class BillingSourceReader(Protocol):
         column names as delivered (for the schema-drift check)."""
         ...
 
+    def first_row_of(self, billing_period: date) -> str:
+        """Where the user finds the period's first row: its file and row (or line), or the
+        period's delivery."""
+        ...
+
 
 @runtime_checkable
 class DeliveryIdentifying(Protocol):
@@ -116,17 +121,30 @@ class FileExportReader:
         self.staging_dir = staging_dir
 
     def _periods(self) -> pl.LazyFrame:
-        """The billing period (first day) of each row of the files, as `period`."""
+        """The billing period (first day) of each row of the files, as `period`, with its file
+        (`file`) and row in it (`_row`, 0-based)."""
         raise NotImplementedError
+
+    def _place(self, file: str, row: int) -> str:
+        """A row of a file (0-based) as the messages name it."""
+        return f"{file}, row {row + 1}"
+
+    def first_row_of(self, billing_period: date) -> str:
+        first = self._periods().filter(pl.col("period") == billing_period).select("file", "_row").head(1).collect()
+        return self._place(*first.row(0))
 
     def billing_periods(self) -> list[date]:
         try:
             periods = self._periods().select(pl.col("period").unique()).collect()
         except pl.exceptions.PolarsError as error:
-            raise SourceError(f"cannot read {', '.join(map(str, self.files))}: {error}") from None
+            raise self._unreadable(error) from None
         if periods.is_empty():
             raise SourceError(f"no line items in {', '.join(map(str, self.files))}; the rows loaded before are kept")
         return sorted(p for p in periods["period"].to_list() if p is not None)
+
+    def _unreadable(self, error: pl.exceptions.PolarsError) -> SourceError:
+        """The error for files polars cannot read (a format reader may name the line at fault)."""
+        return SourceError(f"cannot read {', '.join(map(str, self.files))}: {error}")
 
     def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
         return self.source_format, ", ".join(str(f) for f in self.files), self._delivered_columns()

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import polars as pl
 
-from connectors.errors import SourceError
 from pipelines.ingest.formats import focus_files
 from pipelines.ingest.mappings import CategoryRule
 from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, reading_files
@@ -28,7 +27,7 @@ class FocusFilesReader(FileExportReader):
         try:
             unparsed = self._periods().select(pl.col("unparsed").drop_nulls().first()).collect().item()
         except pl.exceptions.PolarsError as error:
-            raise SourceError(f"cannot read {', '.join(map(str, self.files))}: {error}") from None
+            raise self._unreadable(error) from None
         if unparsed is not None:
             raise focus_files.unparsed_timestamp_error(
                 unparsed["file"], unparsed["_row"], "BillingPeriodStart", unparsed["value"]

@@ -25,7 +25,15 @@ class GcpExportFilesReader(FileExportReader):
     source_format = "gcp_billing"
 
     def _periods(self) -> pl.LazyFrame:
-        return gcp_billing.scan_months(self.files).select(gcp_billing.billing_period_expr().alias("period"))
+        return gcp_billing.scan_months(self.files).select(
+            gcp_billing.billing_period_expr().alias("period"), "file", "_row"
+        )
+
+    def _place(self, file: str, row: int) -> str:
+        return gcp_billing.place(file, row)
+
+    def _unreadable(self, error: pl.exceptions.PolarsError) -> SourceError:
+        return gcp_billing.unreadable_files_error(self.files, error)
 
     def _delivered_columns(self) -> list[str]:
         columns: dict[str, None] = {}
@@ -39,12 +47,15 @@ class GcpExportFilesReader(FileExportReader):
 
     def delivery_marks(self) -> dict[date, str]:
         """The latest export_time per invoice month: late rows always carry a later one."""
-        latest = (
-            gcp_billing.scan_months(self.files)
-            .group_by(gcp_billing.billing_period_expr().alias("period"))
-            .agg(pl.col("export_time").max())
-            .collect()
-        )
+        try:
+            latest = (
+                gcp_billing.scan_months(self.files)
+                .group_by(gcp_billing.billing_period_expr().alias("period"))
+                .agg(pl.col("export_time").max())
+                .collect()
+            )
+        except pl.exceptions.PolarsError as error:
+            raise self._unreadable(error) from None
         return {period: mark for period, mark in latest.iter_rows() if period is not None}
 
     def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
@@ -138,6 +149,9 @@ class GcpBigQueryReader:
 
     def delivery_columns(self, billing_period: date) -> tuple[str, str, list[str]]:
         return self.source_format, self.export.table, list(self.export.table_columns())
+
+    def first_row_of(self, billing_period: date) -> str:
+        return f"{self.export.table}, invoice.month {billing_period:%Y%m}"
 
     def _watermark_after(self, billing_period: date) -> datetime | None:
         """The watermark once this period is loaded: advanced if no other month is pending, and

@@ -123,6 +123,7 @@ def empty_parquet_like(export: Path) -> bytes:
         (GCP_FILE.format(day=20261108) + ".gz", gzip.compress(b"", mtime=0), "no rows"),
         ("gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261108.parquet", None, "a schema and no rows"),
     ],
+    ids=["zero-bytes", "blank-lines", "empty-gz", "parquet-without-rows"],
 )
 def test_an_empty_gcp_export_file_stops_the_run_naming_it_and_keeps_every_period(
     gcp_site: tuple[Path, dict], name: str, content: bytes | None, why: str

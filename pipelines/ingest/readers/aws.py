@@ -16,7 +16,7 @@ from pipelines.config import AwsCurSource
 from pipelines.ingest.formats import aws_cur2, aws_legacy_cur, focus_files
 from pipelines.ingest.formats.delivery import MappedDelivery
 from pipelines.ingest.mappings import CategoryRule
-from pipelines.ingest.readers.base import PeriodBatch, remove_files, with_mapping
+from pipelines.ingest.readers.base import PeriodBatch, refuse_unusable_files, remove_files, with_mapping
 
 AWS_SOURCE_FORMATS = {
     "cur2": "aws_cur2",
@@ -48,6 +48,7 @@ class AwsExportReader:
 
     def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
         delivery = self.client.delivery(billing_period)
+        refuse_unusable_files(delivery.files, delivery.locations, listed_by=delivery.manifest)
         source_format = AWS_SOURCE_FORMATS[delivery.export_format]
         warnings: tuple[str, ...] = ()
         columns: tuple[str, ...] = ()

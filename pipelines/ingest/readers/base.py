@@ -4,6 +4,7 @@ implement."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import uuid
 from collections.abc import Iterator, Sequence
@@ -12,10 +13,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from importlib.metadata import version
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import IO, Protocol, runtime_checkable
 
 import duckdb
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from connectors.errors import SourceError
 from pipelines.ingest.formats.delivery import MappedDelivery
@@ -96,6 +99,86 @@ def remove_files(files: Sequence[Path]) -> None:
         file.unlink(missing_ok=True)
 
 
+KEPT = "nothing was loaded, the rows loaded before are kept"
+BLANK = b"\xef\xbb\xbf \t\r\n"  # what a line that holds no row is made of (a byte order mark, spaces)
+
+
+def _open_content(file: Path) -> IO[bytes]:
+    """The file's content as its reader sees it (a `.gz` file decompressed)."""
+    return gzip.open(file) if file.name.lower().endswith(".gz") else file.open("rb")
+
+
+def _content_digest(file: Path) -> str:
+    """The SHA-256 of the file's content (of its bytes when it does not decompress: its reader
+    then names what is wrong with it)."""
+    try:
+        with _open_content(file) as content:
+            return hashlib.file_digest(content, "sha256").hexdigest()
+    except (OSError, EOFError):
+        with file.open("rb") as raw:
+            return hashlib.file_digest(raw, "sha256").hexdigest()
+
+
+def _emptiness(file: Path) -> str | None:
+    """Why the file holds no line items (`0 bytes`, `a header and no rows`, ...), or None when it
+    holds some or cannot be read (its reader then names what is wrong with it)."""
+    if file.stat().st_size == 0:
+        return "0 bytes"
+    try:
+        if file.name.lower().endswith(".parquet"):
+            return "a schema and no rows" if pq.read_metadata(file).num_rows == 0 else None
+        with _open_content(file) as content:
+            lines = (line for line in content if line.strip(BLANK))
+            has_header = ".csv" in file.name.lower()
+            if has_header:
+                next(lines, None)
+            if next(lines, None) is None:
+                return "a header and no rows" if has_header else "no rows"
+    except (OSError, EOFError, pa.ArrowException):
+        return None
+    return None
+
+
+def refuse_unusable_files(files: Sequence[Path], locations: Sequence[str], listed_by: str | None = None) -> None:
+    """The one rule for the files of a delivery, applied before anything is read or replaced: a
+    file listed twice, a file that holds no line items (0 bytes, or a header and no rows: a failed
+    or interrupted upload) and two files with the same content (the same spend delivered twice)
+    are refused, naming the files.
+
+    Args:
+        files: the delivery's files as they are read (local copies).
+        locations: where the user finds each file, same order.
+        listed_by: what lists the files (a manifest), named when it lists one twice.
+
+    Raises:
+        SourceError: naming the file (or both files) at fault.
+    """
+    listing = listed_by or "the delivery"
+    seen: set[str] = set()
+    for location in locations:
+        if location in seen:
+            raise SourceError(
+                f"{listing} lists {location} twice: its spend would count twice; {KEPT}. Re-deliver the export "
+                "(or fix the listing), then run again"
+            )
+        seen.add(location)
+    for file, location in zip(files, locations):
+        emptiness = _emptiness(file)
+        if emptiness is not None:
+            raise SourceError(
+                f"{location}: the file holds no line items ({emptiness}); {KEPT}. A failed or interrupted upload "
+                "looks like this: copy the file again, or remove it if the export has no rows there, then run again"
+            )
+    first_with: dict[str, str] = {}
+    for file, location in zip(files, locations):
+        original = first_with.setdefault(_content_digest(file), location)
+        if original != location:
+            raise SourceError(
+                f"{original} and {location} have the same content: the same spend delivered twice; {KEPT}. "
+                "Remove the copy, then run again"
+            )
+
+
 @contextmanager
 def reading_files(where: str, typed: Sequence[Path]) -> Iterator[None]:
     """The block reads a delivery: if it fails, the typed copies written so far go, and a DuckDB
@@ -134,6 +217,9 @@ class FileExportReader:
         return self._place(*first.row(0))
 
     def billing_periods(self) -> list[date]:
+        """The periods the files hold rows of, once the files pass `refuse_unusable_files` (the
+        files hold every period, so a file at fault stops every period of the source)."""
+        refuse_unusable_files(self.files, [str(file) for file in self.files])
         try:
             periods = self._periods().select(pl.col("period").unique()).collect()
         except pl.exceptions.PolarsError as error:

@@ -24,6 +24,7 @@ class FocusFilesReader(FileExportReader):
     def billing_periods(self) -> list[date]:
         """The periods the files hold rows of; a BillingPeriodStart that is not a timestamp (its row
         belongs to no period) is refused, naming it."""
+        periods = super().billing_periods()
         try:
             unparsed = self._periods().select(pl.col("unparsed").drop_nulls().first()).collect().item()
         except pl.exceptions.PolarsError as error:
@@ -32,7 +33,7 @@ class FocusFilesReader(FileExportReader):
             raise focus_files.unparsed_timestamp_error(
                 unparsed["file"], unparsed["_row"], "BillingPeriodStart", unparsed["value"]
             )
-        return super().billing_periods()
+        return periods
 
     def _delivered_columns(self) -> list[str]:
         return focus_files.delivered_columns(self.files)

@@ -36,12 +36,21 @@ class GcpExportFilesReader(FileExportReader):
         return gcp_billing.unreadable_files_error(self.files, error)
 
     def _delivered_columns(self) -> list[str]:
+        """The fields of the files (of an NDJSON file's first 1,000 rows).
+
+        Raises:
+            SourceError: naming a file whose fields cannot be told (e.g. a field that is an object
+                in one row and a list in another).
+        """
         columns: dict[str, None] = {}
         for file in self.files:
-            if file.name.lower().endswith(".parquet"):
-                schema = pl.scan_parquet(file).collect_schema()
-            else:
-                schema = pl.scan_ndjson(file, infer_schema_length=1000).collect_schema()
+            try:
+                if file.name.lower().endswith(".parquet"):
+                    schema = pl.scan_parquet(file).collect_schema()
+                else:
+                    schema = pl.scan_ndjson(file, infer_schema_length=1000).collect_schema()
+            except (pl.exceptions.PolarsError, OSError) as error:
+                raise SourceError(f"cannot tell the fields of GCP billing export file {file}: {error}") from None
             columns.update(dict.fromkeys(schema.names()))
         return list(columns)
 

@@ -26,7 +26,24 @@ checked as (
             {'column_name': 'ListCost', 'value': cast(delivery.ListCost as varchar)},
             {'column_name': 'ContractedCost', 'value': cast(delivery.ContractedCost as varchar)},
             {'column_name': 'EffectiveCost', 'value': cast(delivery.EffectiveCost as varchar)},
-            {'column_name': 'BilledCost', 'value': cast(delivery.BilledCost as varchar)}
+            {'column_name': 'BilledCost', 'value': cast(delivery.BilledCost as varchar)},
+            {'column_name': 'ContractedUnitPrice', 'value': cast(delivery.ContractedUnitPrice as varchar)},
+            {
+                'column_name': 'CommitmentDiscountQuantity',
+                'value': cast(delivery.CommitmentDiscountQuantity as varchar)
+            },
+            {
+                'column_name': 'PricingCurrencyContractedUnitPrice',
+                'value': cast(delivery.PricingCurrencyContractedUnitPrice as varchar)
+            },
+            {
+                'column_name': 'PricingCurrencyEffectiveCost',
+                'value': cast(delivery.PricingCurrencyEffectiveCost as varchar)
+            },
+            {
+                'column_name': 'PricingCurrencyListUnitPrice',
+                'value': cast(delivery.PricingCurrencyListUnitPrice as varchar)
+            }
         ]) as bad_money,
         coalesce(
             delivery._unparsed_timestamp,

@@ -4,8 +4,11 @@
 Polars types each file into a Parquet file DuckDB maps (`write_typed`): CSV is read as text (the
 literal `NULL` is NULL) and stays text but for its timestamps, so money converts from its decimal
 text exactly; the FOCUS timestamps are parsed (in UTC); `Tags` (a JSON object string in CSV, a map
-in Parquet) become key/value entries (Tags text that is not a JSON object of tags is refused). A
-file's columns of another FOCUS version are read by name.
+in Parquet) become key/value entries, every key kept, values as their text, unescaped (Tags text
+that is not a JSON object of tags is refused); `SkuPriceDetails` becomes JSON object text whether
+the file has text, a map or a struct. A file's columns that are not `focus_line_items` columns (its
+own `x_` columns, columns of other FOCUS versions) become `_extra_columns`, name to value as text,
+so every file of a delivery has the same columns whatever else it carries.
 """
 
 from __future__ import annotations
@@ -33,9 +36,8 @@ REQUIRED_COLUMNS = (
     "ProviderName",
 )
 CSV_NULLS = ["NULL", ""]
-# A tag of a JSON object: its key, and its value as written (a string's text without its quotes, a
-# number's or boolean's text); a null value is no tag.
-TAG_PAIR = r'"((?:[^"\\]|\\.)*)"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9][0-9.eE+-]*|true|false))'
+# A member of a JSON object of tags: its key and its value as JSON text (a string with its quotes).
+TAG_PAIR = r'("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)'
 # FOCUS's Key-Value Format: a JSON object whose values are strings, numbers, booleans or null.
 JSON_SPACE = r"[ \t\r\n]*"
 JSON_STRING = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9A-Fa-f]{4})*"'
@@ -47,6 +49,9 @@ TIMESTAMP_TEXT = r"(?i)(Z|UTC|\+00:?00)$"
 TIMESTAMP_FORMS = ("%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%d")
 QUOTED_VALUE_LIMIT = 200  # characters of a bad value an error message quotes
 UNPARSED = pl.Struct({"column_name": pl.String, "value": pl.String})
+# RunLedger extensions a FOCUS file may carry (a RunLedger export read back) that are read into
+# their own columns; the file's other x_ columns are kept in x_ExtraColumns.
+READ_EXTENSIONS = ("x_InstanceType", "x_ProviderPricingUnit", "x_ProviderConsumedUnit")
 
 
 @cache
@@ -55,6 +60,13 @@ def timestamp_columns() -> tuple[str, ...]:
     return tuple(
         name for name, type_ in table_columns("focus_line_items").items() if type_ == "TIMESTAMP" and name[:2] != "x_"
     )
+
+
+@cache
+def read_columns() -> frozenset[str]:
+    """The columns of a FOCUS file read into their own `focus_line_items` column: every FOCUS
+    column of the table and `READ_EXTENSIONS`; any other column goes to x_ExtraColumns."""
+    return frozenset(name for name in table_columns("focus_line_items") if name[:2] != "x_") | set(READ_EXTENSIONS)
 
 
 def scan_focus(file: Path) -> pl.LazyFrame:
@@ -111,20 +123,76 @@ def _unparsed_tags(schema: pl.Schema) -> pl.Expr:
     return pl.when(written & ~tags.str.contains(TAGS_OBJECT)).then(tags).alias("_unparsed_tags")
 
 
+def _json_string(text: pl.Expr) -> pl.Expr:
+    """A JSON string's text (its quotes and escapes undone); NULL for any other JSON text."""
+    return pl.when(text.str.starts_with('"')).then(text).str.json_decode(pl.String)
+
+
 def _tags(schema: pl.Schema) -> pl.Expr:
-    """Tags as key/value entries: from a JSON object string (its values as written, numbers and
-    booleans as their text), or a map."""
+    """Tags as key/value entries, every key kept: from a JSON object string (keys and string values
+    unescaped, numbers and booleans as written, a null value NULL), or a map."""
     if schema["Tags"] == pl.String:
         pairs = pl.col("Tags").fill_null("").str.extract_all(TAG_PAIR)
+        value = pl.element().str.extract(TAG_PAIR, 2)
         return pairs.list.eval(
             pl.struct(
-                pl.element().str.extract(TAG_PAIR, 1).alias("key"),
-                pl.coalesce(pl.element().str.extract(TAG_PAIR, 2), pl.element().str.extract(TAG_PAIR, 3)).alias(
-                    "value"
-                ),
+                _json_string(pl.element().str.extract(TAG_PAIR, 1)).alias("key"),
+                pl.when(value.str.starts_with('"'))
+                .then(_json_string(value))
+                .when(value != "null")
+                .then(value)
+                .alias("value"),
             )
         )
     return pl.col("Tags").cast(TAGS)
+
+
+def _json_value(value: pl.Expr) -> pl.Expr:
+    """Any value as JSON text (strings quoted and escaped, NULL as null)."""
+    return pl.struct(value.alias("v")).struct.json_encode().str.slice(len('{"v":')).str.head(-1)
+
+
+def _is_map(dtype: pl.DataType) -> bool:
+    """Whether a column is a Parquet map as polars reads it: a list of {key, value}."""
+    return (
+        isinstance(dtype, pl.List)
+        and isinstance(dtype.inner, pl.Struct)
+        and [field.name for field in dtype.inner.fields] == ["key", "value"]
+    )
+
+
+def _as_text(schema: pl.Schema, name: str) -> pl.Expr:
+    """A column's values as text: text as it is, a map as a JSON object, a struct or list as its
+    JSON, anything else as polars writes it (numbers, booleans `true`/`false`, timestamps)."""
+    dtype = schema[name]
+    column = pl.col(name)
+    if dtype == pl.String:
+        return column
+    if _is_map(dtype):
+        members = column.list.eval(
+            pl.concat_str(
+                _json_value(pl.element().struct.field("key")),
+                pl.lit(":"),
+                _json_value(pl.element().struct.field("value")),
+            )
+        )
+        return pl.when(column.is_not_null()).then(pl.concat_str(pl.lit("{"), members.list.join(","), pl.lit("}")))
+    if isinstance(dtype, pl.Struct | pl.List | pl.Array):
+        return pl.when(column.is_not_null()).then(_json_value(column))
+    if dtype == pl.Boolean:
+        return pl.when(column).then(pl.lit("true")).when(~column).then(pl.lit("false"))
+    return column.cast(pl.String)
+
+
+def _extra_columns(schema: pl.Schema) -> pl.Expr:
+    """The file's columns that are not `read_columns`, as {key: name, value: text} entries (a NULL
+    value kept as NULL)."""
+    extra = [name for name in schema if name not in read_columns()]
+    if not extra:
+        return pl.lit([], dtype=TAGS).alias("_extra_columns")
+    return pl.concat_list(
+        [pl.struct(pl.lit(name).alias("key"), _as_text(schema, name).alias("value")) for name in extra]
+    ).alias("_extra_columns")
 
 
 def scan_periods(files: Sequence[Path]) -> pl.LazyFrame:
@@ -161,8 +229,9 @@ def unparsed_timestamp_error(location: str, row: int, column: str, value: str) -
 
 def write_typed(file: Path, target: Path) -> None:
     """One file of the export as the Parquet file DuckDB maps: its timestamps in UTC, Tags as
-    key/value entries, every other column as the file has it; rows in file order (a row's key is
-    its place). A row's first timestamp text that is not a timestamp is kept, with its column, in
+    key/value entries, SkuPriceDetails as JSON object text, the other columns of `read_columns` as
+    the file has them and the rest in `_extra_columns`; rows in file order (a row's key is its
+    place). A row's first timestamp text that is not a timestamp is kept, with its column, in
     `_unparsed_timestamp`, and Tags text that is not a JSON object of tags in `_unparsed_tags`
     (`read_delivery` refuses either).
 
@@ -175,8 +244,12 @@ def write_typed(file: Path, target: Path) -> None:
     typed = frame.with_columns(
         *[_as_timestamp(schema, name).alias(name) for name in timestamps],
         *([_tags(schema).alias("Tags")] if "Tags" in schema else []),
+        *([_as_text(schema, "SkuPriceDetails").alias("SkuPriceDetails")] if "SkuPriceDetails" in schema else []),
         _unparsed_timestamp(schema, [name for name in timestamps if schema[name] == pl.String]),
         _unparsed_tags(schema),
+        _extra_columns(schema),
+    ).select(
+        *[name for name in schema if name in read_columns()], "_unparsed_timestamp", "_unparsed_tags", "_extra_columns"
     )
     try:
         typed.sink_parquet(target)

@@ -3,9 +3,9 @@
 
 -- name: first_bad_value
 -- The first row (in file and row order) of any billing period with a money value that is not a
--- finite number, a timestamp polars could not read (`_unparsed_timestamp`) or Tags that are not a
--- JSON object of tags (`_unparsed_tags`): where it is, the column and the value (a row's money
--- first, then its timestamps, then its Tags).
+-- finite number, a timestamp polars could not read (`_unparsed_timestamp`) or Tags or
+-- SkuPriceDetails that are not a JSON object of key-value pairs (`_unparsed_key_value`): where it
+-- is, the column and the value (a row's money first, then its timestamps, then its Tags).
 with delivery as (
     select * from focus_delivery_rows($files, null, false)
 ),
@@ -45,13 +45,7 @@ checked as (
                 'value': cast(delivery.PricingCurrencyListUnitPrice as varchar)
             }
         ]) as bad_money,
-        coalesce(
-            delivery._unparsed_timestamp,
-            case
-                when delivery._unparsed_tags is not null
-                    then {'column_name': 'Tags', 'value': delivery._unparsed_tags}
-            end
-        ) as bad_text
+        coalesce(delivery._unparsed_timestamp, delivery._unparsed_key_value) as bad_text
     from delivery
     left join file_locations on delivery.filename = file_locations.file
 ),

@@ -10,7 +10,7 @@
 -- `union all by name` its files, so a column a file lacks (another FOCUS version) is NULL. A money
 -- column stays as the file has it (text from CSV, DOUBLE from Parquet): `money` converts either.
 -- `_unparsed_timestamp` is a row's first timestamp text polars could not read, and its column;
--- `_unparsed_tags` its Tags text when not a JSON object of tags.
+-- `_unparsed_key_value` its Tags or SkuPriceDetails text when not a JSON object of key-value pairs.
 create or replace temp table focus_columns as
 with focus_columns as (
     select * from focus_line_items
@@ -20,7 +20,7 @@ select
     * replace (cast(null as struct(key varchar, value varchar)[]) as Tags),
     cast(null as struct(key varchar, value varchar)[]) as _extra_columns,
     cast(null as struct(column_name varchar, value varchar)) as _unparsed_timestamp,
-    cast(null as varchar) as _unparsed_tags
+    cast(null as struct(column_name varchar, value varchar)) as _unparsed_key_value
 from focus_columns
 where false;
 

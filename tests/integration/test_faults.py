@@ -408,6 +408,31 @@ def test_tags_that_are_not_a_json_object_stop_the_load(site: Path, export_format
     assert last_load(site)[0] == "failed"
 
 
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("Tags", '{"training_run": "r1", "training_run": "r2"}', "repeats the key 'training_run'"),
+        (
+            "SkuPriceDetails",
+            '{"InstanceType": ["p5"]}',
+            'is not a JSON object of SKU price properties (e.g. {"InstanceType": "p5.48xlarge"})',
+        ),
+    ],
+)
+def test_key_value_text_that_focus_does_not_allow_stops_the_load(
+    site: Path, column: str, value: str, message: str
+) -> None:
+    header, rows = sample_rows()
+    rows[4][column] = value
+    export = site.parent / EXPORT
+    write_export(export, [*header, *([column] if column not in header else [])], rows)
+    output = run_refused(site)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {export}, row 5, column {column}: {value!r} {message}; "
+        "fix or re-export the file, nothing was loaded"
+    )
+
+
 @pytest.mark.parametrize("file", ["runs.yaml", "budgets/bad.yaml"])
 def test_registry_or_budget_that_is_not_yaml_exits_2_naming_the_file(site: Path, file: str) -> None:
     (site.parent / "budgets").mkdir()

@@ -13,6 +13,7 @@ so every file of a delivery has the same columns whatever else it carries.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import Decimal
@@ -113,14 +114,23 @@ def _as_timestamp(schema: pl.Schema, name: str) -> pl.Expr:
     return pl.col(name).cast(pl.Datetime("us"))
 
 
-def _unparsed_tags(schema: pl.Schema) -> pl.Expr:
-    """Tags text that is not a JSON object of FOCUS tags (string, number, boolean or null values),
-    as written; NULL where Tags is blank, one, or a map."""
-    if "Tags" not in schema or schema["Tags"] != pl.String:
-        return pl.lit(None, dtype=pl.String).alias("_unparsed_tags")
-    tags = pl.col("Tags")
-    written = tags.str.strip_chars() != ""
-    return pl.when(written & ~tags.str.contains(TAGS_OBJECT)).then(tags).alias("_unparsed_tags")
+def _unparsed_key_values(schema: pl.Schema) -> pl.Expr:
+    """{column_name, value} of the first of Tags and SkuPriceDetails whose text is not a JSON object
+    in FOCUS's key-value format (string, number, boolean or null values), or is Tags repeating a
+    key; NULL where both are blank, NULL, a map or a struct."""
+    unparsed = []
+    for name in ("Tags", "SkuPriceDetails"):
+        if name not in schema or schema[name] != pl.String:
+            continue
+        text = pl.col(name)
+        bad = (text.str.strip_chars() != "") & ~text.str.contains(TAGS_OBJECT)
+        if name == "Tags":
+            keys = _tags(schema).list.eval(pl.element().struct.field("key"))
+            bad = bad | (keys.list.n_unique() < keys.list.len())
+        unparsed.append(pl.when(bad).then(pl.struct(pl.lit(name).alias("column_name"), text.alias("value"))))
+    if not unparsed:
+        return pl.lit(None, dtype=UNPARSED).alias("_unparsed_key_value")
+    return pl.coalesce(unparsed).alias("_unparsed_key_value")
 
 
 def _json_string(text: pl.Expr) -> pl.Expr:
@@ -232,7 +242,8 @@ def write_typed(file: Path, target: Path) -> None:
     key/value entries, SkuPriceDetails as JSON object text, the other columns of `read_columns` as
     the file has them and the rest in `_extra_columns`; rows in file order (a row's key is its
     place). A row's first timestamp text that is not a timestamp is kept, with its column, in
-    `_unparsed_timestamp`, and Tags text that is not a JSON object of tags in `_unparsed_tags`
+    `_unparsed_timestamp`, and Tags or SkuPriceDetails text that is not a JSON object of
+    key-value pairs (or Tags repeating a key) in `_unparsed_key_value`
     (`read_delivery` refuses either).
 
     Raises:
@@ -246,10 +257,13 @@ def write_typed(file: Path, target: Path) -> None:
         *([_tags(schema).alias("Tags")] if "Tags" in schema else []),
         *([_as_text(schema, "SkuPriceDetails").alias("SkuPriceDetails")] if "SkuPriceDetails" in schema else []),
         _unparsed_timestamp(schema, [name for name in timestamps if schema[name] == pl.String]),
-        _unparsed_tags(schema),
+        _unparsed_key_values(schema),
         _extra_columns(schema),
     ).select(
-        *[name for name in schema if name in read_columns()], "_unparsed_timestamp", "_unparsed_tags", "_extra_columns"
+        *[name for name in schema if name in read_columns()],
+        "_unparsed_timestamp",
+        "_unparsed_key_value",
+        "_extra_columns",
     )
     try:
         typed.sink_parquet(target)
@@ -283,8 +297,9 @@ def read_delivery(
     ingested_at: datetime,
 ) -> tuple[MappedDelivery, int, Decimal]:
     """Reads the delivery's typed files (in an in-memory DuckDB): refuses a money value that is not
-    a finite number, a timestamp that is not one or Tags that are not a JSON object of tags, then
-    the raw control totals, row count and Σ BilledCost of the period.
+    a finite number, a timestamp that is not one or Tags or SkuPriceDetails that are not a JSON
+    object of key-value pairs, then the raw control totals, row count and Σ BilledCost of the
+    period.
 
     Args:
         files: the files as `write_typed` writes them.
@@ -299,8 +314,8 @@ def read_delivery(
 
     Raises:
         SourceError: naming the file, the row (1-based, header not counted), the column and the
-            value of the first money value that is not a finite number, timestamp that is not one
-            or Tags text that is not a JSON object of tags.
+            value of the first money value that is not a finite number, timestamp that is not one,
+            or Tags or SkuPriceDetails text that is not a JSON object of key-value pairs.
     """
     read_params = {"billing_period": billing_period, "select_period": select_period}
     with memory_connection() as conn:
@@ -308,12 +323,8 @@ def read_delivery(
         bad = fetch_dict(
             conn, read_sql("staging/focus_delivery_totals", "first_bad_value"), {"files": [str(f) for f in files]}
         )
-        if bad is not None and bad["column_name"] == "Tags":
-            raise SourceError(
-                f"{bad['location']}, row {bad['file_row_number'] + 1}, column Tags: {_shortened(bad['value'])!r} "
-                'is not a JSON object of tags (e.g. {"training_run": "llm-7b-pt-r1"}); fix or re-export the file, '
-                "nothing was loaded"
-            )
+        if bad is not None and bad["column_name"] in ("Tags", "SkuPriceDetails"):
+            raise _key_value_error(bad["location"], bad["file_row_number"], bad["column_name"], bad["value"])
         if bad is not None and bad["is_timestamp"]:
             raise unparsed_timestamp_error(bad["location"], bad["file_row_number"], bad["column_name"], bad["value"])
         if bad is not None:
@@ -337,6 +348,36 @@ def read_delivery(
         file_outside_period=totals["file_outside_period"],
     )
     return delivery, totals["rows"], totals["billed_cost"]
+
+
+def _key_value_error(location: str, row: int, column: str, value: str) -> SourceError:
+    """The error for Tags or SkuPriceDetails text that is not a JSON object of key-value pairs, or
+    Tags repeating a key: its file, row (0-based here), column and text."""
+    where = f"{location}, row {row + 1}, column {column}: {_shortened(value)!r}"
+    repeated = _repeated_key(value)
+    if repeated is not None:
+        return SourceError(f"{where} repeats the key {repeated!r}; fix or re-export the file, nothing was loaded")
+    example = '{"training_run": "llm-7b-pt-r1"}' if column == "Tags" else '{"InstanceType": "p5.48xlarge"}'
+    what = "tags" if column == "Tags" else "SKU price properties"
+    return SourceError(
+        f"{where} is not a JSON object of {what} (e.g. {example}); fix or re-export the file, nothing was loaded"
+    )
+
+
+def _repeated_key(text: str) -> str | None:
+    """The first key a JSON object text repeats; None when it repeats none or is no JSON object."""
+    repeated: list[str] = []
+
+    def pairs(members: list[tuple[str, object]]) -> dict[str, object]:
+        keys = [key for key, _ in members]
+        repeated.extend(key for number, key in enumerate(keys) if key in keys[:number])
+        return dict(members)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except ValueError:
+        return None
+    return repeated[0] if repeated else None
 
 
 def _shortened(value: str) -> str:

@@ -3,8 +3,9 @@
 A column is *missing* when the reader maps it and the delivery lacks it (the reader then fills
 NULL, so the load still succeeds with less information). A column is *new* when the format's
 documented schema does not know it: AWS renamed or added something, Google added a column, a
-FOCUS export carries a column of a newer FOCUS version. Either is worth a warning, never a
-failed load.
+FOCUS export carries a column of a newer FOCUS version or one of its own without the `x_` prefix
+(kept, as every column of a FOCUS file the table has no column for, in x_ExtraColumns). Either is
+worth a warning, never a failed load.
 """
 
 from __future__ import annotations
@@ -78,26 +79,6 @@ FOCUS_MAPPED_COLUMNS = (
     "ServiceName",
     "Tags",
 )
-# FOCUS 1.0-1.2 columns that the warehouse does not keep.
-FOCUS_OTHER_SPEC_COLUMNS = (
-    "Id",
-    "RegionName",
-    "CommitmentDiscountCategory",
-    "CommitmentDiscountName",
-    "CommitmentDiscountQuantity",
-    "CommitmentDiscountUnit",
-    "ContractedUnitPrice",
-    "CapacityReservationId",
-    "CapacityReservationStatus",
-    "PricingCurrency",
-    "PricingCurrencyContractedUnitPrice",
-    "PricingCurrencyEffectiveCost",
-    "PricingCurrencyListUnitPrice",
-    "ServiceSubcategory",
-    "SkuMeter",
-    "SkuPriceDetails",
-)
-
 GCP_MAPPED_COLUMNS = (
     "billing_account_id",
     "service",
@@ -153,7 +134,8 @@ def _is_known(source_format: str, column: str) -> bool:
         return column in CUR2_MAP_COLUMNS or column.startswith(CUR2_COLUMN_FAMILIES)
     if source_format == "gcp_billing":
         return column in gcp_billing.export_schema() or column in GCP_OTHER_COLUMNS
-    return column in table_columns("focus_line_items") or column in FOCUS_OTHER_SPEC_COLUMNS or column.startswith("x_")
+    # every FOCUS 1.0-1.2 column is a focus_line_items column; x_ columns are the export's own
+    return column in table_columns("focus_line_items") or column.startswith("x_")
 
 
 EXPECTED_COLUMNS = {

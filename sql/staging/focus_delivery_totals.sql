@@ -3,9 +3,9 @@
 
 -- name: first_bad_value
 -- The first row (in file and row order) of any billing period with a money value that is not a
--- finite number, a timestamp polars could not read (`_unparsed_timestamp`) or Tags that are not a
--- JSON object of tags (`_unparsed_tags`): where it is, the column and the value (a row's money
--- first, then its timestamps, then its Tags).
+-- finite number, a timestamp polars could not read (`_unparsed_timestamp`) or Tags or
+-- SkuPriceDetails that are not a JSON object of key-value pairs (`_unparsed_key_value`): where it
+-- is, the column and the value (a row's money first, then its timestamps, then its Tags).
 with delivery as (
     select * from focus_delivery_rows($files, null, false)
 ),
@@ -26,15 +26,26 @@ checked as (
             {'column_name': 'ListCost', 'value': cast(delivery.ListCost as varchar)},
             {'column_name': 'ContractedCost', 'value': cast(delivery.ContractedCost as varchar)},
             {'column_name': 'EffectiveCost', 'value': cast(delivery.EffectiveCost as varchar)},
-            {'column_name': 'BilledCost', 'value': cast(delivery.BilledCost as varchar)}
+            {'column_name': 'BilledCost', 'value': cast(delivery.BilledCost as varchar)},
+            {'column_name': 'ContractedUnitPrice', 'value': cast(delivery.ContractedUnitPrice as varchar)},
+            {
+                'column_name': 'CommitmentDiscountQuantity',
+                'value': cast(delivery.CommitmentDiscountQuantity as varchar)
+            },
+            {
+                'column_name': 'PricingCurrencyContractedUnitPrice',
+                'value': cast(delivery.PricingCurrencyContractedUnitPrice as varchar)
+            },
+            {
+                'column_name': 'PricingCurrencyEffectiveCost',
+                'value': cast(delivery.PricingCurrencyEffectiveCost as varchar)
+            },
+            {
+                'column_name': 'PricingCurrencyListUnitPrice',
+                'value': cast(delivery.PricingCurrencyListUnitPrice as varchar)
+            }
         ]) as bad_money,
-        coalesce(
-            delivery._unparsed_timestamp,
-            case
-                when delivery._unparsed_tags is not null
-                    then {'column_name': 'Tags', 'value': delivery._unparsed_tags}
-            end
-        ) as bad_text
+        coalesce(delivery._unparsed_timestamp, delivery._unparsed_key_value) as bad_text
     from delivery
     left join file_locations on delivery.filename = file_locations.file
 ),

@@ -4,22 +4,23 @@
 -- connection (temporary), after sql/staging/macros.sql, whose tables a load fills, and
 -- sql/schema/focus_line_items.sql, whose columns a FOCUS file carries.
 
--- Every column the mapping reads, typed, without rows: focus_line_items' own FOCUS columns (and
--- x_InstanceType, which a file may carry), Tags as entries. A delivery is read as this table
+-- Every column a typed file can have, typed, without rows: focus_line_items' columns (of which a
+-- file has the FOCUS ones and the x_ columns polars reads into their own column), Tags and the
+-- file's other columns (`_extra_columns`) as entries. A delivery is read as this table
 -- `union all by name` its files, so a column a file lacks (another FOCUS version) is NULL. A money
 -- column stays as the file has it (text from CSV, DOUBLE from Parquet): `money` converts either.
 -- `_unparsed_timestamp` is a row's first timestamp text polars could not read, and its column;
--- `_unparsed_tags` its Tags text when not a JSON object of tags.
+-- `_unparsed_key_value` its Tags or SkuPriceDetails text when not a JSON object of key-value pairs.
 create or replace temp table focus_columns as
 with focus_columns as (
-    select columns(column_name -> not starts_with(column_name, 'x_') or column_name = 'x_InstanceType')
-    from focus_line_items
+    select * from focus_line_items
 )
 
 select
     * replace (cast(null as struct(key varchar, value varchar)[]) as Tags),
+    cast(null as struct(key varchar, value varchar)[]) as _extra_columns,
     cast(null as struct(column_name varchar, value varchar)) as _unparsed_timestamp,
-    cast(null as varchar) as _unparsed_tags
+    cast(null as struct(column_name varchar, value varchar)) as _unparsed_key_value
 from focus_columns
 where false;
 
@@ -34,7 +35,8 @@ create or replace temp macro focus_delivery_rows(files, billing_period, select_p
     where not select_period or date_trunc('month', BillingPeriodStart) = billing_period;
 
 -- The delivery's rows as `focus_line_items` rows: text trimmed (blank is NULL), money converted,
--- x_LineItemKey `source|file|row`, x_CostCategory from the rules. Needs `delivery_files` and
+-- the file's other columns in x_ExtraColumns, x_LineItemKey `source|file|row`, x_CostCategory
+-- from the rules. Needs `delivery_files` and
 -- `line_categories` filled (sql/staging/lookups.sql, cost_categories.sql).
 create or replace temp macro focus_file_rows(
     files, billing_period, select_period, source_name, source_format, ingested_at
@@ -97,6 +99,23 @@ final as (
         blank(mapped.CommitmentDiscountType) as CommitmentDiscountType,
         blank(mapped.CommitmentDiscountStatus) as CommitmentDiscountStatus,
         map_from_entries(coalesce(mapped.Tags, [])) as Tags,
+        blank(mapped.BillingAccountType) as BillingAccountType,
+        blank(mapped.SubAccountType) as SubAccountType,
+        blank(mapped.RegionName) as RegionName,
+        blank(mapped.ServiceSubcategory) as ServiceSubcategory,
+        blank(mapped.SkuMeter) as SkuMeter,
+        blank(mapped.SkuPriceDetails) as SkuPriceDetails,
+        money(mapped.ContractedUnitPrice) as ContractedUnitPrice,
+        blank(mapped.PricingCurrency) as PricingCurrency,
+        money(mapped.PricingCurrencyContractedUnitPrice) as PricingCurrencyContractedUnitPrice,
+        money(mapped.PricingCurrencyEffectiveCost) as PricingCurrencyEffectiveCost,
+        money(mapped.PricingCurrencyListUnitPrice) as PricingCurrencyListUnitPrice,
+        blank(mapped.CommitmentDiscountCategory) as CommitmentDiscountCategory,
+        blank(mapped.CommitmentDiscountName) as CommitmentDiscountName,
+        money(mapped.CommitmentDiscountQuantity) as CommitmentDiscountQuantity,
+        blank(mapped.CommitmentDiscountUnit) as CommitmentDiscountUnit,
+        blank(mapped.CapacityReservationId) as CapacityReservationId,
+        blank(mapped.CapacityReservationStatus) as CapacityReservationStatus,
         concat_ws('|', source_name, mapped.source_file, mapped.file_row_number) as x_LineItemKey,
         source_name as x_SourceName,
         source_format as x_SourceFormat,
@@ -108,7 +127,10 @@ final as (
         cast(0 as decimal(38, 10)) as x_GpuHours,
         cast(null as map(varchar, decimal(38, 10))) as x_Credits,
         cast(null as decimal(38, 10)) as x_CurrencyConversionRate,
-        cast(null as map(varchar, varchar)) as x_SystemLabels
+        cast(null as map(varchar, varchar)) as x_SystemLabels,
+        blank(mapped.x_ProviderPricingUnit) as x_ProviderPricingUnit,
+        blank(mapped.x_ProviderConsumedUnit) as x_ProviderConsumedUnit,
+        map_from_entries(coalesce(mapped._extra_columns, [])) as x_ExtraColumns
     from mapped
     left join line_categories as categories
         on blank(mapped.ProviderName) is not distinct from categories.provider

@@ -134,9 +134,13 @@ def test_an_extra_column_is_loaded_and_reported_by_the_drift_check(site: Path) -
     code, output = invoke("run", "--config", str(site))
     assert code == 0, output
     assert "warning:" in output and "SurpriseColumn" in output
-    # same rows and costs: only the ingestion time of the reloaded rows differs
+    # same rows and costs: only the ingestion time of the reloaded rows differs; the new column is kept
     with reading(warehouse_of(site)) as conn:
         assert conn.execute("select count(*) from focus_line_items").fetchone()[0] == before["focus_line_items"][0]
+        kept = conn.execute(
+            "select x_ExtraColumns['SurpriseColumn'], count(*) from focus_line_items group by 1"
+        ).fetchall()
+    assert kept == [("1", len(rows))]
 
 
 def test_a_corrupt_parquet_file_stops_the_load(site: Path) -> None:
@@ -348,15 +352,35 @@ def test_hostile_tag_values_are_loaded_and_attributed_as_data(site: Path) -> Non
     assert runs == [(HOSTILE, 1)]
 
 
-def test_a_run_tag_that_is_a_number_is_attributed_as_its_text(site: Path) -> None:
-    with_first_row(site, "Tags", '{"training_run": 7, "spot": true, "team": null}')
+@pytest.mark.parametrize(
+    ("tags", "kept", "run"),
+    [
+        (
+            '{"training_run": 7, "fleet_size": 500, "spot": true, "note": null}',
+            {"training_run": "7", "fleet_size": "500", "spot": "true", "note": None},
+            "7",
+        ),
+        (
+            '{"training_run": "caf\\u00e9-\\"r1\\"", "fleet_size": 5.0e2, "spot": false, "n\\u00f8te": null}',
+            {"training_run": 'café-"r1"', "fleet_size": "5.0e2", "spot": "false", "nøte": None},
+            'café-"r1"',
+        ),
+    ],
+)
+def test_every_tag_is_kept_as_its_text_and_a_run_tag_attributes(
+    site: Path, tags: str, kept: dict[str, str | None], run: str
+) -> None:
+    # keys and strings unescaped, numbers as written, a null value a key with a NULL value
+    with_first_row(site, "Tags", tags)
     code, output = invoke("run", "--config", str(site))
     assert code == 0, output
     with reading(warehouse_of(site)) as conn:
+        (loaded,) = conn.execute("select Tags from focus_line_items where x_LineItemKey like '%|0'").fetchone()
         runs = conn.execute(
             "select training_run, count(*) from cost_allocations where training_run is not null group by 1"
         ).fetchall()
-    assert runs == [("7", 1)]
+    assert loaded == kept
+    assert runs == [(run, 1)]
 
 
 @pytest.mark.parametrize("export_format", ["csv", "parquet"])
@@ -383,6 +407,31 @@ def test_tags_that_are_not_a_json_object_stop_the_load(site: Path, export_format
         '(e.g. {"training_run": "llm-7b-pt-r1"}); fix or re-export the file, nothing was loaded'
     )
     assert last_load(site)[0] == "failed"
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("Tags", '{"training_run": "r1", "training_run": "r2"}', "repeats the key 'training_run'"),
+        (
+            "SkuPriceDetails",
+            '{"InstanceType": ["p5"]}',
+            'is not a JSON object of SKU price properties (e.g. {"InstanceType": "p5.48xlarge"})',
+        ),
+    ],
+)
+def test_key_value_text_that_focus_does_not_allow_stops_the_load(
+    site: Path, column: str, value: str, message: str
+) -> None:
+    header, rows = sample_rows()
+    rows[4][column] = value
+    export = site.parent / EXPORT
+    write_export(export, [*header, *([column] if column not in header else [])], rows)
+    output = run_refused(site)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {export}, row 5, column {column}: {value!r} {message}; "
+        "fix or re-export the file, nothing was loaded"
+    )
 
 
 @pytest.mark.parametrize("file", ["runs.yaml", "budgets/bad.yaml"])

@@ -1,7 +1,10 @@
-"""The public FOCUS 1.0 sample through the whole nightly job: totals equal the file's own sums."""
+"""The public FOCUS 1.0 sample through the whole nightly job: totals equal the file's own sums,
+every column and every tag of the file is kept."""
 
 import csv
+import json
 from collections import defaultdict
+from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
@@ -106,3 +109,87 @@ def test_a_second_run_changes_nothing(sample_warehouse: tuple[Path, Path]) -> No
         ).fetchone()
     assert after == before
     assert loads == (4, 2)
+
+
+def file_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def file_value(text: str, loaded: object) -> object:
+    """A CSV field as the warehouse should hold it, read with the standard library: `NULL` and
+    blank are NULL; money rounded half to even at 10 places, timestamps as datetimes, text trimmed."""
+    if text.strip() in ("NULL", ""):
+        return None
+    if isinstance(loaded, Decimal):
+        return as_money(text)
+    if isinstance(loaded, datetime):
+        return datetime.fromisoformat(text)
+    return text.strip()
+
+
+def tag_text(value: object) -> str | None:
+    """A JSON tag value as its text: a string as it is, a number as written, a boolean true/false."""
+    return value if value is None or isinstance(value, str) else json.dumps(value)
+
+
+def test_totals_per_period_and_provider_equal_the_files_own(
+    sample_warehouse: tuple[Path, Path], focus_sample: Path
+) -> None:
+    expected: dict[tuple[str, str], list] = defaultdict(lambda: [0, Decimal(0), Decimal(0)])
+    for row in file_rows(focus_sample):
+        entry = expected[(row["BillingPeriodStart"][:7], row["ProviderName"])]
+        entry[0] += 1
+        entry[1] += as_money(row["BilledCost"])
+        entry[2] += as_money(row["EffectiveCost"])
+    with reading(sample_warehouse[1]) as conn:
+        loaded = conn.execute(
+            "select strftime(BillingPeriodStart, '%Y-%m'), ProviderName, count(*), sum(BilledCost), "
+            "sum(EffectiveCost) from focus_line_items group by all"
+        ).fetchall()
+    assert {
+        (period, provider): [rows, billed, effective] for period, provider, rows, billed, effective in loaded
+    } == expected
+    assert sorted(expected) == [
+        ("2024-09", "AWS"),
+        ("2024-09", "Microsoft"),
+        ("2024-09", "Oracle"),
+        ("2024-10", "Oracle"),
+    ]
+
+
+def test_every_column_and_tag_of_the_file_is_kept(sample_warehouse: tuple[Path, Path], focus_sample: Path) -> None:
+    rows = file_rows(focus_sample)
+    header = list(rows[0])
+    with reading(sample_warehouse[1]) as conn:
+        table = {name for (name,) in conn.execute("select column_name from (describe focus_line_items)").fetchall()}
+        focus = [name for name in header if name in table and name != "Tags"]
+        cursor = conn.execute(f"select x_ExtraColumns, Tags, {', '.join(focus)} from focus_line_items")
+        loaded = {extra["Id"]: (extra, tags, dict(zip(focus, values))) for extra, tags, *values in cursor.fetchall()}
+    assert set(header) - table == {"Id"}  # the sample's own column; every FOCUS 1.0 column has its column
+    assert len(loaded) == len(rows) == 1000
+    for row in rows:
+        extra, tags, columns = loaded[row["Id"]]
+        assert extra == {"Id": row["Id"]}
+        assert columns == {name: file_value(row[name], columns[name]) for name in focus}, row["Id"]
+        expected_tags = {} if row["Tags"] == "NULL" else json.loads(row["Tags"])
+        assert tags == {key: tag_text(value) for key, value in expected_tags.items()}, row["Id"]
+
+
+def test_region_name_commitment_category_and_contracted_unit_price_are_carried(
+    sample_warehouse: tuple[Path, Path], focus_sample: Path
+) -> None:
+    rows = file_rows(focus_sample)
+    with reading(sample_warehouse[1]) as conn:
+        loaded = conn.execute(
+            "select count(RegionName), count(distinct RegionName), "
+            "count(*) filter (CommitmentDiscountCategory = 'Spend'), sum(ContractedUnitPrice) from focus_line_items"
+        ).fetchone()
+    regions = [row["RegionName"] for row in rows if row["RegionName"] not in ("NULL", "")]
+    spend = sum(1 for row in rows if row["CommitmentDiscountCategory"] == "Spend")
+    contracted = sum(
+        (as_money(row["ContractedUnitPrice"]) for row in rows if row["ContractedUnitPrice"] not in ("NULL", "")),
+        Decimal(0),
+    )
+    assert loaded == (len(regions), len(set(regions)), spend, contracted)
+    assert spend == 4 and len(set(regions)) > 5 and contracted > 0

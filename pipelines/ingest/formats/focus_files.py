@@ -4,12 +4,16 @@
 Polars types each file into a Parquet file DuckDB maps (`write_typed`): CSV is read as text (the
 literal `NULL` is NULL) and stays text but for its timestamps, so money converts from its decimal
 text exactly; the FOCUS timestamps are parsed (in UTC); `Tags` (a JSON object string in CSV, a map
-in Parquet) become key/value entries (Tags text that is not a JSON object of tags is refused). A
-file's columns of another FOCUS version are read by name.
+in Parquet) become key/value entries, every key kept, values as their text, unescaped (Tags text
+that is not a JSON object of tags is refused); `SkuPriceDetails` becomes JSON object text whether
+the file has text, a map or a struct. A file's columns that are not `focus_line_items` columns (its
+own `x_` columns, columns of other FOCUS versions) become `_extra_columns`, name to value as text,
+so every file of a delivery has the same columns whatever else it carries.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import Decimal
@@ -33,9 +37,8 @@ REQUIRED_COLUMNS = (
     "ProviderName",
 )
 CSV_NULLS = ["NULL", ""]
-# A tag of a JSON object: its key, and its value as written (a string's text without its quotes, a
-# number's or boolean's text); a null value is no tag.
-TAG_PAIR = r'"((?:[^"\\]|\\.)*)"\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?[0-9][0-9.eE+-]*|true|false))'
+# A member of a JSON object of tags: its key and its value as JSON text (a string with its quotes).
+TAG_PAIR = r'("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)'
 # FOCUS's Key-Value Format: a JSON object whose values are strings, numbers, booleans or null.
 JSON_SPACE = r"[ \t\r\n]*"
 JSON_STRING = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9A-Fa-f]{4})*"'
@@ -47,6 +50,9 @@ TIMESTAMP_TEXT = r"(?i)(Z|UTC|\+00:?00)$"
 TIMESTAMP_FORMS = ("%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%d %H:%M", "%Y-%m-%d")
 QUOTED_VALUE_LIMIT = 200  # characters of a bad value an error message quotes
 UNPARSED = pl.Struct({"column_name": pl.String, "value": pl.String})
+# RunLedger extensions a FOCUS file may carry (a RunLedger export read back) that are read into
+# their own columns; the file's other x_ columns are kept in x_ExtraColumns.
+READ_EXTENSIONS = ("x_InstanceType", "x_ProviderPricingUnit", "x_ProviderConsumedUnit")
 
 
 @cache
@@ -55,6 +61,13 @@ def timestamp_columns() -> tuple[str, ...]:
     return tuple(
         name for name, type_ in table_columns("focus_line_items").items() if type_ == "TIMESTAMP" and name[:2] != "x_"
     )
+
+
+@cache
+def read_columns() -> frozenset[str]:
+    """The columns of a FOCUS file read into their own `focus_line_items` column: every FOCUS
+    column of the table and `READ_EXTENSIONS`; any other column goes to x_ExtraColumns."""
+    return frozenset(name for name in table_columns("focus_line_items") if name[:2] != "x_") | set(READ_EXTENSIONS)
 
 
 def scan_focus(file: Path) -> pl.LazyFrame:
@@ -101,30 +114,95 @@ def _as_timestamp(schema: pl.Schema, name: str) -> pl.Expr:
     return pl.col(name).cast(pl.Datetime("us"))
 
 
-def _unparsed_tags(schema: pl.Schema) -> pl.Expr:
-    """Tags text that is not a JSON object of FOCUS tags (string, number, boolean or null values),
-    as written; NULL where Tags is blank, one, or a map."""
-    if "Tags" not in schema or schema["Tags"] != pl.String:
-        return pl.lit(None, dtype=pl.String).alias("_unparsed_tags")
-    tags = pl.col("Tags")
-    written = tags.str.strip_chars() != ""
-    return pl.when(written & ~tags.str.contains(TAGS_OBJECT)).then(tags).alias("_unparsed_tags")
+def _unparsed_key_values(schema: pl.Schema) -> pl.Expr:
+    """{column_name, value} of the first of Tags and SkuPriceDetails whose text is not a JSON object
+    in FOCUS's key-value format (string, number, boolean or null values), or is Tags repeating a
+    key; NULL where both are blank, NULL, a map or a struct."""
+    unparsed = []
+    for name in ("Tags", "SkuPriceDetails"):
+        if name not in schema or schema[name] != pl.String:
+            continue
+        text = pl.col(name)
+        bad = (text.str.strip_chars() != "") & ~text.str.contains(TAGS_OBJECT)
+        if name == "Tags":
+            keys = _tags(schema).list.eval(pl.element().struct.field("key"))
+            bad = bad | (keys.list.n_unique() < keys.list.len())
+        unparsed.append(pl.when(bad).then(pl.struct(pl.lit(name).alias("column_name"), text.alias("value"))))
+    if not unparsed:
+        return pl.lit(None, dtype=UNPARSED).alias("_unparsed_key_value")
+    return pl.coalesce(unparsed).alias("_unparsed_key_value")
+
+
+def _json_string(text: pl.Expr) -> pl.Expr:
+    """A JSON string's text (its quotes and escapes undone); NULL for any other JSON text."""
+    return pl.when(text.str.starts_with('"')).then(text).str.json_decode(pl.String)
 
 
 def _tags(schema: pl.Schema) -> pl.Expr:
-    """Tags as key/value entries: from a JSON object string (its values as written, numbers and
-    booleans as their text), or a map."""
+    """Tags as key/value entries, every key kept: from a JSON object string (keys and string values
+    unescaped, numbers and booleans as written, a null value NULL), or a map."""
     if schema["Tags"] == pl.String:
         pairs = pl.col("Tags").fill_null("").str.extract_all(TAG_PAIR)
+        value = pl.element().str.extract(TAG_PAIR, 2)
         return pairs.list.eval(
             pl.struct(
-                pl.element().str.extract(TAG_PAIR, 1).alias("key"),
-                pl.coalesce(pl.element().str.extract(TAG_PAIR, 2), pl.element().str.extract(TAG_PAIR, 3)).alias(
-                    "value"
-                ),
+                _json_string(pl.element().str.extract(TAG_PAIR, 1)).alias("key"),
+                pl.when(value.str.starts_with('"'))
+                .then(_json_string(value))
+                .when(value != "null")
+                .then(value)
+                .alias("value"),
             )
         )
     return pl.col("Tags").cast(TAGS)
+
+
+def _json_value(value: pl.Expr) -> pl.Expr:
+    """Any value as JSON text (strings quoted and escaped, NULL as null)."""
+    return pl.struct(value.alias("v")).struct.json_encode().str.slice(len('{"v":')).str.head(-1)
+
+
+def _is_map(dtype: pl.DataType) -> bool:
+    """Whether a column is a Parquet map as polars reads it: a list of {key, value}."""
+    return (
+        isinstance(dtype, pl.List)
+        and isinstance(dtype.inner, pl.Struct)
+        and [field.name for field in dtype.inner.fields] == ["key", "value"]
+    )
+
+
+def _as_text(schema: pl.Schema, name: str) -> pl.Expr:
+    """A column's values as text: text as it is, a map as a JSON object, a struct or list as its
+    JSON, anything else as polars writes it (numbers, booleans `true`/`false`, timestamps)."""
+    dtype = schema[name]
+    column = pl.col(name)
+    if dtype == pl.String:
+        return column
+    if _is_map(dtype):
+        members = column.list.eval(
+            pl.concat_str(
+                _json_value(pl.element().struct.field("key")),
+                pl.lit(":"),
+                _json_value(pl.element().struct.field("value")),
+            )
+        )
+        return pl.when(column.is_not_null()).then(pl.concat_str(pl.lit("{"), members.list.join(","), pl.lit("}")))
+    if isinstance(dtype, pl.Struct | pl.List | pl.Array):
+        return pl.when(column.is_not_null()).then(_json_value(column))
+    if dtype == pl.Boolean:
+        return pl.when(column).then(pl.lit("true")).when(~column).then(pl.lit("false"))
+    return column.cast(pl.String)
+
+
+def _extra_columns(schema: pl.Schema) -> pl.Expr:
+    """The file's columns that are not `read_columns`, as {key: name, value: text} entries (a NULL
+    value kept as NULL)."""
+    extra = [name for name in schema if name not in read_columns()]
+    if not extra:
+        return pl.lit([], dtype=TAGS).alias("_extra_columns")
+    return pl.concat_list(
+        [pl.struct(pl.lit(name).alias("key"), _as_text(schema, name).alias("value")) for name in extra]
+    ).alias("_extra_columns")
 
 
 def scan_periods(files: Sequence[Path]) -> pl.LazyFrame:
@@ -163,9 +241,11 @@ def unparsed_timestamp_error(location: str, row: int, column: str, value: str) -
 
 def write_typed(file: Path, target: Path) -> None:
     """One file of the export as the Parquet file DuckDB maps: its timestamps in UTC, Tags as
-    key/value entries, every other column as the file has it; rows in file order (a row's key is
-    its place). A row's first timestamp text that is not a timestamp is kept, with its column, in
-    `_unparsed_timestamp`, and Tags text that is not a JSON object of tags in `_unparsed_tags`
+    key/value entries, SkuPriceDetails as JSON object text, the other columns of `read_columns` as
+    the file has them and the rest in `_extra_columns`; rows in file order (a row's key is its
+    place). A row's first timestamp text that is not a timestamp is kept, with its column, in
+    `_unparsed_timestamp`, and Tags or SkuPriceDetails text that is not a JSON object of
+    key-value pairs (or Tags repeating a key) in `_unparsed_key_value`
     (`read_delivery` refuses either).
 
     Raises:
@@ -177,8 +257,15 @@ def write_typed(file: Path, target: Path) -> None:
     typed = frame.with_columns(
         *[_as_timestamp(schema, name).alias(name) for name in timestamps],
         *([_tags(schema).alias("Tags")] if "Tags" in schema else []),
+        *([_as_text(schema, "SkuPriceDetails").alias("SkuPriceDetails")] if "SkuPriceDetails" in schema else []),
         _unparsed_timestamp(schema, [name for name in timestamps if schema[name] == pl.String]),
-        _unparsed_tags(schema),
+        _unparsed_key_values(schema),
+        _extra_columns(schema),
+    ).select(
+        *[name for name in schema if name in read_columns()],
+        "_unparsed_timestamp",
+        "_unparsed_key_value",
+        "_extra_columns",
     )
     try:
         typed.sink_parquet(target)
@@ -212,8 +299,9 @@ def read_delivery(
     ingested_at: datetime,
 ) -> tuple[MappedDelivery, int, Decimal]:
     """Reads the delivery's typed files (in an in-memory DuckDB): refuses a money value that is not
-    a finite number, a timestamp that is not one or Tags that are not a JSON object of tags, then
-    the raw control totals, row count and Σ BilledCost of the period.
+    a finite number, a timestamp that is not one or Tags or SkuPriceDetails that are not a JSON
+    object of key-value pairs, then the raw control totals, row count and Σ BilledCost of the
+    period.
 
     Args:
         files: the files as `write_typed` writes them.
@@ -228,8 +316,8 @@ def read_delivery(
 
     Raises:
         SourceError: naming the file, the row (1-based, header not counted), the column and the
-            value of the first money value that is not a finite number, timestamp that is not one
-            or Tags text that is not a JSON object of tags.
+            value of the first money value that is not a finite number, timestamp that is not one,
+            or Tags or SkuPriceDetails text that is not a JSON object of key-value pairs.
     """
     read_params = {"billing_period": billing_period, "select_period": select_period}
     with memory_connection() as conn:
@@ -237,12 +325,8 @@ def read_delivery(
         bad = fetch_dict(
             conn, read_sql("staging/focus_delivery_totals", "first_bad_value"), {"files": [str(f) for f in files]}
         )
-        if bad is not None and bad["column_name"] == "Tags":
-            raise SourceError(
-                f"{bad['location']}, row {bad['file_row_number'] + 1}, column Tags: {_shortened(bad['value'])!r} "
-                'is not a JSON object of tags (e.g. {"training_run": "llm-7b-pt-r1"}); fix or re-export the file, '
-                "nothing was loaded"
-            )
+        if bad is not None and bad["column_name"] in ("Tags", "SkuPriceDetails"):
+            raise _key_value_error(bad["location"], bad["file_row_number"], bad["column_name"], bad["value"])
         if bad is not None and bad["is_timestamp"]:
             raise unparsed_timestamp_error(bad["location"], bad["file_row_number"], bad["column_name"], bad["value"])
         if bad is not None:
@@ -266,6 +350,36 @@ def read_delivery(
         file_outside_period=totals["file_outside_period"],
     )
     return delivery, totals["rows"], totals["billed_cost"]
+
+
+def _key_value_error(location: str, row: int, column: str, value: str) -> SourceError:
+    """The error for Tags or SkuPriceDetails text that is not a JSON object of key-value pairs, or
+    Tags repeating a key: its file, row (0-based here), column and text."""
+    where = f"{location}, row {row + 1}, column {column}: {_shortened(value)!r}"
+    repeated = _repeated_key(value)
+    if repeated is not None:
+        return SourceError(f"{where} repeats the key {repeated!r}; fix or re-export the file, nothing was loaded")
+    example = '{"training_run": "llm-7b-pt-r1"}' if column == "Tags" else '{"InstanceType": "p5.48xlarge"}'
+    what = "tags" if column == "Tags" else "SKU price properties"
+    return SourceError(
+        f"{where} is not a JSON object of {what} (e.g. {example}); fix or re-export the file, nothing was loaded"
+    )
+
+
+def _repeated_key(text: str) -> str | None:
+    """The first key a JSON object text repeats; None when it repeats none or is no JSON object."""
+    repeated: list[str] = []
+
+    def pairs(members: list[tuple[str, object]]) -> dict[str, object]:
+        keys = [key for key, _ in members]
+        repeated.extend(key for number, key in enumerate(keys) if key in keys[:number])
+        return dict(members)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except ValueError:
+        return None
+    return repeated[0] if repeated else None
 
 
 def _shortened(value: str) -> str:

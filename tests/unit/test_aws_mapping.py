@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -361,8 +362,6 @@ def test_net_savings_plan_effective_cost_is_preferred() -> None:
     ],
 )
 def test_arns_and_bare_ids_normalize_to_the_same_key(resource_id: str, key: str, tmp_path: Path) -> None:
-    import duckdb
-
     from pipelines.warehouse.connection import create_schema
 
     with duckdb.connect(str(tmp_path / "w.duckdb")) as conn:
@@ -487,10 +486,72 @@ def test_capacity_reservation_lines() -> None:
     ],
 )
 def test_units_map_onto_focus_units(unit: str | None, focus: str | None) -> None:
-    import duckdb
-
     from pipelines.warehouse.sql import read_sql
 
     with duckdb.connect() as conn:
         conn.execute(read_sql("staging/macros"))
         assert conn.execute("select focus_unit($unit)", {"unit": unit}).fetchone() == (focus,)
+
+
+def test_a_load_counts_the_unused_rows_apart_and_reconciles_to_zero(
+    warehouse: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    from pipelines.ingest.load import replace_period
+    from pipelines.ingest.readers.base import PeriodBatch
+    from pipelines.warehouse.connection import create_view
+
+    lines = [
+        line(
+            "SavingsPlanRecurringFee",
+            24.0,
+            line_item_product_code="ComputeSavingsPlans",
+            savings_plan_savings_plan_a_r_n=SP_ARN,
+            savings_plan_total_commitment_to_date=24.0,
+            savings_plan_used_commitment=20.0,
+        ),
+        *ri_month(),
+    ]
+    rows = [{name: entry.get(name) for name in COLUMNS} for entry in lines]
+    export = tmp_path / "delivery.parquet"
+    pl.DataFrame(rows, schema=COLUMNS).with_columns(
+        pl.lit("111122223333").alias("bill_payer_account_id"),
+        pl.lit("111122223333").alias("line_item_usage_account_id"),
+        pl.lit("USD").alias("line_item_currency_code"),
+        pl.lit(PERIOD_START).alias("bill_billing_period_start_date"),
+        pl.lit(PERIOD_END).alias("bill_billing_period_end_date"),
+    ).write_parquet(export)
+    mapped, raw_rows, raw_billed = aws_cur2.read_delivery(
+        [export],
+        [str(export)],
+        source_name="aws",
+        source_format="aws_cur2",
+        billing_period=PERIOD_START.date(),
+        execution_id="e1",
+        category_rules=read_category_rules(),
+        ingested_at=datetime(2026, 11, 1),
+    )
+    batch = PeriodBatch("aws", "aws_cur2", PERIOD_START.date(), "e1", (str(export),), raw_rows, raw_billed, mapped)
+    replace_period(warehouse, batch)
+    create_view(warehouse, "marts/reconciliation")
+    # 4 raw lines (SP fee, RI usage, RIFee, RI upfront fee) + the SP fee's and the RIFee's Unused rows
+    assert warehouse.execute(
+        "select raw_rows, derived_rows, focus_rows, rows_raw_focus_diff, raw_billed_cost, focus_billed_cost, "
+        "billed_raw_focus_diff, focus_effective_cost from reconciliation"
+    ).fetchall() == [(4, 2, 6, 0, D("14064"), D("14064"), D("0"), D("413.5"))]
+
+
+def test_a_purchase_without_a_unit_counts_units_and_a_credit_has_no_quantity() -> None:
+    month = (PERIOD_START, PERIOD_END)
+    rows = normalize(
+        [
+            line("Fee", 1200.0, usage=month, line_item_product_code="AWSSupportBusiness", line_item_usage_amount=1.0),
+            line("Credit", -50.0, usage=month, line_item_usage_amount=1.0),
+        ]
+    )
+    assert [(r["PricingQuantity"], r["PricingUnit"], r["x_ProviderPricingUnit"]) for r in rows] == [
+        (D("1"), "Units", None),
+        (None, None, None),
+    ]
+    # FOCUS: a purchase has a contracted unit price; AWS gives the fee no rate, its quantity is 1
+    assert [r["ContractedUnitPrice"] for r in rows] == [D("1200"), None]
+    assert rows[0]["ServiceSubcategory"] == "Support"

@@ -48,12 +48,13 @@ DEFAULT_INTER_REGION_TRANSFER = ("*inter region*", "*inter-region*", "*interregi
 
 
 # Text columns of focus_line_items that name a line itself, not what it bills: no shared rule matches them.
-LINE_IDENTITY_COLUMNS = ("x_LineItemKey", "x_SourceFile")
+LINE_IDENTITY_COLUMNS = ("x_LineItemKey", "x_SourceFile", "x_DerivedFrom")
 
 
 def shared_match_columns() -> tuple[str, ...]:
     """The text columns of `focus_line_items` (as its DDL creates them) a shared-cost rule may
-    match (sql/attribution/shared_matches.sql): every one but the line's key and file."""
+    match (sql/attribution/shared_matches.sql): every one but the line's key, file and the key it
+    was derived from."""
     columns = table_columns("focus_line_items")
     return tuple(name for name, type_ in columns.items() if type_ == "VARCHAR" and name not in LINE_IDENTITY_COLUMNS)
 

@@ -1,6 +1,11 @@
--- What the bench checks after a nightly run: rows kept, allocations, and conservation.
+-- What the bench checks after a nightly run: rows kept (and the rows derived beside them: the
+-- unused part of commitment fees), allocations, and conservation.
 with focus as (
-    select count(*) as focus_rows, coalesce(sum(BilledCost), 0) as focus_billed_cost from focus_line_items
+    select
+        count(*) as focus_rows,
+        count(x_DerivedFrom) as derived_rows,
+        coalesce(sum(BilledCost), 0) as focus_billed_cost
+    from focus_line_items
 ),
 
 allocations as (

@@ -26,6 +26,7 @@ RECONCILIATION_PREVIEW_COLUMNS = (
     "currency",
     "raw_rows",
     "focus_rows",
+    "derived_rows",
     "allocated_rows",
     "raw_billed_cost",
     "focus_billed_cost",
@@ -271,12 +272,13 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
         metadata={
             "rows": dg.MetadataValue.int(len(rows)),
             "control_totals": dg.MetadataValue.md(
-                "| source | period | currency | raw rows | focus rows | allocated rows | raw billed | focus billed "
-                "| allocated billed | allocated effective |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+                "| source | period | currency | raw rows | focus rows | derived rows | allocated rows | raw billed "
+                "| focus billed | allocated billed | allocated effective |\n"
+                "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
                 + "\n".join(
-                    f"| {s} | {p:%Y-%m} | {c} | {rr:,} | {fr:,} | {ar:,} | "
+                    f"| {s} | {p:%Y-%m} | {c} | {rr:,} | {fr:,} | {dr:,} | {ar:,} | "
                     f"{rb:,.2f} | {fb:,.2f} | {ab:,.2f} | {ae:,.2f} |"
-                    for s, p, c, rr, fr, ar, rb, fb, ab, ae in totals
+                    for s, p, c, rr, fr, dr, ar, rb, fb, ab, ae in totals
                 )
             ),
         },

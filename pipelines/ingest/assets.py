@@ -322,8 +322,8 @@ def build_focus_line_items(source_keys: list[dg.AssetKey]) -> dg.AssetsDefinitio
             top = conn.execute(
                 read_sql("staging/focus_line_items", "period_top_services"), params | {"limit": PREVIEW_ROWS}
             ).fetchall()
-        billed = sum((row[4] for row in summary), Decimal(0))
-        effective = sum((row[6] for row in summary), Decimal(0))
+        billed = sum((row[5] for row in summary), Decimal(0))
+        effective = sum((row[7] for row in summary), Decimal(0))
         return dg.MaterializeResult(
             metadata={
                 "rows": dg.MetadataValue.int(sum(row[2] for row in summary)),
@@ -331,12 +331,12 @@ def build_focus_line_items(source_keys: list[dg.AssetKey]) -> dg.AssetsDefinitio
                 "billed_cost": dg.MetadataValue.text(str(billed)),
                 "effective_cost": dg.MetadataValue.text(str(effective)),
                 "control_totals": dg.MetadataValue.md(
-                    "| source | currency | rows | raw rows | billed | raw billed | effective | GPU-hours |\n"
-                    "|---|---|---:|---:|---:|---:|---:|---:|\n"
+                    "| source | currency | rows | derived rows | raw rows | billed | raw billed | effective "
+                    "| GPU-hours |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
                     + "\n".join(
-                        f"| {s} | {c} | {r:,} | {rr if rr is not None else '–'} | {_money_text(b)} | "
+                        f"| {s} | {c} | {r:,} | {d:,} | {rr if rr is not None else '–'} | {_money_text(b)} | "
                         f"{_money_text(rb)} | {_money_text(e)} | {_money_text(g)} |"
-                        for s, c, r, rr, b, rb, e, g, _ in summary
+                        for s, c, r, d, rr, b, rb, e, g, _ in summary
                     )
                 ),
                 "preview": dg.MetadataValue.md(

@@ -165,12 +165,15 @@ def _check_contents(
 
 
 def _check_conservation(batch: PeriodBatch, checked: dict) -> None:
-    """Raises ConservationError unless the normalized rows and BilledCost equal the raw export's."""
+    """Raises ConservationError unless the normalized rows (less the rows derived from them) and
+    BilledCost equal the raw export's."""
     raw_billed = batch.raw_billed_cost or Decimal(0)
-    if checked["rows"] != batch.raw_rows or checked["billed_cost"] != raw_billed:
+    normalized = checked["rows"] - checked["derived_rows"]
+    if normalized != batch.raw_rows or checked["billed_cost"] != raw_billed:
         raise ConservationError(
-            f"{_where(batch)}: normalized rows {checked['rows']} / BilledCost {checked['billed_cost']} "
-            f"differ from the raw export's {batch.raw_rows} rows / {raw_billed}; nothing was replaced"
+            f"{_where(batch)}: normalized rows {normalized} (besides {checked['derived_rows']} derived rows) / "
+            f"BilledCost {checked['billed_cost']} differ from the raw export's {batch.raw_rows} rows / {raw_billed}; "
+            "nothing was replaced"
         )
 
 

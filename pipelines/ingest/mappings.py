@@ -6,7 +6,8 @@ category) globs to an x_CostCategory, first matching row wins; a config file giv
 `cost_categories:` is read first, so its rows override the built-in ones. A glob's `*` and `?`
 match any text and any one character, case-insensitively (`sql/staging/cost_categories.sql`).
 `pipelines/data/gpu_instance_types.csv` gives the GPUs per instance type.
-`pipelines/data/aws_service_categories.csv` gives the FOCUS ServiceCategory of AWS service codes.
+`pipelines/data/aws_service_categories.csv` gives the FOCUS ServiceCategory and ServiceSubcategory
+of AWS service codes.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 -- name: match
 -- Attribution step 4: which lines each shared-cost rule takes (this connection only): among the
 -- lines no step claimed (unattributed with no rule), the first rule in configured order whose
--- globs all match the line's FOCUS columns (a NULL column matches no glob). Globs are DuckDB's
--- GLOB, case-sensitive like the registry's.
+-- globs all match the line's FOCUS columns (a NULL column matches no glob; a derived row's are
+-- those of the line it was derived from). Globs are DuckDB's GLOB, case-sensitive like the
+-- registry's.
 create or replace temp table shared_line_rules as
 with unclaimed as (
     select line_row
@@ -12,11 +13,30 @@ with unclaimed as (
     where allocation_method = 'unattributed' and allocation_rule is null
 ),
 
-line_items as (
+unclaimed_lines as (
     select focus_line_items.rowid as line_row, focus_line_items.*
     from focus_line_items
     semi join unclaimed on focus_line_items.rowid = unclaimed.line_row
     where in_billing_period(focus_line_items.BillingPeriodStart, $billing_period)
+),
+
+-- the lines rows were derived from (x_DerivedFrom: a commitment fee of an Unused row)
+origins as (
+    select *
+    from focus_line_items
+    where in_billing_period(BillingPeriodStart, $billing_period)
+        and x_LineItemKey in (select x_DerivedFrom from unclaimed_lines where x_DerivedFrom is not null)
+),
+
+-- a derived row is matched as the line it was derived from: a rule taking a commitment fee
+-- (e.g. ChargeCategory Purchase) takes the fee's unused commitment too, as before it had a row
+line_items as (
+    select * from unclaimed_lines
+    where x_DerivedFrom is null
+    union all by name
+    select derived.line_row, origins.*
+    from unclaimed_lines as derived
+    inner join origins on derived.x_DerivedFrom = origins.x_LineItemKey
 ),
 
 rules as (

@@ -74,7 +74,8 @@ create table if not exists focus_line_items (
     x_SystemLabels map(varchar, varchar),         -- GCP: system_labels, kept apart from Tags
     x_ProviderPricingUnit varchar,
     x_ProviderConsumedUnit varchar,
-    x_ExtraColumns map(varchar, varchar)
+    x_ExtraColumns map(varchar, varchar),
+    x_DerivedFrom varchar
 );
 
 -- warehouses created before these columns existed
@@ -98,6 +99,7 @@ alter table focus_line_items add column if not exists CapacityReservationStatus 
 alter table focus_line_items add column if not exists x_ProviderPricingUnit varchar;
 alter table focus_line_items add column if not exists x_ProviderConsumedUnit varchar;
 alter table focus_line_items add column if not exists x_ExtraColumns map(varchar, varchar);
+alter table focus_line_items add column if not exists x_DerivedFrom varchar;
 
 -- A partition per (source, billing period): a reload deletes whole files of the lake, never rows
 -- inside files, so a restated period leaves no delete files behind.
@@ -152,10 +154,16 @@ comment on column focus_line_items.ResourceType is 'Kind of the resource; NULL w
 comment on column focus_line_items.SkuId is 'The provider''s identifier of the product charged.';
 comment on column focus_line_items.SkuPriceId is 'The provider''s identifier of the price the line was rated at.';
 comment on column focus_line_items.PricingCategory is 'Standard (on demand), Committed, Dynamic (spot) or Other.';
-comment on column focus_line_items.PricingQuantity is 'Quantity the price applies to, in PricingUnit.';
-comment on column focus_line_items.PricingUnit is 'Unit of PricingQuantity and ListUnitPrice.';
+comment on column focus_line_items.PricingQuantity is
+    'Quantity the price applies to, in PricingUnit; NULL on Tax lines (and on credits and adjustments without a '
+    'unit).';
+comment on column focus_line_items.PricingUnit is
+    'Unit of PricingQuantity and ListUnitPrice in FOCUS''s unit format (Hours, GB-Months, Requests, ...): the '
+    'provider''s unit (x_ProviderPricingUnit) mapped onto FOCUS units; NULL exactly where PricingQuantity is NULL.';
 comment on column focus_line_items.ConsumedQuantity is 'Quantity used, in ConsumedUnit; NULL for lines without usage.';
-comment on column focus_line_items.ConsumedUnit is 'Unit of ConsumedQuantity (e.g. Hours, GB-Mo, seconds).';
+comment on column focus_line_items.ConsumedUnit is
+    'Unit of ConsumedQuantity in FOCUS''s unit format (e.g. Hours, GB-Months, Seconds); NULL exactly where '
+    'ConsumedQuantity is NULL.';
 comment on column focus_line_items.ListUnitPrice is 'Public list price per PricingUnit, in BillingCurrency.';
 comment on column focus_line_items.ListCost is 'Cost at public list prices, in BillingCurrency.';
 comment on column focus_line_items.ContractedCost is
@@ -170,7 +178,8 @@ comment on column focus_line_items.CommitmentDiscountId is
     'The Savings Plan, reservation or committed use discount applied to the line; NULL where none.';
 comment on column focus_line_items.CommitmentDiscountType is 'Type of that commitment discount; NULL where none.';
 comment on column focus_line_items.CommitmentDiscountStatus is
-    'Used or Unused: whether the commitment charge was consumed by usage; NULL where none.';
+    'Used on usage a commitment discount covers, Unused on the row of its unused part (x_DerivedFrom); NULL on '
+    'purchases and lines without a commitment.';
 comment on column focus_line_items.Tags is
     'Resource tags and labels, key to value, keys as the export writes them (GCP: labels, then project labels for '
     'keys the resource does not set). Attribution compares keys with normalize_tag_key: lower case, -, space and '
@@ -188,10 +197,15 @@ comment on column focus_line_items.SkuPriceDetails is
 comment on column focus_line_items.ContractedUnitPrice is
     'Price per PricingUnit negotiated with the provider, before commitment discounts, in BillingCurrency.';
 comment on column focus_line_items.PricingCurrency is
-    'Currency of the provider''s price list when it differs from BillingCurrency; NULL where the export gives none.';
-comment on column focus_line_items.PricingCurrencyContractedUnitPrice is 'ContractedUnitPrice in PricingCurrency.';
-comment on column focus_line_items.PricingCurrencyEffectiveCost is 'EffectiveCost in PricingCurrency.';
-comment on column focus_line_items.PricingCurrencyListUnitPrice is 'ListUnitPrice in PricingCurrency.';
+    'Currency of the provider''s price list (AWS pricing_currency); NULL where the export gives none.';
+comment on column focus_line_items.PricingCurrencyContractedUnitPrice is
+    'ContractedUnitPrice in PricingCurrency; NULL where the export gives no conversion (AWS: PricingCurrency is not '
+    'BillingCurrency).';
+comment on column focus_line_items.PricingCurrencyEffectiveCost is
+    'EffectiveCost in PricingCurrency; NULL where the export gives no conversion (AWS: PricingCurrency is not '
+    'BillingCurrency).';
+comment on column focus_line_items.PricingCurrencyListUnitPrice is
+    'ListUnitPrice in PricingCurrency (AWS: pricing_public_on_demand_rate, which is in pricing_currency).';
 comment on column focus_line_items.CommitmentDiscountCategory is
     'Spend (Savings Plans, spend-based CUDs) or Usage (reservations, resource-based CUDs); NULL without a commitment.';
 comment on column focus_line_items.CommitmentDiscountName is 'Display name of the commitment discount; NULL where none.';
@@ -239,3 +253,7 @@ comment on column focus_line_items.x_ProviderConsumedUnit is
 comment on column focus_line_items.x_ExtraColumns is
     'FOCUS files: each column of the file that is not a column of this table (its own x_ columns, other FOCUS '
     'versions'' columns), name to value as text. NULL for other sources.';
+comment on column focus_line_items.x_DerivedFrom is
+    'On a row RunLedger adds beside a provider line, that line''s x_LineItemKey: the unused part of an AWS Savings '
+    'Plan or Reserved Instance fee as a Usage row of its own (CommitmentDiscountStatus Unused, BilledCost 0). NULL '
+    'on every line of the export itself: rows = raw rows + rows with x_DerivedFrom.';

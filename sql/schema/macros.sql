@@ -117,9 +117,10 @@ final as (
 
 select * from final;
 
--- focus_totals(period): focus_line_items per source, billing period and currency: line items and
--- the sums of BilledCost and EffectiveCost (0 where every amount is NULL). The source side of
--- every conservation check. period: the first day of one billing period (its row groups alone are
+-- focus_totals(period): focus_line_items per source, billing period and currency: line items, the
+-- rows among them RunLedger derived from a provider line (x_DerivedFrom: raw rows + derived rows =
+-- line items) and the sums of BilledCost and EffectiveCost (0 where every amount is NULL). The
+-- source side of every conservation check. period: the first day of one billing period (its row groups alone are
 -- read), or NULL for every period.
 create or replace macro focus_totals(period) as table
 select
@@ -127,6 +128,7 @@ select
     cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
     BillingCurrency as currency,
     count(*) as line_items,
+    count(x_DerivedFrom) as derived_rows,
     coalesce(sum(BilledCost), 0) as billed_cost,
     coalesce(sum(EffectiveCost), 0) as effective_cost
 from focus_line_items

@@ -38,8 +38,8 @@ from focus_delivery_rows($files, $billing_period, $select_period);
 
 -- name: categorize
 -- Each input's x_CostCategory: the first matching rule (NULL pattern: any value; a missing value
--- matches as ''), else 'other'; and the ServiceCategory of a line whose export names none: its
--- service's (AWS service codes), else its cost category's.
+-- matches as ''), else 'other'; and the ServiceCategory and ServiceSubcategory of a line whose
+-- export names none: its service's (AWS service codes), else its cost category's and `Other (...)`.
 insert into line_categories
 with inputs as (
     select * from category_inputs
@@ -77,13 +77,22 @@ services as (
     select * from service_categories
 ),
 
-final as (
+defaults as (
     select
         categorized.*,
         coalesce(services.service_category, cost_category_service_category(categorized.cost_category))
-            as default_service_category
+            as default_service_category,
+        services.service_subcategory
     from categorized
     left join services on categorized.provider = services.provider and categorized.service = services.service
+),
+
+-- FOCUS's catch-all subcategory of a category is `Other (<category>)`
+final as (
+    select
+        * exclude (service_subcategory),
+        coalesce(service_subcategory, 'Other (' || default_service_category || ')') as default_service_subcategory
+    from defaults
 )
 
 select * from final;

@@ -14,6 +14,8 @@ create or replace temp table cur2_columns (
     bill_invoicing_entity varchar,
     bill_payer_account_id varchar,
     bill_payer_account_name varchar,
+    capacity_reservation_capacity_reservation_a_r_n varchar,
+    capacity_reservation_capacity_reservation_status varchar,
     line_item_availability_zone varchar,
     line_item_currency_code varchar,
     line_item_line_item_description varchar,
@@ -23,30 +25,41 @@ create or replace temp table cur2_columns (
     line_item_resource_id varchar,
     line_item_tax_type varchar,
     line_item_unblended_cost decimal(38, 10),
+    line_item_unblended_rate varchar,
     line_item_usage_account_id varchar,
     line_item_usage_account_name varchar,
     line_item_usage_amount decimal(38, 10),
     line_item_usage_end_date timestamp,
     line_item_usage_start_date timestamp,
     line_item_usage_type varchar,
+    pricing_currency varchar,
     pricing_public_on_demand_cost decimal(38, 10),
     pricing_public_on_demand_rate varchar,
     pricing_rate_id varchar,
     pricing_term varchar,
     pricing_unit varchar,
     product map(varchar, varchar),
+    product_gpu varchar,
+    product_instance_family varchar,
     product_instance_type varchar,
+    product_instance_type_family varchar,
+    product_location varchar,
+    product_memory varchar,
+    product_operating_system varchar,
     product_product_name varchar,
     product_region varchar,
     product_region_code varchar,
     product_servicecode varchar,
     product_sku varchar,
+    product_storage_class varchar,
+    product_vcpu varchar,
     reservation_effective_cost decimal(38, 10),
     reservation_net_effective_cost decimal(38, 10),
     reservation_net_unused_amortized_upfront_fee_for_billing_period decimal(38, 10),
     reservation_net_unused_recurring_fee decimal(38, 10),
     reservation_reservation_a_r_n varchar,
     reservation_unused_amortized_upfront_fee_for_billing_period decimal(38, 10),
+    reservation_unused_quantity decimal(38, 10),
     reservation_unused_recurring_fee decimal(38, 10),
     resource_tags map(varchar, varchar),
     -- a legacy delivery's tag columns, converted to key/value entries
@@ -111,12 +124,33 @@ create or replace temp macro cur2_delivery_rows(files) as table
     select *
     from read_parquet(files, filename = true, file_row_number = true, union_by_name = true, hive_partitioning = false);
 
--- The delivery's rows as `focus_line_items` rows, every column in the table's order.
+-- SkuPriceDetails of a CUR line: the FOCUS-defined SKU price properties its product attributes
+-- give, as JSON object text without the properties the line lacks; NULL when it has none.
+create or replace temp macro cur2_sku_price_details(
+    instance_type, instance_series, vcpu, gpu, memory, operating_system, storage_class
+) as
+    nullif(
+        cast(json_merge_patch('{}', json_object(
+            'InstanceType', instance_type,
+            'InstanceSeries', instance_series,
+            'CoreCount', try_cast(vcpu as integer),
+            'GpuCount', try_cast(gpu as integer),
+            'MemorySize',
+            try_cast(nullif(regexp_extract(memory, '^\s*([0-9]+(?:\.[0-9]+)?)\s*GiB\s*$', 1), '') as double),
+            'OperatingSystem', operating_system,
+            'StorageClass', storage_class
+        )) as varchar),
+        '{}'
+    );
+
+-- The delivery's rows as `focus_line_items` rows, plus a row of its own for the unused part of each
+-- Savings Plan or Reserved Instance fee (x_DerivedFrom: the fee's x_LineItemKey).
 -- BilledCost = coalesce(net unblended, unblended). EffectiveCost follows the amortization rule of
 -- AWS's Cloud Intelligence Dashboards: Savings-Plan-covered usage at its SP effective cost,
--- negations and upfront fees 0, RI usage at its reservation effective cost, and RI/SP fees at
--- their unused part. Needs `delivery_files` and `line_categories` filled (sql/staging/lookups.sql,
--- cost_categories.sql).
+-- negations and upfront fees 0, RI usage at its reservation effective cost; the fees themselves
+-- are 0 (FOCUS: a purchase covering future usage) and their unused part is the EffectiveCost of
+-- the Unused row, so Σ EffectiveCost is the amortized total. Needs `delivery_files` and
+-- `line_categories` filled (sql/staging/lookups.sql, cost_categories.sql).
 create or replace temp macro cur2_focus_rows(
     files, source_name, period_label, execution_id, source_format, ingested_at
 ) as table
@@ -126,6 +160,14 @@ with delivery as (
 
 file_locations as (
     select * from delivery_files
+),
+
+categories as (
+    select * from line_categories
+),
+
+gpu_types as (
+    select * from gpu_instance_types
 ),
 
 mapped as (
@@ -143,12 +185,61 @@ mapped as (
         coalesce(money(line_item_net_unblended_cost), money(line_item_unblended_cost)) as billed_cost,
         blank(savings_plan_savings_plan_a_r_n) as savings_plan_arn,
         blank(reservation_reservation_a_r_n) as reservation_arn,
-        line_item_line_item_type in ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage') as is_usage
+        blank(pricing_unit) as provider_unit,
+        blank(pricing_currency) as pricing_currency_code,
+        line_item_line_item_type in ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage') as is_usage,
+        -- the commitment a fee bought and did not use in its charge period
+        case line_item_line_item_type
+            when 'SavingsPlanRecurringFee'
+                then money(savings_plan_total_commitment_to_date) - money(savings_plan_used_commitment)
+            when 'RIFee' then
+                coalesce(
+                    money(reservation_net_unused_amortized_upfront_fee_for_billing_period),
+                    money(reservation_unused_amortized_upfront_fee_for_billing_period),
+                    0
+                )
+                + coalesce(
+                    money(reservation_net_unused_recurring_fee), money(reservation_unused_recurring_fee), 0
+                )
+        end as unused_commitment_cost,
+        -- in CommitmentDiscountUnit: the plan's currency, the reservation's hours
+        case line_item_line_item_type
+            when 'SavingsPlanRecurringFee'
+                then money(savings_plan_total_commitment_to_date) - money(savings_plan_used_commitment)
+            when 'RIFee' then
+                coalesce(
+                    money(reservation_unused_quantity),
+                    case
+                        when money(line_item_unblended_cost) <> 0
+                            then cast(
+                                money(line_item_usage_amount)
+                                * coalesce(money(reservation_unused_recurring_fee), 0)
+                                / money(line_item_unblended_cost) as decimal(38, 10)
+                            )
+                    end
+                )
+        end as unused_commitment_quantity
     from delivery
     left join file_locations on delivery.filename = file_locations.file
 ),
 
-final as (
+priced as (
+    select
+        mapped.*,
+        case
+            when charge_category = 'Tax' then null
+            when provider_unit is null and charge_category not in ('Usage', 'Purchase') then null
+            else usage_amount
+        end as pricing_quantity,
+        case
+            when line_item_line_item_type = 'SavingsPlanNegation' then cast(0 as decimal(38, 10))
+            else money(line_item_unblended_cost)
+        end as contracted_cost,
+        coalesce(savings_plan_arn, reservation_arn) as commitment_id
+    from mapped
+),
+
+line_items as (
     select
         cast(bill_payer_account_id as varchar) as BillingAccountId,
         bill_payer_account_name as BillingAccountName,
@@ -157,7 +248,7 @@ final as (
         bill_billing_period_end_date as BillingPeriodEnd,
         line_item_usage_start_date as ChargePeriodStart,
         line_item_usage_end_date as ChargePeriodEnd,
-        mapped.charge_category as ChargeCategory,
+        priced.charge_category as ChargeCategory,
         -- a line for usage before its billing period corrects an already-invoiced period
         case when line_item_usage_start_date < bill_billing_period_start_date then 'Correction' end as ChargeClass,
         blank(line_item_line_item_description) as ChargeDescription,
@@ -173,7 +264,7 @@ final as (
         end as PublisherName,
         blank(bill_invoicing_entity) as InvoiceIssuerName,
         blank(bill_invoice_id) as InvoiceId,
-        coalesce(product['product_name'], blank(product_product_name), mapped.service_key) as ServiceName,
+        coalesce(product['product_name'], blank(product_product_name), priced.service_key) as ServiceName,
         categories.default_service_category as ServiceCategory,
         cast(line_item_usage_account_id as varchar) as SubAccountId,
         line_item_usage_account_name as SubAccountName,
@@ -186,7 +277,7 @@ final as (
         blank(pricing_rate_id) as SkuPriceId,
         case
             when line_item_line_item_type in ('SavingsPlanCoveredUsage', 'DiscountedUsage') then 'Committed'
-            when coalesce(blank(pricing_term) = 'Spot' or contains(mapped.detail, 'SpotUsage'), false)
+            when coalesce(blank(pricing_term) = 'Spot' or contains(priced.detail, 'SpotUsage'), false)
                 then 'Dynamic'
             else case blank(pricing_term)
                 when 'OnDemand' then 'Standard'
@@ -194,81 +285,198 @@ final as (
                 when 'Spot' then 'Dynamic'
             end
         end as PricingCategory,
-        usage_amount as PricingQuantity,
-        blank(pricing_unit) as PricingUnit,
+        priced.pricing_quantity as PricingQuantity,
+        -- a Usage or Purchase line AWS gives no unit counts the item charged
+        case when priced.pricing_quantity is not null then coalesce(focus_unit(provider_unit), 'Units') end
+            as PricingUnit,
         case when is_usage then usage_amount end as ConsumedQuantity,
-        case when is_usage then blank(pricing_unit) end as ConsumedUnit,
-        money(pricing_public_on_demand_rate) as ListUnitPrice,
-        -- the condition in parentheses: sqlfluff parses `is distinct from '...'` only so
+        case when is_usage then coalesce(focus_unit(provider_unit), 'Units') end as ConsumedUnit,
+        case when priced.charge_category <> 'Tax' then money(pricing_public_on_demand_rate) end as ListUnitPrice,
+        -- FOCUS: never NULL; 0 on negations (their covered usage carries the list cost), the billed
+        -- amount on a tax, credit or adjustment AWS gives no public cost for
         case
-            when (line_item_line_item_type is distinct from 'SavingsPlanNegation')
-                then money(pricing_public_on_demand_cost)
+            when line_item_line_item_type = 'SavingsPlanNegation' then cast(0 as decimal(38, 10))
+            else coalesce(
+                money(pricing_public_on_demand_cost),
+                case when priced.charge_category in ('Tax', 'Credit', 'Adjustment') then billed_cost end,
+                cast(0 as decimal(38, 10))
+            )
         end as ListCost,
-        money(line_item_unblended_cost) as ContractedCost,
+        priced.contracted_cost as ContractedCost,
         case
+            when line_item_line_item_type in (
+                'SavingsPlanRecurringFee', 'RIFee', 'SavingsPlanNegation', 'SavingsPlanUpfrontFee'
+            ) then cast(0 as decimal(38, 10))
             when line_item_line_item_type = 'SavingsPlanCoveredUsage'
                 then coalesce(
                     money(savings_plan_net_savings_plan_effective_cost),
                     money(savings_plan_savings_plan_effective_cost)
                 )
-            when line_item_line_item_type = 'SavingsPlanRecurringFee'
-                then money(savings_plan_total_commitment_to_date) - money(savings_plan_used_commitment)
-            when line_item_line_item_type in ('SavingsPlanNegation', 'SavingsPlanUpfrontFee')
-                then cast(0 as decimal(38, 10))
             when line_item_line_item_type = 'DiscountedUsage'
                 then coalesce(money(reservation_net_effective_cost), money(reservation_effective_cost))
-            when line_item_line_item_type = 'RIFee' then
-                coalesce(
-                    money(reservation_net_unused_amortized_upfront_fee_for_billing_period),
-                    money(reservation_unused_amortized_upfront_fee_for_billing_period),
-                    0
-                )
-                + coalesce(
-                    money(reservation_net_unused_recurring_fee), money(reservation_unused_recurring_fee), 0
-                )
             when line_item_line_item_type = 'Fee' and reservation_arn is not null then cast(0 as decimal(38, 10))
             when line_item_line_item_type = 'Refund' and line_item_product_code = 'ComputeSavingsPlans'
                 then cast(0 as decimal(38, 10))
             else billed_cost
         end as EffectiveCost,
         billed_cost as BilledCost,
-        coalesce(savings_plan_arn, reservation_arn) as CommitmentDiscountId,
+        priced.commitment_id as CommitmentDiscountId,
         case
             when savings_plan_arn is not null then 'Savings Plan'
             when reservation_arn is not null then 'Reservation'
         end as CommitmentDiscountType,
-        case
-            when line_item_line_item_type in ('SavingsPlanCoveredUsage', 'DiscountedUsage') then 'Used'
-        end as CommitmentDiscountStatus,
+        case when priced.commitment_id is not null and priced.charge_category = 'Usage' then 'Used' end
+            as CommitmentDiscountStatus,
         cur2_tags(resource_tags, resource_tag_entries) as Tags,
+        case when bill_payer_account_id is not null then 'Payer Account' end as BillingAccountType,
+        case when line_item_usage_account_id is not null then 'Linked Account' end as SubAccountType,
+        case
+            when coalesce(blank(product_region_code), blank(product_region)) is not null
+                then coalesce(
+                    blank(product_location),
+                    blank(product['location']),
+                    blank(product_region_code),
+                    blank(product_region)
+                )
+        end as RegionName,
+        categories.default_service_subcategory as ServiceSubcategory,
+        case when blank(product_sku) is not null then priced.detail end as SkuMeter,
+        case
+            when blank(pricing_rate_id) is not null
+                then cur2_sku_price_details(
+                    priced.instance_type,
+                    coalesce(blank(product_instance_type_family), product['instance_type_family']),
+                    coalesce(blank(product_vcpu), product['vcpu']),
+                    coalesce(blank(product_gpu), product['gpu']),
+                    coalesce(blank(product_memory), product['memory']),
+                    coalesce(blank(product_operating_system), product['operating_system']),
+                    coalesce(blank(product_storage_class), product['storage_class'])
+                )
+        end as SkuPriceDetails,
+        case
+            when priced.charge_category = 'Tax' then null
+            when line_item_line_item_type = 'SavingsPlanNegation' then cast(0 as decimal(38, 10))
+            else coalesce(
+                money(line_item_unblended_rate),
+                case
+                    when priced.charge_category in ('Usage', 'Purchase') and priced.pricing_quantity = 1
+                        then priced.contracted_cost
+                end
+            )
+        end as ContractedUnitPrice,
+        priced.pricing_currency_code as PricingCurrency,
+        case
+            when priced.commitment_id is not null and priced.charge_category in ('Usage', 'Purchase') then
+                case
+                    when savings_plan_arn is null then usage_amount
+                    when line_item_line_item_type = 'SavingsPlanCoveredUsage'
+                        then money(savings_plan_savings_plan_effective_cost)
+                    when line_item_line_item_type = 'SavingsPlanRecurringFee'
+                        then money(savings_plan_total_commitment_to_date)
+                    when line_item_line_item_type = 'SavingsPlanNegation' then cast(0 as decimal(38, 10))
+                    else money(line_item_unblended_cost)
+                end
+        end as CommitmentDiscountQuantity,
+        case
+            when priced.commitment_id is null or priced.charge_category not in ('Usage', 'Purchase') then null
+            when savings_plan_arn is not null then line_item_currency_code
+            else 'Hours'
+        end as CommitmentDiscountUnit,
+        case
+            when savings_plan_arn is not null then 'Spend'
+            when reservation_arn is not null then 'Usage'
+        end as CommitmentDiscountCategory,
+        -- AWS gives its commitments no display name
+        cast(null as varchar) as CommitmentDiscountName,
+        blank(capacity_reservation_capacity_reservation_a_r_n) as CapacityReservationId,
+        case
+            when blank(capacity_reservation_capacity_reservation_a_r_n) is null then null
+            when contains(lower(coalesce(capacity_reservation_capacity_reservation_status, '')), 'unused')
+                or contains(coalesce(priced.detail, ''), 'Unused')
+                then 'Unused'
+            else 'Used'
+        end as CapacityReservationStatus,
         concat_ws('|', source_name, period_label, execution_id, first_row + file_row_number) as x_LineItemKey,
         source_name as x_SourceName,
         source_format as x_SourceFormat,
         coalesce(_source_file, location) as x_SourceFile,
         cast(ingested_at as timestamp) as x_IngestedAt,
         categories.cost_category as x_CostCategory,
-        mapped.instance_type as x_InstanceType,
-        gpu_instance_types.gpus as x_GpuCount,
+        priced.instance_type as x_InstanceType,
+        gpu_types.gpus as x_GpuCount,
         case
             when is_usage
-                and regexp_matches(coalesce(mapped.detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage)')
-                and gpu_instance_types.gpus is not null
-                then cast(usage_amount * gpu_instance_types.gpus as decimal(38, 10))
+                and regexp_matches(coalesce(priced.detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage)')
+                and gpu_types.gpus is not null
+                then cast(usage_amount * gpu_types.gpus as decimal(38, 10))
             else cast(0 as decimal(38, 10))
         end as x_GpuHours,
         cast(null as map(varchar, decimal(38, 10))) as x_Credits,
         cast(null as decimal(38, 10)) as x_CurrencyConversionRate,
-        cast(null as map(varchar, varchar)) as x_SystemLabels
-    from mapped
-    left join line_categories as categories
+        cast(null as map(varchar, varchar)) as x_SystemLabels,
+        provider_unit as x_ProviderPricingUnit,
+        case when is_usage then provider_unit end as x_ProviderConsumedUnit,
+        cast(null as varchar) as x_DerivedFrom,
+        priced.unused_commitment_cost,
+        priced.unused_commitment_quantity
+    from priced
+    left join categories
         on categories.provider = 'Amazon Web Services'
-        and mapped.service_key is not distinct from categories.service
+        and priced.service_key is not distinct from categories.service
         and categories.service_category is null
-        and mapped.detail is not distinct from categories.detail
-        and mapped.charge_category is not distinct from categories.charge_category
-    left join gpu_instance_types
-        on gpu_instance_types.provider = 'Amazon Web Services'
-        and lower(mapped.instance_type) = gpu_instance_types.instance_type
+        and priced.detail is not distinct from categories.detail
+        and priced.charge_category is not distinct from categories.charge_category
+    left join gpu_types
+        on gpu_types.provider = 'Amazon Web Services'
+        and lower(priced.instance_type) = gpu_types.instance_type
+),
+
+-- The fee's unused commitment as a Usage row (AWS's FOCUS export shows it so): Unused, billed 0,
+-- its amortized cost the fee's unused part; list, contracted and consumed nothing.
+unused_commitments as (
+    select
+        * exclude (unused_commitment_cost, unused_commitment_quantity) replace (
+            'Usage' as ChargeCategory,
+            'Usage-Based' as ChargeFrequency,
+            'Unused commitment: ' || coalesce(ChargeDescription, CommitmentDiscountType) as ChargeDescription,
+            'Committed' as PricingCategory,
+            unused_commitment_quantity as PricingQuantity,
+            CommitmentDiscountUnit as PricingUnit,
+            cast(null as decimal(38, 10)) as ConsumedQuantity,
+            cast(null as varchar) as ConsumedUnit,
+            cast(0 as decimal(38, 10)) as ListUnitPrice,
+            cast(0 as decimal(38, 10)) as ListCost,
+            cast(0 as decimal(38, 10)) as ContractedCost,
+            unused_commitment_cost as EffectiveCost,
+            cast(0 as decimal(38, 10)) as BilledCost,
+            'Unused' as CommitmentDiscountStatus,
+            cast(0 as decimal(38, 10)) as ContractedUnitPrice,
+            unused_commitment_quantity as CommitmentDiscountQuantity,
+            x_LineItemKey || '|unused' as x_LineItemKey,
+            cast(0 as decimal(38, 10)) as x_GpuHours,
+            cast(null as varchar) as x_ProviderPricingUnit,
+            cast(null as varchar) as x_ProviderConsumedUnit,
+            x_LineItemKey as x_DerivedFrom
+        )
+    from line_items
+    where unused_commitment_cost <> 0
+),
+
+all_rows as (
+    select * exclude (unused_commitment_cost, unused_commitment_quantity) from line_items
+    union all by name
+    select * from unused_commitments
+),
+
+-- the amounts in PricingCurrency: AWS gives no conversion, so only where it is BillingCurrency
+-- (the public rate is in PricingCurrency already)
+final as (
+    select
+        *,
+        case when PricingCurrency is not null then ListUnitPrice end as PricingCurrencyListUnitPrice,
+        case when PricingCurrency = BillingCurrency then ContractedUnitPrice end as PricingCurrencyContractedUnitPrice,
+        case when PricingCurrency = BillingCurrency then EffectiveCost end as PricingCurrencyEffectiveCost
+    from all_rows
 )
 
 select * from final;

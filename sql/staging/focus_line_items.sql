@@ -23,8 +23,9 @@ insert into focus_line_items by name
 select * from focus_file_rows($files, $billing_period, $select_period, $source_name, $source_format, $ingested_at);
 
 -- name: source_period_totals
--- One source's rows of one billing period in focus_line_items, and their totals: `focus_totals`
--- (sql/schema/macros.sql), the totals every conservation check compares, over its currencies.
+-- One source's rows of one billing period in focus_line_items (those RunLedger derived among
+-- them apart) and their totals: `focus_totals` (sql/schema/macros.sql), the totals every
+-- conservation check compares, over its currencies.
 with source_totals as (
     select *
     from focus_totals($billing_period)
@@ -34,6 +35,7 @@ with source_totals as (
 final as (
     select
         cast(coalesce(sum(line_items), 0) as bigint) as rows,
+        cast(coalesce(sum(derived_rows), 0) as bigint) as derived_rows,
         coalesce(sum(billed_cost), 0) as billed_cost,
         coalesce(sum(effective_cost), 0) as effective_cost,
         string_agg(currency, ',' order by currency) as currency_list
@@ -63,6 +65,7 @@ focus as (
         x_SourceName as source_name,
         BillingCurrency as currency,
         count(*) as rows,
+        count(x_DerivedFrom) as derived_rows,
         sum(BilledCost) as billed_cost,
         sum(EffectiveCost) as effective_cost,
         sum(x_GpuHours) as gpu_hours
@@ -75,6 +78,7 @@ final as (
         focus.source_name,
         focus.currency,
         focus.rows,
+        focus.derived_rows,
         latest_loads.raw_rows,
         focus.billed_cost,
         latest_loads.raw_billed_cost,

@@ -24,10 +24,15 @@ from read_csv(
 );
 
 -- name: aws_service_categories
--- The FOCUS ServiceCategory of AWS service codes, from the mapping table kept in the repository.
+-- The FOCUS ServiceCategory and ServiceSubcategory of AWS service codes, from the mapping table
+-- kept in the repository.
 insert into service_categories
-select 'Amazon Web Services', service_code, service_category
-from read_csv($file, header = true, columns = {'service_code': 'varchar', 'service_category': 'varchar'});
+select 'Amazon Web Services', service_code, service_category, service_subcategory
+from read_csv(
+    $file,
+    header = true,
+    columns = {'service_code': 'varchar', 'service_category': 'varchar', 'service_subcategory': 'varchar'}
+);
 
 -- name: delivery_files
 -- The delivery's files, where the user finds each, and the delivery row number of its first row.

@@ -140,8 +140,8 @@ create or replace temp table category_inputs (
     charge_category varchar
 );
 
--- Of each category_inputs row: its x_CostCategory, and the ServiceCategory of a line whose export
--- names none (its service's, else its cost category's).
+-- Of each category_inputs row: its x_CostCategory, and the ServiceCategory and ServiceSubcategory
+-- of a line whose export names none (its service's, else its cost category's and `Other (...)`).
 create or replace temp table line_categories (
     provider varchar,
     service varchar,
@@ -149,9 +149,73 @@ create or replace temp table line_categories (
     detail varchar,
     charge_category varchar,
     cost_category varchar,
-    default_service_category varchar
+    default_service_category varchar,
+    default_service_subcategory varchar
 );
 
 create or replace temp table gpu_instance_types (provider varchar, instance_type varchar, gpus integer);
 
-create or replace temp table service_categories (provider varchar, service varchar, service_category varchar);
+create or replace temp table service_categories (
+    provider varchar, service varchar, service_category varchar, service_subcategory varchar
+);
+
+-- One word of a provider's unit as FOCUS's Unit Format spells it (FOCUS 1.2 "Unit Format":
+-- data sizes like GB and GiB, time units in whole words, count units as they are).
+create or replace temp macro focus_unit_word(word) as
+    case lower(word)
+        when 'hrs' then 'Hours'
+        when 'hr' then 'Hours'
+        when 'hour' then 'Hours'
+        when 'hours' then 'Hours'
+        when 'mo' then 'Months'
+        when 'mos' then 'Months'
+        when 'month' then 'Months'
+        when 'months' then 'Months'
+        when 'day' then 'Days'
+        when 'days' then 'Days'
+        when 'min' then 'Minutes'
+        when 'minute' then 'Minutes'
+        when 'minutes' then 'Minutes'
+        when 's' then 'Seconds'
+        when 'sec' then 'Seconds'
+        when 'second' then 'Seconds'
+        when 'seconds' then 'Seconds'
+        when 'byte' then 'B'
+        when 'bytes' then 'B'
+        when 'kb' then 'KB'
+        when 'mb' then 'MB'
+        when 'gb' then 'GB'
+        when 'tb' then 'TB'
+        when 'pb' then 'PB'
+        when 'kib' then 'KiB'
+        when 'mib' then 'MiB'
+        when 'gib' then 'GiB'
+        when 'tib' then 'TiB'
+        when 'kibibyte' then 'KiB'
+        when 'mebibyte' then 'MiB'
+        when 'gibibyte' then 'GiB'
+        when 'tebibyte' then 'TiB'
+        when 'request' then 'Requests'
+        when 'requests' then 'Requests'
+        when 'count' then 'Count'
+        else word
+    end;
+
+-- A provider's unit in FOCUS's Unit Format, the one rule every mapping applies to PricingUnit and
+-- ConsumedUnit (the provider's text is kept in x_ProviderPricingUnit / x_ProviderConsumedUnit):
+-- `Hrs` → Hours, `GB-Mo` → GB-Months, `DPU-Hour` → DPU-Hours, `gibibyte month` → GiB-Months,
+-- `byte-seconds` → B-Seconds; a unit it does not know is kept as written.
+create or replace temp macro focus_unit(unit) as
+    list_transform(
+        [regexp_extract(
+            blank(unit),
+            '^(.*[^ -])[ -](hrs?|hours?|mos?|months?|days?|min|minutes?|s|sec|seconds?)$',
+            ['size', 'time'],
+            'i'
+        )],
+        parts -> case
+            when blank(unit) is null then null
+            when parts.time <> '' then focus_unit_word(parts.size) || '-' || focus_unit_word(parts.time)
+            else focus_unit_word(blank(unit))
+        end
+    )[1];

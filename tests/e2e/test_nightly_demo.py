@@ -19,6 +19,7 @@ from pipelines.reports.data import load_overviews
 from tests.support.lake import lake_of, reading
 
 TEN_DECIMALS = Decimal("1e-10")
+UNUSED_FEE_TYPES = ("SavingsPlanRecurringFee", "RIFee")
 
 
 def money(value: object) -> Decimal:
@@ -42,7 +43,8 @@ def training_run_of(tags: dict[str, str]) -> str | None:
 
 
 def aws_effective(row: dict) -> Decimal:
-    """The amortization rule (docs/semantics.md), row by row."""
+    """The amortization rule (docs/semantics.md), row by row: a commitment fee's unused part counts
+    as the fee's (the warehouse puts it on an Unused row beside the fee)."""
     kind = row["line_item_line_item_type"]
     if kind == "SavingsPlanCoveredUsage":
         return money(row["savings_plan_savings_plan_effective_cost"])
@@ -81,7 +83,8 @@ def gcp_time(text: str) -> datetime:
 
 
 def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
-    """Per (source, period): rows, billed, effective; per (method, run): effective; files listed."""
+    """Per (source, period): rows (a commitment fee with an unused part has a derived row beside
+    it), billed, effective; per (method, run): effective; files listed."""
     periods: dict[tuple[str, str], list] = defaultdict(lambda: [0, Decimal(0), Decimal(0)])
     runs: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
     listed: set[str] = set()
@@ -99,7 +102,8 @@ def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
                 )
                 effective = aws_effective(row)
                 entry = periods[("aws-main", period)]
-                entry[0] += 1
+                unused_row = row["line_item_line_item_type"] in UNUSED_FEE_TYPES and effective != 0
+                entry[0] += 1 + unused_row
                 entry[1] += billed
                 entry[2] += effective
                 run = training_run_of(dict(row["resource_tags"] or []))
@@ -205,6 +209,45 @@ def test_reconciliation_is_zero_and_registry_fills_dimensions(demo: tuple[Path, 
         "and (experiment is null or dataset_version is null)",
     )
     assert missing == [(0,)]
+
+
+def test_each_unused_commitment_is_a_row_of_its_own_counted_by_the_reconciliation(demo: tuple[Path, Path]) -> None:
+    root, warehouse = demo
+    export = root / ".runledger" / "demo" / "aws" / "cur2-demo"
+    unused: dict[str, tuple[int, Decimal]] = {}
+    for manifest in sorted(export.glob("metadata/*/*-Manifest.json")):
+        fees = [
+            aws_effective(row)
+            for uri in json.loads(manifest.read_text())["dataFiles"]
+            for row in pq.read_table(export / "data" / uri.split("/data/", 1)[1]).to_pylist()
+            if row["line_item_line_item_type"] in UNUSED_FEE_TYPES
+        ]
+        unused[manifest.parent.name.split("=")[1]] = (sum(fee != 0 for fee in fees), sum(fees, Decimal(0)))
+    # October: the Savings Plan's idle hours before its term ends and the RI month; November: the RI month
+    assert unused["2026-10"][0] > 1 and unused["2026-11"][0] == 1
+    derived = query(
+        warehouse,
+        "select strftime(billing_period, '%Y-%m'), derived_rows, raw_rows + derived_rows = focus_rows "
+        "from reconciliation where source_name = 'aws-main'",
+    )
+    assert {period: (rows, exact) for period, rows, exact in derived} == {
+        period: (count, True) for period, (count, _) in unused.items()
+    }
+    rows = query(
+        warehouse,
+        "select strftime(BillingPeriodStart, '%Y-%m'), count(*), sum(BilledCost), sum(EffectiveCost), "
+        "count(*) filter (where ChargeCategory = 'Usage' and x_LineItemKey = x_DerivedFrom || '|unused') "
+        "from focus_line_items where CommitmentDiscountStatus = 'Unused' group by all",
+    )
+    assert {p: (n, b, e, k) for p, n, b, e, k in rows} == {
+        period: (count, Decimal(0), amount, count) for period, (count, amount) in unused.items()
+    }
+    fees = query(
+        warehouse,
+        "select sum(EffectiveCost) from focus_line_items where ChargeCategory = 'Purchase' "
+        "and CommitmentDiscountId is not null",
+    )
+    assert fees == [(Decimal(0),)]
 
 
 def test_budget_variance_explains_the_gap_exactly(demo: tuple[Path, Path]) -> None:

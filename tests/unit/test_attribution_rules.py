@@ -408,6 +408,36 @@ def test_a_fixed_split_gives_a_run_with_no_spend_its_share(warehouse: duckdb.Duc
     assert dimensions(warehouse, "sp-fee")["idle-run"] == (None, None, "erin")
 
 
+def test_a_rule_taking_commitment_fees_takes_their_unused_rows_too(warehouse: duckdb.DuckDBPyConnection) -> None:
+    # An SP hour of $24 with $4 unused: the fee purchases (effective 0), its Unused row amortizes the $4.
+    three_runs_with_spend(warehouse)
+    fee = {"ResourceId": None, "CommitmentDiscountId": "arn:aws:savingsplans::111122223333:savingsplan/sp"}
+    add_line(warehouse, "sp-fee", {}, "24", "0", ChargeCategory="Purchase", **fee)
+    add_line(
+        warehouse,
+        "sp-fee|unused",
+        {},
+        "0",
+        "4",
+        ChargeCategory="Usage",
+        CommitmentDiscountStatus="Unused",
+        x_DerivedFrom="sp-fee",
+        **fee,
+    )
+    allocate(
+        warehouse, rule("sp-fees", "fixed", {"llm-13b-ft-r2": "0.75", "idle-run": "0.25"}, ChargeCategory="Purchase")
+    )
+    assert amounts(warehouse, "sp-fee") == {
+        "llm-13b-ft-r2": ("shared", "shared sp-fees (fixed)", Decimal("0.75"), Decimal("18"), Decimal(0)),
+        "idle-run": ("shared", "shared sp-fees (fixed)", Decimal("0.25"), Decimal("6"), Decimal(0)),
+    }
+    # the Unused row is matched as its fee: the same split of the $4 the fee amortized before
+    assert amounts(warehouse, "sp-fee|unused") == {
+        "llm-13b-ft-r2": ("shared", "shared sp-fees (fixed)", Decimal("0.75"), Decimal(0), Decimal("3")),
+        "idle-run": ("shared", "shared sp-fees (fixed)", Decimal("0.25"), Decimal(0), Decimal("1")),
+    }
+
+
 def test_a_run_with_no_spend_takes_no_part_of_proportional_or_even_splits(warehouse: duckdb.DuckDBPyConnection) -> None:
     three_runs_with_spend(warehouse)
     add_line(warehouse, "nat", {}, "9", "9", ServiceName="Amazon Virtual Private Cloud", ResourceId="nat-0abc")

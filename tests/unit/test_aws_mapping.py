@@ -4,11 +4,13 @@ Each line's expected FOCUS values are worked out by hand from the CUR semantics 
 Exports documentation), not read back from the code.
 """
 
+import json
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -47,6 +49,20 @@ COLUMNS = {
     "reservation_effective_cost": pl.Float64,
     "reservation_unused_amortized_upfront_fee_for_billing_period": pl.Float64,
     "reservation_unused_recurring_fee": pl.Float64,
+    "reservation_unused_quantity": pl.Float64,
+    "line_item_unblended_rate": pl.String,
+    "pricing_public_on_demand_rate": pl.String,
+    "pricing_rate_id": pl.String,
+    "pricing_currency": pl.String,
+    "product_sku": pl.String,
+    "product_location": pl.String,
+    "product_vcpu": pl.String,
+    "product_gpu": pl.String,
+    "product_memory": pl.String,
+    "product_operating_system": pl.String,
+    "product_instance_type_family": pl.String,
+    "capacity_reservation_capacity_reservation_a_r_n": pl.String,
+    "capacity_reservation_capacity_reservation_status": pl.String,
 }
 
 
@@ -101,7 +117,8 @@ def normalize(lines: list[dict]) -> list[dict]:
         )
         delivery.stage(staged)
         mapped = pl.read_parquet(staged).to_dicts()
-    return sorted(mapped, key=lambda row: int(row["x_LineItemKey"].rsplit("|", 1)[1]))
+    # a line's own row, then the row derived from it (its key plus `|unused`)
+    return sorted(mapped, key=lambda row: (int(row["x_LineItemKey"].split("|")[3]), row["x_DerivedFrom"] is not None))
 
 
 FIELDS = (
@@ -127,7 +144,7 @@ def D(text: str) -> Decimal:  # noqa: N802 - reads like a literal
     return Decimal(text).quantize(Decimal("1e-10"))
 
 
-def test_savings_plan_covered_usage_negation_and_recurring_fee() -> None:
+def test_savings_plan_covered_usage_negation_recurring_fee_and_its_unused_part() -> None:
     # One p4d hour at 32.7726 on demand, covered by a $24/h Savings Plan that used $20 of it.
     rows = normalize(
         [
@@ -148,78 +165,118 @@ def test_savings_plan_covered_usage_negation_and_recurring_fee() -> None:
                 "SavingsPlanRecurringFee",
                 24.0,
                 line_item_product_code="ComputeSavingsPlans",
+                line_item_usage_amount=1.0,
                 savings_plan_savings_plan_a_r_n=SP_ARN,
                 savings_plan_total_commitment_to_date=24.0,
                 savings_plan_used_commitment=20.0,
             ),
         ]
     )
+    sp = (SP_ARN, "Savings Plan")
     assert [pick(r) for r in rows] == [
-        (
-            "Usage",
-            None,
-            "Usage-Based",
-            "Committed",
-            D("32.7726"),
-            D("20"),
-            D("32.7726"),
-            SP_ARN,
-            "Savings Plan",
-            "Used",
-            D("8"),
-        ),
-        ("Usage", None, "Usage-Based", "Standard", D("-32.7726"), D("0"), None, SP_ARN, "Savings Plan", None, D("0")),
-        ("Purchase", None, "Recurring", None, D("24"), D("4"), None, SP_ARN, "Savings Plan", None, D("0")),
+        ("Usage", None, "Usage-Based", "Committed", D("32.7726"), D("20"), D("32.7726"), *sp, "Used", D("8")),
+        # The negation's list cost is carried by the covered line: 0, not NULL (FOCUS: never NULL).
+        ("Usage", None, "Usage-Based", "Standard", D("-32.7726"), D("0"), D("0"), *sp, "Used", D("0")),
+        # The fee buys the hour's commitment: a purchase for future usage, amortized 0 ...
+        ("Purchase", None, "Recurring", None, D("24"), D("0"), D("0"), *sp, None, D("0")),
+        # ... and its $4 unused part is a Usage row of its own, billed 0.
+        ("Usage", None, "Usage-Based", "Committed", D("0"), D("4"), D("0"), *sp, "Unused", D("0")),
     ]
-    # Amortized and billed agree over the hour: the plan's $24 = $20 used + $4 unused.
+    fee, unused = rows[2], rows[3]
+    assert unused["x_LineItemKey"] == fee["x_LineItemKey"] + "|unused"
+    assert (unused["x_DerivedFrom"], fee["x_DerivedFrom"]) == (fee["x_LineItemKey"], None)
+    assert (unused["ChargePeriodStart"], unused["ChargePeriodEnd"]) == HOUR
+    # A Savings Plan commits spend, measured in the billing currency.
+    assert [
+        (r["CommitmentDiscountCategory"], r["CommitmentDiscountQuantity"], r["CommitmentDiscountUnit"]) for r in rows
+    ] == [
+        ("Spend", D("20"), "USD"),
+        ("Spend", D("0"), "USD"),
+        ("Spend", D("24"), "USD"),
+        ("Spend", D("4"), "USD"),
+    ]
+    assert (unused["PricingQuantity"], unused["PricingUnit"], unused["ConsumedQuantity"]) == (D("4"), "USD", None)
+    # Amortized and billed agree over the hour, as before the unused row existed: $24 = $20 used + $4 unused.
     assert sum(r["EffectiveCost"] for r in rows) == sum(r["BilledCost"] for r in rows) == D("24")
     assert rows[0]["x_CostCategory"] == "compute" and rows[0]["ServiceCategory"] == "Compute"
+    assert unused["x_CostCategory"] == fee["x_CostCategory"] and unused["ServiceName"] == fee["ServiceName"]
+
+
+def test_a_fully_used_savings_plan_hour_has_no_unused_row() -> None:
+    rows = normalize(
+        [
+            line(
+                "SavingsPlanRecurringFee",
+                24.0,
+                line_item_product_code="ComputeSavingsPlans",
+                savings_plan_savings_plan_a_r_n=SP_ARN,
+                savings_plan_total_commitment_to_date=24.0,
+                savings_plan_used_commitment=24.0,
+            ),
+        ]
+    )
+    assert [(r["ChargeCategory"], r["EffectiveCost"], r["x_DerivedFrom"]) for r in rows] == [("Purchase", D("0"), None)]
+
+
+def ri_month(**fee: object) -> list[dict]:
+    """A month of one RI: 720 reserved hours, 700 used; 19.5/h effective (9.75 upfront, 9.75 recurring)."""
+    return [
+        p4d_hour(
+            "DiscountedUsage",
+            0.0,
+            pricing_term="Reserved",
+            pricing_public_on_demand_cost=32.7726,
+            reservation_reservation_a_r_n=RI_ARN,
+            reservation_effective_cost=19.5,
+        ),
+        line(
+            "RIFee",
+            7020.0,
+            usage=(PERIOD_START, PERIOD_END),
+            reservation_reservation_a_r_n=RI_ARN,
+            line_item_usage_type="HeavyUsage:p4d.24xlarge",
+            line_item_usage_amount=720.0,
+            pricing_unit="Hrs",
+            reservation_unused_amortized_upfront_fee_for_billing_period=195.0,
+            reservation_unused_recurring_fee=195.0,
+            **fee,
+        ),
+        line("Fee", 7020.0, usage=(PERIOD_START, PERIOD_END), reservation_reservation_a_r_n=RI_ARN),
+    ]
 
 
 def test_reserved_instance_usage_fee_with_unused_hours_and_upfront_fee() -> None:
-    # A month of one RI: 720 reserved hours, 700 used; 19.5/h effective (half upfront, half recurring).
-    rows = normalize(
-        [
-            p4d_hour(
-                "DiscountedUsage",
-                0.0,
-                pricing_term="Reserved",
-                pricing_public_on_demand_cost=32.7726,
-                reservation_reservation_a_r_n=RI_ARN,
-                reservation_effective_cost=19.5,
-            ),
-            line(
-                "RIFee",
-                7020.0,
-                usage=(PERIOD_START, PERIOD_END),
-                reservation_reservation_a_r_n=RI_ARN,
-                line_item_usage_type="HeavyUsage:p4d.24xlarge",
-                line_item_usage_amount=720.0,
-                reservation_unused_amortized_upfront_fee_for_billing_period=195.0,
-                reservation_unused_recurring_fee=195.0,
-            ),
-            line("Fee", 7020.0, usage=(PERIOD_START, PERIOD_END), reservation_reservation_a_r_n=RI_ARN),
-        ]
-    )
+    rows = normalize(ri_month())
+    ri = (RI_ARN, "Reservation")
     assert [pick(r) for r in rows] == [
-        (
-            "Usage",
-            None,
-            "Usage-Based",
-            "Committed",
-            D("0"),
-            D("19.5"),
-            D("32.7726"),
-            RI_ARN,
-            "Reservation",
-            "Used",
-            D("8"),
-        ),
-        # 20 unused hours × 19.5 = 390: the unused part of the fee is its amortized cost.
-        ("Purchase", None, "Recurring", None, D("7020"), D("390"), None, RI_ARN, "Reservation", None, D("0")),
+        ("Usage", None, "Usage-Based", "Committed", D("0"), D("19.5"), D("32.7726"), *ri, "Used", D("8")),
+        # The recurring fee is a purchase: amortized 0 ...
+        ("Purchase", None, "Recurring", None, D("7020"), D("0"), D("0"), *ri, None, D("0")),
+        # ... its 20 unused hours × 19.5 = 390 (unused upfront + unused recurring) a row of their own.
+        ("Usage", None, "Usage-Based", "Committed", D("0"), D("390"), D("0"), *ri, "Unused", D("0")),
         # The upfront payment itself is amortized into usage: 0.
-        ("Purchase", None, "One-Time", None, D("7020"), D("0"), None, RI_ARN, "Reservation", None, D("0")),
+        ("Purchase", None, "One-Time", None, D("7020"), D("0"), D("0"), *ri, None, D("0")),
     ]
+    # A reservation commits hours: 1 used, 720 bought, 20 (720 × 195 / 7020 of the recurring fee) unused.
+    assert [
+        (r["CommitmentDiscountCategory"], r["CommitmentDiscountQuantity"], r["CommitmentDiscountUnit"])
+        for r in rows[:3]
+    ] == [
+        ("Usage", D("1"), "Hours"),
+        ("Usage", D("720"), "Hours"),
+        ("Usage", D("20"), "Hours"),
+    ]
+    assert (rows[2]["PricingQuantity"], rows[2]["PricingUnit"]) == (D("20"), "Hours")
+    assert rows[2]["x_LineItemKey"] == rows[1]["x_LineItemKey"] + "|unused"
+    # Σ EffectiveCost is the amortized total the fee line alone carried before: 19.5 + 390.
+    assert sum(r["EffectiveCost"] for r in rows) == D("409.5")
+    assert sum(r["BilledCost"] for r in rows) == D("14040")
+
+
+def test_the_unused_hours_aws_gives_are_taken_as_they_are() -> None:
+    rows = normalize(ri_month(reservation_unused_quantity=20.25))
+    assert rows[2]["CommitmentDiscountStatus"] == "Unused"
+    assert rows[2]["CommitmentDiscountQuantity"] == D("20.25")
 
 
 def test_refunds_keep_the_category_they_refund_and_correct_the_earlier_period() -> None:
@@ -259,15 +316,23 @@ def test_credit_tax_and_edp_discount_lines() -> None:
         ]
     )
     assert [pick(r)[:7] for r in rows] == [
-        ("Credit", None, "One-Time", None, D("-50"), D("-50"), None),
-        ("Tax", None, "Usage-Based", None, D("7.5"), D("7.5"), None),
+        # Without a public cost, a credit's or tax's list cost is what it bills (FOCUS: never NULL).
+        ("Credit", None, "One-Time", None, D("-50"), D("-50"), D("-50")),
+        ("Tax", None, "Usage-Based", None, D("7.5"), D("7.5"), D("7.5")),
         # Net unblended is what is billed when the account has discounts; the net of the EDP line is 0.
         ("Usage", None, "Usage-Based", "Standard", D("97"), D("97"), D("100")),
-        ("Usage", None, "Usage-Based", None, D("0"), D("0"), None),
+        ("Usage", None, "Usage-Based", None, D("0"), D("0"), D("0")),
         ("Usage", None, "Usage-Based", "Dynamic", D("10"), D("10"), D("32.7726")),
     ]
     assert [r["x_CostCategory"] for r in rows[:2]] == ["other", "tax"]
     assert rows[4]["x_GpuHours"] == D("8")
+    # FOCUS: a tax has no quantity, unit or unit prices; a credit without a unit no quantity either.
+    assert [
+        (r["PricingQuantity"], r["PricingUnit"], r["ListUnitPrice"], r["ContractedUnitPrice"]) for r in rows[:2]
+    ] == [
+        (None, None, None, None),
+        (None, None, None, None),
+    ]
 
 
 def test_net_savings_plan_effective_cost_is_preferred() -> None:
@@ -297,8 +362,6 @@ def test_net_savings_plan_effective_cost_is_preferred() -> None:
     ],
 )
 def test_arns_and_bare_ids_normalize_to_the_same_key(resource_id: str, key: str, tmp_path: Path) -> None:
-    import duckdb
-
     from pipelines.warehouse.connection import create_schema
 
     with duckdb.connect(str(tmp_path / "w.duckdb")) as conn:
@@ -316,3 +379,179 @@ def test_service_category_comes_from_the_service_code_lookup() -> None:
         ]
     )
     assert [r["ServiceCategory"] for r in rows] == ["AI and Machine Learning", "Storage", "Other"]
+
+
+def test_units_regions_skus_accounts_and_prices_of_a_usage_line() -> None:
+    rows = normalize(
+        [
+            p4d_hour(
+                "Usage",
+                21.96,
+                line_item_unblended_rate="21.96",
+                pricing_public_on_demand_rate="21.96",
+                pricing_public_on_demand_cost=21.96,
+                pricing_rate_id="1234567890",
+                pricing_currency="USD",
+                product_sku="7Q9UXNH3C2MKB6WR",
+                product_location="US East (N. Virginia)",
+                product_vcpu="96",
+                product_gpu="8",
+                product_memory="1152 GiB",
+                product_operating_system="Linux",
+                product_instance_type_family="p4d",
+            ),
+            line(
+                "Usage",
+                8.0,
+                line_item_usage_type="USE1-EBS:VolumeUsage.gp3",
+                line_item_usage_amount=100.0,
+                line_item_unblended_rate="0.08",
+                pricing_unit="GB-Mo",
+                product_sku="D7EGG5W7JDE4SU4A",
+            ),
+            line("Usage", 0.88, line_item_product_code="AWSGlue", line_item_usage_amount=2.0, pricing_unit="DPU-Hour"),
+        ]
+    )
+    hour, volume, glue = rows
+    assert (hour["PricingUnit"], hour["ConsumedUnit"], hour["x_ProviderPricingUnit"]) == ("Hours", "Hours", "Hrs")
+    assert (volume["PricingUnit"], volume["x_ProviderConsumedUnit"]) == ("GB-Months", "GB-Mo")
+    assert (glue["PricingUnit"], glue["ConsumedQuantity"], glue["ConsumedUnit"]) == ("DPU-Hours", D("2"), "DPU-Hours")
+    assert (hour["RegionId"], hour["RegionName"]) == ("us-east-1", "US East (N. Virginia)")
+    # Without a location, the region's name is its id (FOCUS: never NULL beside a RegionId).
+    assert volume["RegionName"] == "us-east-1"
+    assert (hour["SkuMeter"], volume["SkuMeter"], glue["SkuMeter"]) == (
+        "USE1-BoxUsage:p4d.24xlarge",
+        "USE1-EBS:VolumeUsage.gp3",
+        None,
+    )
+    assert json.loads(hour["SkuPriceDetails"]) == {
+        "InstanceType": "p4d.24xlarge",
+        "InstanceSeries": "p4d",
+        "CoreCount": 96,
+        "GpuCount": 8,
+        "MemorySize": 1152,
+        "OperatingSystem": "Linux",
+    }
+    # FOCUS: no price details without a price id.
+    assert volume["SkuPriceDetails"] is None
+    assert (hour["ContractedUnitPrice"], volume["ContractedUnitPrice"]) == (D("21.96"), D("0.08"))
+    assert (hour["BillingAccountType"], hour["SubAccountType"]) == ("Payer Account", "Linked Account")
+    assert [r["ServiceSubcategory"] for r in rows] == ["Virtual Machines", "Virtual Machines", "Data Processing"]
+    assert (hour["PricingCurrency"], hour["PricingCurrencyListUnitPrice"], hour["PricingCurrencyEffectiveCost"]) == (
+        "USD",
+        D("21.96"),
+        D("21.96"),
+    )
+    assert (volume["PricingCurrency"], volume["PricingCurrencyEffectiveCost"]) == (None, None)
+    assert [r["CommitmentDiscountCategory"] for r in rows] == [None, None, None]
+
+
+def test_capacity_reservation_lines() -> None:
+    reservation = "arn:aws:ec2:us-east-1:111122223333:capacity-reservation/cr-0123456789abcdef0"
+    rows = normalize(
+        [
+            p4d_hour("Usage", 21.96, capacity_reservation_capacity_reservation_a_r_n=reservation),
+            p4d_hour(
+                "Usage",
+                21.96,
+                line_item_usage_type="USE1-Reservation:p4d.24xlarge",
+                capacity_reservation_capacity_reservation_a_r_n=reservation,
+                capacity_reservation_capacity_reservation_status="Unused",
+            ),
+            p4d_hour("Usage", 21.96),
+        ]
+    )
+    assert [(r["CapacityReservationId"], r["CapacityReservationStatus"]) for r in rows] == [
+        (reservation, "Used"),
+        (reservation, "Unused"),
+        (None, None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("unit", "focus"),
+    [
+        ("Hrs", "Hours"),
+        ("GB-Mo", "GB-Months"),
+        ("DPU-Hour", "DPU-Hours"),
+        ("ACU-Hr", "ACU-Hours"),
+        ("Requests", "Requests"),
+        ("GB", "GB"),
+        ("vCPU-Hours", "vCPU-Hours"),
+        ("gibibyte month", "GiB-Months"),
+        ("byte-seconds", "B-Seconds"),
+        ("seconds", "Seconds"),
+        (" ", None),
+        (None, None),
+    ],
+)
+def test_units_map_onto_focus_units(unit: str | None, focus: str | None) -> None:
+    from pipelines.warehouse.sql import read_sql
+
+    with duckdb.connect() as conn:
+        conn.execute(read_sql("staging/macros"))
+        assert conn.execute("select focus_unit($unit)", {"unit": unit}).fetchone() == (focus,)
+
+
+def test_a_load_counts_the_unused_rows_apart_and_reconciles_to_zero(
+    warehouse: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    from pipelines.ingest.load import replace_period
+    from pipelines.ingest.readers.base import PeriodBatch
+    from pipelines.warehouse.connection import create_view
+
+    lines = [
+        line(
+            "SavingsPlanRecurringFee",
+            24.0,
+            line_item_product_code="ComputeSavingsPlans",
+            savings_plan_savings_plan_a_r_n=SP_ARN,
+            savings_plan_total_commitment_to_date=24.0,
+            savings_plan_used_commitment=20.0,
+        ),
+        *ri_month(),
+    ]
+    rows = [{name: entry.get(name) for name in COLUMNS} for entry in lines]
+    export = tmp_path / "delivery.parquet"
+    pl.DataFrame(rows, schema=COLUMNS).with_columns(
+        pl.lit("111122223333").alias("bill_payer_account_id"),
+        pl.lit("111122223333").alias("line_item_usage_account_id"),
+        pl.lit("USD").alias("line_item_currency_code"),
+        pl.lit(PERIOD_START).alias("bill_billing_period_start_date"),
+        pl.lit(PERIOD_END).alias("bill_billing_period_end_date"),
+    ).write_parquet(export)
+    mapped, raw_rows, raw_billed = aws_cur2.read_delivery(
+        [export],
+        [str(export)],
+        source_name="aws",
+        source_format="aws_cur2",
+        billing_period=PERIOD_START.date(),
+        execution_id="e1",
+        category_rules=read_category_rules(),
+        ingested_at=datetime(2026, 11, 1),
+    )
+    batch = PeriodBatch("aws", "aws_cur2", PERIOD_START.date(), "e1", (str(export),), raw_rows, raw_billed, mapped)
+    replace_period(warehouse, batch)
+    create_view(warehouse, "marts/reconciliation")
+    # 4 raw lines (SP fee, RI usage, RIFee, RI upfront fee) + the SP fee's and the RIFee's Unused rows
+    assert warehouse.execute(
+        "select raw_rows, derived_rows, focus_rows, rows_raw_focus_diff, raw_billed_cost, focus_billed_cost, "
+        "billed_raw_focus_diff, focus_effective_cost from reconciliation"
+    ).fetchall() == [(4, 2, 6, 0, D("14064"), D("14064"), D("0"), D("413.5"))]
+
+
+def test_a_purchase_without_a_unit_counts_units_and_a_credit_has_no_quantity() -> None:
+    month = (PERIOD_START, PERIOD_END)
+    rows = normalize(
+        [
+            line("Fee", 1200.0, usage=month, line_item_product_code="AWSSupportBusiness", line_item_usage_amount=1.0),
+            line("Credit", -50.0, usage=month, line_item_usage_amount=1.0),
+        ]
+    )
+    assert [(r["PricingQuantity"], r["PricingUnit"], r["x_ProviderPricingUnit"]) for r in rows] == [
+        (D("1"), "Units", None),
+        (None, None, None),
+    ]
+    # FOCUS: a purchase has a contracted unit price; AWS gives the fee no rate, its quantity is 1
+    assert [r["ContractedUnitPrice"] for r in rows] == [D("1200"), None]
+    assert rows[0]["ServiceSubcategory"] == "Support"

@@ -12,6 +12,7 @@ PAYER_ACCOUNT_NAME = "RunLedger Demo Org"
 AWS_LEGAL_ENTITY = "Amazon Web Services, Inc."
 AWS_REGION = "us-east-1"
 AWS_REPLICA_REGION = "us-west-2"
+REGION_NAMES = {AWS_REGION: "US East (N. Virginia)", AWS_REPLICA_REGION: "US West (Oregon)"}
 
 
 @dataclass(frozen=True)

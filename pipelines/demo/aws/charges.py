@@ -95,6 +95,7 @@ def reserved_instance_fee(usage: list[dict], period: date) -> dict:
         reservation_amortized_upfront_fee_for_billing_period=money(reserved_hours * RESERVATION_UPFRONT_HOURLY),
         reservation_unused_amortized_upfront_fee_for_billing_period=money(unused_hours * RESERVATION_UPFRONT_HOURLY),
         reservation_unused_recurring_fee=money(unused_hours * RESERVATION_RECURRING_HOURLY),
+        reservation_unused_quantity=money(unused_hours),
     )
 
 

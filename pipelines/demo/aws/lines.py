@@ -3,6 +3,7 @@ Savings-Plan-covered or Reserved-Instance-discounted usage."""
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from datetime import datetime
 
@@ -11,6 +12,7 @@ from pipelines.demo.aws.catalog import (
     AWS_REGION,
     EBS_GP3,
     PRODUCT_NAMES,
+    REGION_NAMES,
     RESERVATION_ARN,
     RESERVATION_RECURRING_HOURLY,
     RESERVATION_UPFRONT_HOURLY,
@@ -69,11 +71,13 @@ def cur_line(
         "pricing_currency": "USD",
         "pricing_public_on_demand_cost": cost,
         "pricing_public_on_demand_rate": rate_text(product.rate),
+        "pricing_rate_id": _rate_id(product),
         "pricing_term": "OnDemand" if product.rate else None,
         "pricing_unit": product.pricing_unit,
         "product": _product_map(product),
         "product_from_region_code": product.region if product.to_region else None,
         "product_instance_type": instance.name if instance else None,
+        "product_location": REGION_NAMES.get(product.region),
         "product_product_family": product.family,
         "product_region_code": product.region,
         "product_servicecode": product.product_code,
@@ -83,6 +87,7 @@ def cur_line(
         "reservation_effective_cost": 0.0,
         "reservation_reservation_a_r_n": None,
         "reservation_unused_amortized_upfront_fee_for_billing_period": 0.0,
+        "reservation_unused_quantity": 0.0,
         "reservation_unused_recurring_fee": 0.0,
         "resource_tags": dict(tags or {}),
         "savings_plan_savings_plan_a_r_n": None,
@@ -93,6 +98,13 @@ def cur_line(
     }
     line.update(overrides)
     return line
+
+
+def _rate_id(product: CurProduct) -> str | None:
+    """The numeric id AWS gives the price a line is rated at (one per SKU and usage type here)."""
+    if product.sku is None:
+        return None
+    return str(zlib.crc32(f"{product.sku}:{product.usage_type}".encode()))
 
 
 def _product_map(product: CurProduct) -> dict[str, str]:

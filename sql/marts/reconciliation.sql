@@ -22,6 +22,7 @@ focus as (
         billing_period,
         currency,
         line_items as focus_rows,
+        derived_line_items as derived_rows,
         billed_cost as focus_billed_cost,
         effective_cost as focus_effective_cost
     from focus_totals(null)
@@ -51,13 +52,15 @@ final as (
         coalesce(focus.currency, latest_loads.currency) as currency,
         coalesce(latest_loads.raw_rows, 0) as raw_rows,
         coalesce(focus.focus_rows, 0) as focus_rows,
+        coalesce(focus.derived_rows, 0) as derived_rows,
         coalesce(allocated.allocated_rows, 0) as allocated_rows,
         coalesce(latest_loads.raw_billed_cost, 0) as raw_billed_cost,
         coalesce(focus.focus_billed_cost, 0) as focus_billed_cost,
         coalesce(allocated.allocated_billed_cost, 0) as allocated_billed_cost,
         coalesce(focus.focus_effective_cost, 0) as focus_effective_cost,
         coalesce(allocated.allocated_effective_cost, 0) as allocated_effective_cost,
-        coalesce(latest_loads.raw_rows, 0) - coalesce(focus.focus_rows, 0) as rows_raw_focus_diff,
+        coalesce(latest_loads.raw_rows, 0) - (coalesce(focus.focus_rows, 0) - coalesce(focus.derived_rows, 0))
+            as rows_raw_focus_diff,
         coalesce(focus.focus_rows, 0) - coalesce(allocated.allocated_rows, 0) as rows_focus_allocated_diff,
         coalesce(latest_loads.raw_billed_cost, 0) - coalesce(focus.focus_billed_cost, 0) as billed_raw_focus_diff,
         coalesce(focus.focus_billed_cost, 0) - coalesce(allocated.allocated_billed_cost, 0)
@@ -109,7 +112,10 @@ comment on column reconciliation.focus_billed_cost is 'Sum of BilledCost in focu
 comment on column reconciliation.allocated_billed_cost is 'Sum of billed_cost in cost_allocations.';
 comment on column reconciliation.focus_effective_cost is 'Sum of EffectiveCost in focus_line_items.';
 comment on column reconciliation.allocated_effective_cost is 'Sum of effective_cost in cost_allocations.';
-comment on column reconciliation.rows_raw_focus_diff is 'raw_rows - focus_rows: 0.';
+comment on column reconciliation.derived_rows is
+    'Rows of focus_line_items derived from another line (key: the parent''s and a # suffix, e.g. the unused part '
+    'of a commitment fee), which have no raw row.';
+comment on column reconciliation.rows_raw_focus_diff is 'raw_rows - (focus_rows - derived_rows): 0.';
 comment on column reconciliation.rows_focus_allocated_diff is 'focus_rows - allocated_rows: 0.';
 comment on column reconciliation.billed_raw_focus_diff is 'raw_billed_cost - focus_billed_cost: 0.';
 comment on column reconciliation.billed_focus_allocated_diff is 'focus_billed_cost - allocated_billed_cost: 0.';

@@ -117,8 +117,13 @@ final as (
 
 select * from final;
 
--- focus_totals(period): focus_line_items per source, billing period and currency: line items and
--- the sums of BilledCost and EffectiveCost (0 where every amount is NULL). The source side of
+-- A derived line's key: its parent line's key and a `#` suffix (e.g. `#unused`, the unused part of
+-- a commitment fee). Derived lines have no raw row of their own.
+create or replace macro is_derived_line_key(line_item_key) as regexp_matches(line_item_key, '#[a-z]+$');
+
+-- focus_totals(period): focus_line_items per source, billing period and currency: line items, the
+-- derived ones among them, and the sums of BilledCost and EffectiveCost (0 where every amount is
+-- NULL). The source side of
 -- every conservation check. period: the first day of one billing period (its row groups alone are
 -- read), or NULL for every period.
 create or replace macro focus_totals(period) as table
@@ -127,6 +132,7 @@ select
     cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
     BillingCurrency as currency,
     count(*) as line_items,
+    count(*) filter (where is_derived_line_key(x_LineItemKey)) as derived_line_items,
     coalesce(sum(BilledCost), 0) as billed_cost,
     coalesce(sum(EffectiveCost), 0) as effective_cost
 from focus_line_items

@@ -33,7 +33,8 @@ with source_totals as (
 
 final as (
     select
-        cast(coalesce(sum(line_items), 0) as bigint) as rows,
+        -- raw rows: derived lines have none
+        cast(coalesce(sum(line_items - derived_line_items), 0) as bigint) as rows,
         coalesce(sum(billed_cost), 0) as billed_cost,
         coalesce(sum(effective_cost), 0) as effective_cost,
         string_agg(currency, ',' order by currency) as currency_list

@@ -102,6 +102,61 @@ create or replace temp macro money_quotient(value, divisor) as
         as decimal(38, 10)
     );
 
+-- a × b ÷ c for money or quantities (c > 0), exactly, truncated toward zero at the 10th decimal:
+-- in integer counts of 1e-10 (HUGEINT, valid while |a × b| stays below 1.7e18 in units of 1e-20).
+-- What a split takes of a whole; the whole minus it is the rest, so the two sum exactly.
+create or replace temp macro money_scaled(a, b, c) as
+    cast(
+        cast(
+            sign(cast(a as decimal(38, 10))) * sign(cast(b as decimal(38, 10)))
+            * (money_units(a) * money_units(b) // money_units(c)) as decimal(38, 0)
+        ) * cast(0.0000000001 as decimal(11, 10))
+        as decimal(38, 10)
+    );
+
+-- FOCUS unit words (lower case, singular) as their singular and plural base unit (FOCUS's Unit
+-- Format: data sizes abbreviated alike in both, time and count units capitalized).
+create or replace temp macro focus_unit_words() as map(
+    [
+        'byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte', 'petabyte', 'kibibyte', 'mebibyte', 'gibibyte',
+        'tebibyte', 'pebibyte', 'millisecond', 'second', 'minute', 'hour', 'day', 'month', 'year', 'request',
+        'count', 'token', 'character', 'core'
+    ],
+    [
+        ['B', 'B'], ['KB', 'KB'], ['MB', 'MB'], ['GB', 'GB'], ['TB', 'TB'], ['PB', 'PB'], ['KiB', 'KiB'],
+        ['MiB', 'MiB'], ['GiB', 'GiB'], ['TiB', 'TiB'], ['PiB', 'PiB'], ['Millisecond', 'Milliseconds'],
+        ['Second', 'Seconds'], ['Minute', 'Minutes'], ['Hour', 'Hours'], ['Day', 'Days'], ['Month', 'Months'],
+        ['Year', 'Years'], ['Request', 'Requests'], ['Count', 'Counts'], ['Token', 'Tokens'],
+        ['Character', 'Characters'], ['Core', 'Cores']
+    ]
+);
+
+-- A provider's unit in FOCUS's Unit Format, the quantity unchanged: `seconds` → Seconds,
+-- `byte-seconds` → B-Seconds, `gibibyte month` → GiB-Months, `1000 requests` → 1000 Requests (one
+-- word: its plural; two: the first singular, a hyphen, the second plural; an optional leading
+-- whole-number unit quantity). Text of other words is kept as the provider wrote it.
+create or replace temp macro focus_unit(unit) as
+    list_transform(
+        [regexp_extract(
+            lower(blank(unit)), '^(?:(\d+) )?([a-z]+?)s?(?:[ -]([a-z]+?)s?)?$', ['quantity', 'first', 'second']
+        )],
+        parts -> case
+            when blank(unit) is null then null
+            when parts.first = ''
+                or focus_unit_words()[parts.first] is null
+                or (parts.second <> '' and focus_unit_words()[parts.second] is null)
+                then blank(unit)
+            else concat_ws(
+                ' ',
+                nullif(parts.quantity, ''),
+                case
+                    when parts.second = '' then focus_unit_words()[parts.first][2]
+                    else focus_unit_words()[parts.first][1] || '-' || focus_unit_words()[parts.second][2]
+                end
+            )
+        end
+    )[1];
+
 -- A TIMESTAMP (UTC) or TIMESTAMP WITH TIME ZONE as a UTC TIMESTAMP, whatever the session's zone.
 create or replace temp macro utc_timestamp(value) as make_timestamp(epoch_us(value));
 
@@ -140,8 +195,9 @@ create or replace temp table category_inputs (
     charge_category varchar
 );
 
--- Of each category_inputs row: its x_CostCategory, and the ServiceCategory of a line whose export
--- names none (its service's, else its cost category's).
+-- Of each category_inputs row: its x_CostCategory, the ServiceCategory of a line whose export
+-- names none (its service's, else its cost category's) and the FOCUS ServiceSubcategory of that
+-- ServiceCategory (the first matching rule of service_subcategory_rules, else `Other (category)`).
 create or replace temp table line_categories (
     provider varchar,
     service varchar,
@@ -149,8 +205,23 @@ create or replace temp table line_categories (
     detail varchar,
     charge_category varchar,
     cost_category varchar,
-    default_service_category varchar
+    default_service_category varchar,
+    service_subcategory varchar
 );
+
+-- The ServiceSubcategory rules as LIKE patterns (NULL: any value), first (lowest rule_order) of
+-- the line's ServiceCategory wins.
+create or replace temp table service_subcategory_rules (
+    rule_order integer,
+    provider varchar,
+    service varchar,
+    detail varchar,
+    service_category varchar,
+    service_subcategory varchar
+);
+
+-- Display names of provider regions.
+create or replace temp table region_names (provider varchar, region_id varchar, region_name varchar);
 
 create or replace temp table gpu_instance_types (provider varchar, instance_type varchar, gpus integer);
 

@@ -113,7 +113,7 @@ comment on column reconciliation.allocated_billed_cost is 'Sum of billed_cost in
 comment on column reconciliation.focus_effective_cost is 'Sum of EffectiveCost in focus_line_items.';
 comment on column reconciliation.allocated_effective_cost is 'Sum of effective_cost in cost_allocations.';
 comment on column reconciliation.derived_rows is
-    'Rows of focus_line_items derived from another line (key: the parent''s and a # suffix, e.g. the unused part '
+    'Rows of focus_line_items derived from another line (key: the parent''s and |used or |unused, e.g. the unused part '
     'of a commitment fee), which have no raw row.';
 comment on column reconciliation.rows_raw_focus_diff is 'raw_rows - (focus_rows - derived_rows): 0.';
 comment on column reconciliation.rows_focus_allocated_diff is 'focus_rows - allocated_rows: 0.';

@@ -117,9 +117,9 @@ final as (
 
 select * from final;
 
--- A derived line's key: its parent line's key and a `#` suffix (e.g. `#unused`, the unused part of
--- a commitment fee). Derived lines have no raw row of their own.
-create or replace macro is_derived_line_key(line_item_key) as regexp_matches(line_item_key, '#[a-z]+$');
+-- A derived line's key: its parent line's key and `|used` or `|unused` (the used and unused parts
+-- of a commitment fee). Derived lines have no raw row of their own.
+create or replace macro is_derived_line_key(line_item_key) as regexp_matches(line_item_key, '\|(used|unused)$');
 
 -- focus_totals(period): focus_line_items per source, billing period and currency: line items, the
 -- derived ones among them, and the sums of BilledCost and EffectiveCost (0 where every amount is

@@ -7,7 +7,7 @@
 -- credits are also kept per credit type in x_Credits. Committed use discounts (docs/semantics.md):
 -- a row with COMMITTED_USAGE_DISCOUNT(_DOLLAR_BASE) credits is covered usage (CommitmentDiscountId
 -- the credit's id, Status Used); a commitment fee row (SKU "Commitment …") is a recurring Purchase
--- with EffectiveCost 0, its net cost carried by two derived rows (key + `#used` / `#unused`,
+-- with EffectiveCost 0, its net cost carried by two derived rows (key + `|used` / `|unused`,
 -- BilledCost 0): the part the covered usage of its charge period used and the rest, Unused. The billing period is `invoice.month`, a Pacific-time month:
 -- BillingPeriodStart is its first midnight in America/Los_Angeles, stored in UTC. Tags are
 -- `labels`, then `project.labels` for keys the resource does not set; `system_labels` stay out of
@@ -384,7 +384,7 @@ derived as (
         cast(0 as decimal(38, 10)) as BilledCost,
         'Used' as CommitmentDiscountStatus,
         used_quantity as CommitmentDiscountQuantity,
-        x_LineItemKey || '#used' as x_LineItemKey
+        x_LineItemKey || '|used' as x_LineItemKey
     )
     from fee_shares
     where used_quantity > 0
@@ -403,7 +403,7 @@ derived as (
         cast(0 as decimal(38, 10)) as BilledCost,
         'Unused' as CommitmentDiscountStatus,
         CommitmentDiscountQuantity - used_quantity as CommitmentDiscountQuantity,
-        x_LineItemKey || '#unused' as x_LineItemKey
+        x_LineItemKey || '|unused' as x_LineItemKey
     )
     from fee_shares
     where used_quantity < CommitmentDiscountQuantity

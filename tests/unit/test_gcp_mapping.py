@@ -170,9 +170,9 @@ def map_export(files: list[Path], staging: Path) -> tuple[list[dict], dict]:
 
 
 def line_order(line: dict) -> tuple[int, str]:
-    """A line's row in its file, then its derived suffix (`#used`, `#unused`; none first)."""
-    row, _, suffix = line["x_LineItemKey"].rsplit("|", 1)[1].partition("#")
-    return int(row), suffix
+    """A line's row in its file, then its derived suffix (`|used`, `|unused`; none first)."""
+    key = line["x_LineItemKey"].removesuffix("|used").removesuffix("|unused")
+    return int(key.rsplit("|", 1)[1]), line["x_LineItemKey"][len(key) :]
 
 
 @pytest.fixture(scope="module")
@@ -181,12 +181,12 @@ def mapped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     file = folder / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261007.jsonl"
     file.write_text("\n".join(json.dumps(r) for r in ROWS.values()) + "\n")
     rows, _ = map_export([file], folder / "staging")
-    parents = [line for line in rows if "#" not in line["x_LineItemKey"]]
+    parents = [line for line in rows if not line["x_LineItemKey"].endswith(("|used", "|unused"))]
     derived = {
-        f"{name} {line['x_LineItemKey'].rsplit('#', 1)[1]}": line
+        f"{name} {line['x_LineItemKey'].rsplit('|', 1)[1]}": line
         for name, parent in zip(ROWS, parents)
         for line in rows
-        if line["x_LineItemKey"].startswith(parent["x_LineItemKey"] + "#")
+        if line["x_LineItemKey"] in (parent["x_LineItemKey"] + "|used", parent["x_LineItemKey"] + "|unused")
     }
     return dict(zip(ROWS, parents)) | derived
 
@@ -292,8 +292,8 @@ def test_a_commitment_fee_is_a_purchase_amortized_onto_used_and_unused_rows(mapp
         Decimal("4"),
         None,
     )
-    assert used["x_LineItemKey"] == fee["x_LineItemKey"] + "#used"
-    assert unused["x_LineItemKey"] == fee["x_LineItemKey"] + "#unused"
+    assert used["x_LineItemKey"] == fee["x_LineItemKey"] + "|used"
+    assert unused["x_LineItemKey"] == fee["x_LineItemKey"] + "|unused"
     # 3.08 of 4 hours used: 50 × 3.08 / 4 = 38.5, the rest unused
     got = [
         (line["ChargeCategory"], line["CommitmentDiscountStatus"], line["CommitmentDiscountQuantity"])

@@ -45,6 +45,8 @@ EXPORT_COLUMNS = (
     "adjustment_info",
     "cost_at_list",
     "seller_name",
+    "price",
+    "subscription",
 )
 REQUIRED_COLUMNS = ("cost", "currency", "credits", "invoice", "export_time", "usage_start_time", "usage_end_time")
 PARTITION_FILTER = "and _PARTITIONTIME >= @partition_from"

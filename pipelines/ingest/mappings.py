@@ -6,8 +6,10 @@ category) globs to an x_CostCategory, first matching row wins; a config file giv
 `cost_categories:` is read first, so its rows override the built-in ones. A glob's `*` and `?`
 match any text and any one character, case-insensitively (`sql/staging/cost_categories.sql`).
 `pipelines/data/gpu_instance_types.csv` gives the GPUs per instance type.
-`pipelines/data/aws_service_categories.csv` gives the FOCUS ServiceCategory and ServiceSubcategory
-of AWS service codes.
+`pipelines/data/aws_service_categories.csv` gives the FOCUS ServiceCategory of AWS service codes.
+`pipelines/data/service_subcategories.csv` maps (provider, service, detail) globs to a FOCUS
+ServiceSubcategory of a ServiceCategory, first matching row of the line's category wins.
+`pipelines/data/gcp_regions.csv` gives the display names of GCP regions.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 # The values of x_CostCategory, in the order reports list them.
 COST_CATEGORIES = ("compute", "storage", "network", "data", "monitoring", "support", "tax", "other")
 RULE_COLUMNS = ("provider", "service", "service_category", "detail", "charge_category")
+SUBCATEGORY_GLOBS = ("provider", "service", "detail")
 
 
 class MappingError(ValueError):
@@ -69,7 +72,8 @@ def glob_like(pattern: str) -> str | None:
 
 def fill_mapping_tables(conn: duckdb.DuckDBPyConnection, rules: Sequence[CategoryRule]) -> None:
     """Fills the mapping tables of `sql/staging/macros.sql` on the connection: the cost category
-    rules as LIKE patterns, the GPU instance types and the AWS service categories."""
+    rules as LIKE patterns, the GPU instance types, the AWS service categories, the service
+    subcategory rules and the GCP region names."""
     conn.execute(
         read_sql("staging/lookups", "category_rules"),
         {
@@ -81,3 +85,14 @@ def fill_mapping_tables(conn: duckdb.DuckDBPyConnection, rules: Sequence[Categor
     conn.execute(
         read_sql("staging/lookups", "aws_service_categories"), {"file": str(DATA_DIR / "aws_service_categories.csv")}
     )
+    with (DATA_DIR / "service_subcategories.csv").open(newline="") as handle:
+        subcategories = list(csv.DictReader(handle))
+    conn.execute(
+        read_sql("staging/lookups", "service_subcategory_rules"),
+        {
+            **{column: [glob_like(row[column]) for row in subcategories] for column in SUBCATEGORY_GLOBS},
+            "service_category": [row["service_category"] for row in subcategories],
+            "service_subcategory": [row["service_subcategory"] for row in subcategories],
+        },
+    )
+    conn.execute(read_sql("staging/lookups", "gcp_region_names"), {"file": str(DATA_DIR / "gcp_regions.csv")})

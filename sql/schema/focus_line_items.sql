@@ -255,5 +255,6 @@ comment on column focus_line_items.x_ExtraColumns is
     'versions'' columns), name to value as text. NULL for other sources.';
 comment on column focus_line_items.x_DerivedFrom is
     'On a row RunLedger adds beside a provider line, that line''s x_LineItemKey: the unused part of an AWS Savings '
-    'Plan or Reserved Instance fee as a Usage row of its own (CommitmentDiscountStatus Unused, BilledCost 0). NULL '
+    'Plan or Reserved Instance fee as a Usage row of its own (CommitmentDiscountStatus Unused, BilledCost 0); the '
+    'used and unused parts of a GCP commitment fee (Used / Unused). NULL '
     'on every line of the export itself: rows = raw rows + rows with x_DerivedFrom.';

@@ -22,7 +22,7 @@ select distinct
     service.description as service,
     cast(null as varchar) as service_category,
     sku.description as detail,
-    gcp_charge_category(cost_type) as charge_category
+    gcp_charge_category(cost_type, sku.description) as charge_category
 from gcp_delivery_rows($files, $invoice_month);
 
 -- name: focus_inputs
@@ -77,22 +77,61 @@ services as (
     select * from service_categories
 ),
 
-defaults as (
+subcategory_rules as (
+    select * from service_subcategory_rules
+),
+
+service_categorized as (
     select
         categorized.*,
         coalesce(services.service_category, cost_category_service_category(categorized.cost_category))
             as default_service_category,
-        services.service_subcategory
+        services.service_subcategory as service_default_subcategory
     from categorized
     left join services on categorized.provider = services.provider and categorized.service = services.service
 ),
 
--- FOCUS's catch-all subcategory of a category is `Other (<category>)`
+subcategorized as (
+    select
+        service_categorized.provider,
+        service_categorized.service,
+        service_categorized.service_category,
+        service_categorized.detail,
+        service_categorized.charge_category,
+        service_categorized.cost_category,
+        service_categorized.default_service_category,
+        service_categorized.service_default_subcategory,
+        arg_min(subcategory_rules.service_subcategory, subcategory_rules.rule_order) as matched_subcategory
+    from service_categorized
+    left join subcategory_rules
+        on coalesce(service_categorized.service_category, service_categorized.default_service_category)
+        = subcategory_rules.service_category
+        and (
+            subcategory_rules.provider is null
+            or ilike_escape(coalesce(service_categorized.provider, ''), subcategory_rules.provider, '\')
+        )
+        and (
+            subcategory_rules.service is null
+            or ilike_escape(coalesce(service_categorized.service, ''), subcategory_rules.service, '\')
+        )
+        and (
+            subcategory_rules.detail is null
+            or ilike_escape(coalesce(service_categorized.detail, ''), subcategory_rules.detail, '\')
+        )
+    group by all
+),
+
+-- the first matching subcategory rule, else the service's own (an AWS service code's), else
+-- FOCUS's catch-all of the category, `Other (<category>)`
 final as (
     select
-        * exclude (service_subcategory),
-        coalesce(service_subcategory, 'Other (' || default_service_category || ')') as default_service_subcategory
-    from defaults
+        subcategorized.* exclude (matched_subcategory, service_default_subcategory),
+        coalesce(
+            subcategorized.matched_subcategory,
+            subcategorized.service_default_subcategory,
+            'Other (' || coalesce(subcategorized.service_category, subcategorized.default_service_category) || ')'
+        ) as service_subcategory
+    from subcategorized
 )
 
 select * from final;

@@ -339,7 +339,7 @@ line_items as (
                     blank(product_region)
                 )
         end as RegionName,
-        categories.default_service_subcategory as ServiceSubcategory,
+        categories.service_subcategory as ServiceSubcategory,
         case when blank(product_sku) is not null then priced.detail end as SkuMeter,
         case
             when blank(pricing_rate_id) is not null

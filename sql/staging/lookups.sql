@@ -34,6 +34,23 @@ from read_csv(
     columns = {'service_code': 'varchar', 'service_category': 'varchar', 'service_subcategory': 'varchar'}
 );
 
+-- name: service_subcategory_rules
+-- The ServiceSubcategory rules in order, each glob as a LIKE pattern (NULL: any value).
+insert into service_subcategory_rules
+select
+    unnest(range(len($service_subcategory))),
+    unnest($provider),
+    unnest($service),
+    unnest($detail),
+    unnest($service_category),
+    unnest($service_subcategory);
+
+-- name: gcp_region_names
+-- Display names of GCP regions, from the mapping table kept in the repository.
+insert into region_names
+select 'Google Cloud', region_id, region_name
+from read_csv($file, header = true, columns = {'region_id': 'varchar', 'region_name': 'varchar'});
+
 -- name: delivery_files
 -- The delivery's files, where the user finds each, and the delivery row number of its first row.
 insert into delivery_files

@@ -102,6 +102,68 @@ create or replace temp macro money_quotient(value, divisor) as
         as decimal(38, 10)
     );
 
+-- a × b ÷ c for money or quantities (c > 0), exactly, truncated toward zero at the 10th decimal:
+-- in integer counts of 1e-10 (HUGEINT, valid while |a × b| stays below 1.7e18 in units of 1e-20).
+-- What a split takes of a whole; the whole minus it is the rest, so the two sum exactly.
+create or replace temp macro money_scaled(a, b, c) as
+    cast(
+        cast(
+            sign(cast(a as decimal(38, 10))) * sign(cast(b as decimal(38, 10)))
+            * (money_units(a) * money_units(b) // money_units(c)) as decimal(38, 0)
+        ) * cast(0.0000000001 as decimal(11, 10))
+        as decimal(38, 10)
+    );
+
+-- FOCUS unit words and the abbreviations providers write, lower case, as their singular and plural
+-- in FOCUS's Unit Format (data sizes abbreviated alike in both, time and count units capitalized).
+create or replace temp macro focus_unit_words() as map(
+    [
+        'byte', 'b', 'kilobyte', 'kb', 'megabyte', 'mb', 'gigabyte', 'gb', 'terabyte', 'tb', 'petabyte', 'pb',
+        'kibibyte', 'kib', 'mebibyte', 'mib', 'gibibyte', 'gib', 'tebibyte', 'tib', 'pebibyte', 'pib',
+        'millisecond', 'ms', 'second', 'sec', 's', 'minute', 'min', 'hour', 'hr', 'day', 'month', 'mo', 'year',
+        'request', 'count', 'token', 'character', 'core'
+    ],
+    [
+        ['B', 'B'], ['B', 'B'], ['KB', 'KB'], ['KB', 'KB'], ['MB', 'MB'], ['MB', 'MB'], ['GB', 'GB'], ['GB', 'GB'],
+        ['TB', 'TB'], ['TB', 'TB'], ['PB', 'PB'], ['PB', 'PB'], ['KiB', 'KiB'], ['KiB', 'KiB'], ['MiB', 'MiB'],
+        ['MiB', 'MiB'], ['GiB', 'GiB'], ['GiB', 'GiB'], ['TiB', 'TiB'], ['TiB', 'TiB'], ['PiB', 'PiB'],
+        ['PiB', 'PiB'], ['Millisecond', 'Milliseconds'], ['Millisecond', 'Milliseconds'], ['Second', 'Seconds'],
+        ['Second', 'Seconds'], ['Second', 'Seconds'], ['Minute', 'Minutes'], ['Minute', 'Minutes'],
+        ['Hour', 'Hours'], ['Hour', 'Hours'], ['Day', 'Days'], ['Month', 'Months'], ['Month', 'Months'],
+        ['Year', 'Years'], ['Request', 'Requests'], ['Count', 'Counts'], ['Token', 'Tokens'],
+        ['Character', 'Characters'], ['Core', 'Cores']
+    ]
+);
+
+-- One word of a unit as [singular, plural] FOCUS words (a trailing s of a plural ignored); NULL for
+-- a word FOCUS does not define (e.g. DPU, vCPU).
+create or replace temp macro focus_unit_word(word) as
+    coalesce(focus_unit_words()[lower(word)], focus_unit_words()[regexp_replace(lower(word), 's$', '')]);
+
+-- A provider's unit in FOCUS's Unit Format, the quantity unchanged, the one rule every mapping
+-- applies to PricingUnit and ConsumedUnit (the provider's text is kept in x_ProviderPricingUnit /
+-- x_ProviderConsumedUnit): `Hrs` → Hours, `GB-Mo` → GB-Months, `DPU-Hour` → DPU-Hours,
+-- `byte-seconds` → B-Seconds, `gibibyte month` → GiB-Months, `1000 requests` → 1000 Requests. One
+-- word becomes its plural; two (split at a space or hyphen) the first's singular (kept as written
+-- when FOCUS has no such word), a hyphen and the second's plural; an optional leading whole-number
+-- quantity stays. A unit whose last word FOCUS does not define is kept as written.
+create or replace temp macro focus_unit(unit) as
+    list_transform(
+        [regexp_extract(blank(unit), '^(?:(\d+) )?([^ -]+?)(?:[ -]([^ -]+))?$', ['quantity', 'first', 'second'])],
+        parts -> case
+            when blank(unit) is null then null
+            when parts.first = '' then blank(unit)
+            when parts.second = '' and focus_unit_word(parts.first) is null then blank(unit)
+            when parts.second = '' then concat_ws(' ', nullif(parts.quantity, ''), focus_unit_word(parts.first)[2])
+            when focus_unit_word(parts.second) is null then blank(unit)
+            else concat_ws(
+                ' ',
+                nullif(parts.quantity, ''),
+                coalesce(focus_unit_word(parts.first)[1], parts.first) || '-' || focus_unit_word(parts.second)[2]
+            )
+        end
+    )[1];
+
 -- A TIMESTAMP (UTC) or TIMESTAMP WITH TIME ZONE as a UTC TIMESTAMP, whatever the session's zone.
 create or replace temp macro utc_timestamp(value) as make_timestamp(epoch_us(value));
 
@@ -140,8 +202,9 @@ create or replace temp table category_inputs (
     charge_category varchar
 );
 
--- Of each category_inputs row: its x_CostCategory, and the ServiceCategory and ServiceSubcategory
--- of a line whose export names none (its service's, else its cost category's and `Other (...)`).
+-- Of each category_inputs row: its x_CostCategory, the ServiceCategory of a line whose export
+-- names none (its service's, else its cost category's) and the FOCUS ServiceSubcategory of that
+-- ServiceCategory (the first matching rule of service_subcategory_rules, else `Other (category)`).
 create or replace temp table line_categories (
     provider varchar,
     service varchar,
@@ -150,72 +213,25 @@ create or replace temp table line_categories (
     charge_category varchar,
     cost_category varchar,
     default_service_category varchar,
-    default_service_subcategory varchar
+    service_subcategory varchar
 );
+
+-- The ServiceSubcategory rules as LIKE patterns (NULL: any value), first (lowest rule_order) of
+-- the line's ServiceCategory wins.
+create or replace temp table service_subcategory_rules (
+    rule_order integer,
+    provider varchar,
+    service varchar,
+    detail varchar,
+    service_category varchar,
+    service_subcategory varchar
+);
+
+-- Display names of provider regions.
+create or replace temp table region_names (provider varchar, region_id varchar, region_name varchar);
 
 create or replace temp table gpu_instance_types (provider varchar, instance_type varchar, gpus integer);
 
 create or replace temp table service_categories (
     provider varchar, service varchar, service_category varchar, service_subcategory varchar
 );
-
--- One word of a provider's unit as FOCUS's Unit Format spells it (FOCUS 1.2 "Unit Format":
--- data sizes like GB and GiB, time units in whole words, count units as they are).
-create or replace temp macro focus_unit_word(word) as
-    case lower(word)
-        when 'hrs' then 'Hours'
-        when 'hr' then 'Hours'
-        when 'hour' then 'Hours'
-        when 'hours' then 'Hours'
-        when 'mo' then 'Months'
-        when 'mos' then 'Months'
-        when 'month' then 'Months'
-        when 'months' then 'Months'
-        when 'day' then 'Days'
-        when 'days' then 'Days'
-        when 'min' then 'Minutes'
-        when 'minute' then 'Minutes'
-        when 'minutes' then 'Minutes'
-        when 's' then 'Seconds'
-        when 'sec' then 'Seconds'
-        when 'second' then 'Seconds'
-        when 'seconds' then 'Seconds'
-        when 'byte' then 'B'
-        when 'bytes' then 'B'
-        when 'kb' then 'KB'
-        when 'mb' then 'MB'
-        when 'gb' then 'GB'
-        when 'tb' then 'TB'
-        when 'pb' then 'PB'
-        when 'kib' then 'KiB'
-        when 'mib' then 'MiB'
-        when 'gib' then 'GiB'
-        when 'tib' then 'TiB'
-        when 'kibibyte' then 'KiB'
-        when 'mebibyte' then 'MiB'
-        when 'gibibyte' then 'GiB'
-        when 'tebibyte' then 'TiB'
-        when 'request' then 'Requests'
-        when 'requests' then 'Requests'
-        when 'count' then 'Count'
-        else word
-    end;
-
--- A provider's unit in FOCUS's Unit Format, the one rule every mapping applies to PricingUnit and
--- ConsumedUnit (the provider's text is kept in x_ProviderPricingUnit / x_ProviderConsumedUnit):
--- `Hrs` → Hours, `GB-Mo` → GB-Months, `DPU-Hour` → DPU-Hours, `gibibyte month` → GiB-Months,
--- `byte-seconds` → B-Seconds; a unit it does not know is kept as written.
-create or replace temp macro focus_unit(unit) as
-    list_transform(
-        [regexp_extract(
-            blank(unit),
-            '^(.*[^ -])[ -](hrs?|hours?|mos?|months?|days?|min|minutes?|s|sec|seconds?)$',
-            ['size', 'time'],
-            'i'
-        )],
-        parts -> case
-            when blank(unit) is null then null
-            when parts.time <> '' then focus_unit_word(parts.size) || '-' || focus_unit_word(parts.time)
-            else focus_unit_word(blank(unit))
-        end
-    )[1];

@@ -19,6 +19,24 @@ from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.readers.gcp import GcpExportFilesReader
 
 VM = "//compute.googleapis.com/projects/ml-train-prod/zones/us-central1-a/instances/7234001"
+COMMITMENT_COLUMNS = (
+    "CommitmentDiscountId",
+    "CommitmentDiscountName",
+    "CommitmentDiscountType",
+    "CommitmentDiscountCategory",
+    "CommitmentDiscountStatus",
+    "CommitmentDiscountQuantity",
+    "CommitmentDiscountUnit",
+    "PricingCategory",
+)
+UNIT_COLUMNS = (
+    "PricingQuantity",
+    "PricingUnit",
+    "ConsumedQuantity",
+    "ConsumedUnit",
+    "x_ProviderPricingUnit",
+    "x_ProviderConsumedUnit",
+)
 
 
 def row(description: str = "A3 Instance Core running in Americas", **fields: object) -> dict:
@@ -121,11 +139,14 @@ ROWS = {
         "Nvidia H100 80GB GPU running in Americas",
         cost="4.4087",
         usage={"amount": "5400.5", "unit": "seconds", "amount_in_pricing_units": 1.5, "pricing_unit": "hour"},
+        price={"effective_price": "2.9391", "tier_start_amount": "0", "unit": "hour", "pricing_unit_quantity": 1},
     ),
+    # the commitment c1 of 4 GPU-hours in the hour "two credits" used 8 × 38.5 / 100 = 3.08 of
     "gpu commitment fee": row(
         "Commitment v1: H100 GPU in Americas for 1 Year",
         cost=50.0,
-        usage={"amount": 3600, "unit": "seconds", "amount_in_pricing_units": 1, "pricing_unit": "hour"},
+        usage={"amount": 14400, "unit": "seconds", "amount_in_pricing_units": 4, "pricing_unit": "hour"},
+        resource={"name": "c1", "global_name": None},
     ),
     "no resource": row(
         "Log Volume", service={"id": "5490", "description": "Cloud Logging"}, resource=None, labels=[], system_labels=[]
@@ -145,7 +166,13 @@ def map_export(files: list[Path], staging: Path) -> tuple[list[dict], dict]:
         batch.mapped.stage(staged)
         rows += pl.read_parquet(staged).to_dicts()
         totals[period] = (batch.raw_rows, batch.raw_billed_cost)
-    return sorted(rows, key=lambda line: int(line["x_LineItemKey"].rsplit("|", 1)[1])), totals
+    return sorted(rows, key=line_order), totals
+
+
+def line_order(line: dict) -> tuple[int, str]:
+    """A line's row in its file, then its derived suffix (`|used`, `|unused`; none first)."""
+    key = line["x_LineItemKey"].removesuffix("|used").removesuffix("|unused")
+    return int(key.rsplit("|", 1)[1]), line["x_LineItemKey"][len(key) :]
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +181,14 @@ def mapped(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     file = folder / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261007.jsonl"
     file.write_text("\n".join(json.dumps(r) for r in ROWS.values()) + "\n")
     rows, _ = map_export([file], folder / "staging")
-    return dict(zip(ROWS, rows))
+    parents = [line for line in rows if not line["x_LineItemKey"].endswith(("|used", "|unused"))]
+    derived = {
+        f"{name} {line['x_LineItemKey'].rsplit('|', 1)[1]}": line
+        for name, parent in zip(ROWS, parents)
+        for line in rows
+        if line["x_LineItemKey"] in (parent["x_LineItemKey"] + "|used", parent["x_LineItemKey"] + "|unused")
+    }
+    return dict(zip(ROWS, parents)) | derived
 
 
 def credits(line: dict) -> dict[str, Decimal]:
@@ -218,10 +252,94 @@ def test_gpu_hours_only_from_gpu_sku_usage_seconds(mapped: dict[str, dict]) -> N
         "yen": Decimal(0),  # an instance-core SKU of the same VM: cost, no GPU-hours
         "gpu partial hour": Decimal("1.5001388889"),  # 5400.5 s / 3600, rounded at 10 decimals
         "gpu commitment fee": Decimal(0),
+        "gpu commitment fee used": Decimal(0),
+        "gpu commitment fee unused": Decimal(0),
         "no resource": Decimal(0),
     }
     core = mapped["correction"]
     assert (core["x_InstanceType"], core["x_GpuCount"], core["x_CostCategory"]) == ("a3-highgpu-8g", 8, "compute")
+
+
+def test_covered_usage_names_its_committed_use_discount(mapped: dict[str, dict]) -> None:
+    line = mapped["two credits"]
+    got = {column: line[column] for column in COMMITMENT_COLUMNS}
+    assert got == {
+        "CommitmentDiscountId": "c1",  # the first CUD credit's id
+        "CommitmentDiscountName": "Committed use discount: A3 GPUs",
+        "CommitmentDiscountType": "Committed Use Discount",
+        "CommitmentDiscountCategory": "Usage",  # resource-based; DOLLAR_BASE credits are Spend
+        "CommitmentDiscountStatus": "Used",
+        "CommitmentDiscountQuantity": Decimal("3.08"),  # 8 hours × (37 + 1.5) / 100 of the cost
+        "CommitmentDiscountUnit": "Hours",
+        "PricingCategory": "Committed",
+    }
+    plain = mapped["gpu partial hour"]
+    assert {column: plain[column] for column in COMMITMENT_COLUMNS} == dict.fromkeys(COMMITMENT_COLUMNS) | {
+        "PricingCategory": "Standard"
+    }
+
+
+def test_a_commitment_fee_is_a_purchase_amortized_onto_used_and_unused_rows(mapped: dict[str, dict]) -> None:
+    fee, used, unused = (mapped[f"gpu commitment fee{part}"] for part in ("", " used", " unused"))
+    assert (fee["ChargeCategory"], fee["ChargeFrequency"], fee["BilledCost"], fee["EffectiveCost"]) == (
+        "Purchase",
+        "Recurring",
+        Decimal("50"),
+        Decimal("0"),
+    )
+    assert (fee["CommitmentDiscountId"], fee["CommitmentDiscountQuantity"], fee["CommitmentDiscountStatus"]) == (
+        "c1",
+        Decimal("4"),
+        None,
+    )
+    assert used["x_LineItemKey"] == fee["x_LineItemKey"] + "|used"
+    assert unused["x_LineItemKey"] == fee["x_LineItemKey"] + "|unused"
+    # 3.08 of 4 hours used: 50 × 3.08 / 4 = 38.5, the rest unused
+    got = [
+        (line["ChargeCategory"], line["CommitmentDiscountStatus"], line["CommitmentDiscountQuantity"])
+        + (line["ConsumedQuantity"], line["BilledCost"], line["EffectiveCost"])
+        for line in (used, unused)
+    ]
+    assert got == [
+        ("Usage", "Used", Decimal("3.08"), Decimal("3.08"), Decimal(0), Decimal("38.5")),
+        ("Usage", "Unused", Decimal("0.92"), None, Decimal(0), Decimal("11.5")),
+    ]
+    assert sum(line["EffectiveCost"] for line in (fee, used, unused)) == fee["BilledCost"]
+
+
+def test_quantities_and_units_in_focus_form(mapped: dict[str, dict]) -> None:
+    def units(name: str) -> tuple:
+        line = mapped[name]
+        return tuple(line[column] for column in UNIT_COLUMNS)
+
+    assert units("two credits") == (Decimal(8), "Hours", Decimal(28800), "Seconds", "hour", "seconds")
+    # a tax has no quantity, an adjustment no consumption
+    assert units("tax") == (None, None, None, None, None, None)
+    assert units("correction")[2:4] == (None, None)
+    tax = mapped["tax"]
+    assert (tax["SkuId"], tax["SkuPriceId"], tax["SkuMeter"], tax["PricingCategory"]) == (None, None, None, None)
+
+
+def test_price_region_account_types_and_subcategory(mapped: dict[str, dict]) -> None:
+    line = mapped["gpu partial hour"]
+    assert (line["ContractedUnitPrice"], line["SkuPriceId"], line["SkuPriceDetails"]) == (
+        Decimal("2.9391"),
+        "3C8E-91F4-A6B2/tier/0",
+        '{"x_TierStartAmount": 0}',
+    )
+    assert (line["RegionName"], line["BillingAccountType"], line["SubAccountType"], line["SkuMeter"]) == (
+        "Iowa",
+        "Billing Account",
+        "Project",
+        "Nvidia H100 80GB GPU running in Americas",
+    )
+    assert mapped["two credits"]["ContractedUnitPrice"] is None  # a standard export has no price
+    subcategories = {name: mapped[name]["ServiceSubcategory"] for name in ("two credits", "goodwill", "no resource")}
+    assert subcategories == {
+        "two credits": "Virtual Machines",
+        "goodwill": "Object Storage",
+        "no resource": "Observability",
+    }
 
 
 def test_tags_resource_and_system_labels(mapped: dict[str, dict]) -> None:

@@ -95,7 +95,8 @@ def gcp_row(
     *,
     credits: tuple[tuple[str, str, float], ...] = (),
 ) -> dict:
-    """One regular export row: `quantity` in the SKU's pricing unit at its list price.
+    """One regular export row: `quantity` in the SKU's pricing unit at its list price (the
+    detailed export's `price` of a single tier).
 
     `credits` are (type, name, fraction of cost), e.g. ("COMMITTED_USAGE_DISCOUNT", …, -0.37).
     """
@@ -120,6 +121,12 @@ def gcp_row(
             "unit": sku.usage_unit,
             "amount_in_pricing_units": round(float(quantity), MONEY_DECIMALS),
             "pricing_unit": sku.pricing_unit,
+        },
+        "price": {
+            "effective_price": sku.price,
+            "tier_start_amount": 0,
+            "unit": sku.pricing_unit,
+            "pricing_unit_quantity": 1,
         },
         "credits": [_credit(kind, name, round(fraction * cost, GCP_COST_DECIMALS)) for kind, name, fraction in credits],
         "invoice": {"month": invoice_month(start)},

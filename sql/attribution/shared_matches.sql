@@ -61,10 +61,24 @@ condition_matches as (
                 when 'CommitmentDiscountId' then line_items.CommitmentDiscountId
                 when 'CommitmentDiscountType' then line_items.CommitmentDiscountType
                 when 'CommitmentDiscountStatus' then line_items.CommitmentDiscountStatus
+                when 'BillingAccountType' then line_items.BillingAccountType
+                when 'SubAccountType' then line_items.SubAccountType
+                when 'RegionName' then line_items.RegionName
+                when 'ServiceSubcategory' then line_items.ServiceSubcategory
+                when 'SkuMeter' then line_items.SkuMeter
+                when 'SkuPriceDetails' then line_items.SkuPriceDetails
+                when 'PricingCurrency' then line_items.PricingCurrency
+                when 'CommitmentDiscountCategory' then line_items.CommitmentDiscountCategory
+                when 'CommitmentDiscountName' then line_items.CommitmentDiscountName
+                when 'CommitmentDiscountUnit' then line_items.CommitmentDiscountUnit
+                when 'CapacityReservationId' then line_items.CapacityReservationId
+                when 'CapacityReservationStatus' then line_items.CapacityReservationStatus
                 when 'x_SourceName' then line_items.x_SourceName
                 when 'x_SourceFormat' then line_items.x_SourceFormat
                 when 'x_CostCategory' then line_items.x_CostCategory
                 when 'x_InstanceType' then line_items.x_InstanceType
+                when 'x_ProviderPricingUnit' then line_items.x_ProviderPricingUnit
+                when 'x_ProviderConsumedUnit' then line_items.x_ProviderConsumedUnit
         end
     ) glob conditions.pattern
 ),

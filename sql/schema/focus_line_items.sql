@@ -43,6 +43,23 @@ create table if not exists focus_line_items (
     CommitmentDiscountType varchar,
     CommitmentDiscountStatus varchar,
     Tags map(varchar, varchar),
+    BillingAccountType varchar,
+    SubAccountType varchar,
+    RegionName varchar,
+    ServiceSubcategory varchar,
+    SkuMeter varchar,
+    SkuPriceDetails varchar,
+    ContractedUnitPrice decimal(38, 10),
+    PricingCurrency varchar,
+    PricingCurrencyContractedUnitPrice decimal(38, 10),
+    PricingCurrencyEffectiveCost decimal(38, 10),
+    PricingCurrencyListUnitPrice decimal(38, 10),
+    CommitmentDiscountCategory varchar,
+    CommitmentDiscountName varchar,
+    CommitmentDiscountQuantity decimal(38, 10),
+    CommitmentDiscountUnit varchar,
+    CapacityReservationId varchar,
+    CapacityReservationStatus varchar,
     x_LineItemKey varchar not null,
     x_SourceName varchar not null,
     x_SourceFormat varchar not null,
@@ -54,8 +71,33 @@ create table if not exists focus_line_items (
     x_GpuHours decimal(38, 10) not null,
     x_Credits map(varchar, decimal(38, 10)),      -- GCP: Σ credits per credit type (negative)
     x_CurrencyConversionRate decimal(38, 10),     -- GCP: cost ÷ rate = USD; amounts stay in BillingCurrency
-    x_SystemLabels map(varchar, varchar)          -- GCP: system_labels, kept apart from Tags
+    x_SystemLabels map(varchar, varchar),         -- GCP: system_labels, kept apart from Tags
+    x_ProviderPricingUnit varchar,
+    x_ProviderConsumedUnit varchar,
+    x_ExtraColumns map(varchar, varchar)
 );
+
+-- warehouses created before these columns existed
+alter table focus_line_items add column if not exists BillingAccountType varchar;
+alter table focus_line_items add column if not exists SubAccountType varchar;
+alter table focus_line_items add column if not exists RegionName varchar;
+alter table focus_line_items add column if not exists ServiceSubcategory varchar;
+alter table focus_line_items add column if not exists SkuMeter varchar;
+alter table focus_line_items add column if not exists SkuPriceDetails varchar;
+alter table focus_line_items add column if not exists ContractedUnitPrice decimal(38, 10);
+alter table focus_line_items add column if not exists PricingCurrency varchar;
+alter table focus_line_items add column if not exists PricingCurrencyContractedUnitPrice decimal(38, 10);
+alter table focus_line_items add column if not exists PricingCurrencyEffectiveCost decimal(38, 10);
+alter table focus_line_items add column if not exists PricingCurrencyListUnitPrice decimal(38, 10);
+alter table focus_line_items add column if not exists CommitmentDiscountCategory varchar;
+alter table focus_line_items add column if not exists CommitmentDiscountName varchar;
+alter table focus_line_items add column if not exists CommitmentDiscountQuantity decimal(38, 10);
+alter table focus_line_items add column if not exists CommitmentDiscountUnit varchar;
+alter table focus_line_items add column if not exists CapacityReservationId varchar;
+alter table focus_line_items add column if not exists CapacityReservationStatus varchar;
+alter table focus_line_items add column if not exists x_ProviderPricingUnit varchar;
+alter table focus_line_items add column if not exists x_ProviderConsumedUnit varchar;
+alter table focus_line_items add column if not exists x_ExtraColumns map(varchar, varchar);
 
 -- A partition per (source, billing period): a reload deletes whole files of the lake, never rows
 -- inside files, so a restated period leaves no delete files behind.
@@ -133,6 +175,33 @@ comment on column focus_line_items.Tags is
     'Resource tags and labels, key to value, keys as the export writes them (GCP: labels, then project labels for '
     'keys the resource does not set). Attribution compares keys with normalize_tag_key: lower case, -, space and '
     ': as _, a leading user_ dropped.';
+comment on column focus_line_items.BillingAccountType is
+    'Provider label for the kind of billing account (e.g. AWS: Payer Account; GCP: Billing Account).';
+comment on column focus_line_items.SubAccountType is
+    'Provider label for the kind of sub-account (e.g. AWS: Linked Account; GCP: Project); NULL without one.';
+comment on column focus_line_items.RegionName is 'Display name of RegionId (e.g. US East (N. Virginia)); NULL without a region.';
+comment on column focus_line_items.ServiceSubcategory is
+    'FOCUS service subcategory within ServiceCategory (e.g. Virtual Machines, Object Storage); Other where none fits.';
+comment on column focus_line_items.SkuMeter is 'What the SKU measures (e.g. AWS usage type, GCP SKU description); NULL where none.';
+comment on column focus_line_items.SkuPriceDetails is
+    'Properties of the SKU price as a JSON object text (e.g. {"InstanceType": "p5.48xlarge"}); NULL where none.';
+comment on column focus_line_items.ContractedUnitPrice is
+    'Price per PricingUnit negotiated with the provider, before commitment discounts, in BillingCurrency.';
+comment on column focus_line_items.PricingCurrency is
+    'Currency of the provider''s price list when it differs from BillingCurrency; NULL where the export gives none.';
+comment on column focus_line_items.PricingCurrencyContractedUnitPrice is 'ContractedUnitPrice in PricingCurrency.';
+comment on column focus_line_items.PricingCurrencyEffectiveCost is 'EffectiveCost in PricingCurrency.';
+comment on column focus_line_items.PricingCurrencyListUnitPrice is 'ListUnitPrice in PricingCurrency.';
+comment on column focus_line_items.CommitmentDiscountCategory is
+    'Spend (Savings Plans, spend-based CUDs) or Usage (reservations, resource-based CUDs); NULL without a commitment.';
+comment on column focus_line_items.CommitmentDiscountName is 'Display name of the commitment discount; NULL where none.';
+comment on column focus_line_items.CommitmentDiscountQuantity is
+    'Amount of the commitment the line used or left unused, in CommitmentDiscountUnit; NULL without a commitment.';
+comment on column focus_line_items.CommitmentDiscountUnit is
+    'Unit of CommitmentDiscountQuantity (e.g. Hours, USD); NULL without a commitment.';
+comment on column focus_line_items.CapacityReservationId is 'The capacity reservation the line used or left unused; NULL where none.';
+comment on column focus_line_items.CapacityReservationStatus is
+    'Used or Unused, for lines of a capacity reservation; NULL where none.';
 comment on column focus_line_items.x_LineItemKey is
     'RunLedger''s key of the line, unique by construction: the source name, then the line''s place in its '
     'delivery (AWS exports source|YYYY-MM|executionId|row, files source|file|row); stable across reloads of the '
@@ -163,3 +232,10 @@ comment on column focus_line_items.x_CurrencyConversionRate is
     'BillingCurrency. NULL for other sources.';
 comment on column focus_line_items.x_SystemLabels is
     'GCP: the export''s system_labels (the machine type among them), kept apart from Tags. NULL for other sources.';
+comment on column focus_line_items.x_ProviderPricingUnit is
+    'PricingUnit as the provider''s export writes it (e.g. GB-Mo, byte-seconds), before mapping onto FOCUS units.';
+comment on column focus_line_items.x_ProviderConsumedUnit is
+    'ConsumedUnit as the provider''s export writes it, before mapping onto FOCUS units.';
+comment on column focus_line_items.x_ExtraColumns is
+    'FOCUS files: each column of the file that is not a column of this table (its own x_ columns, other FOCUS '
+    'versions'' columns), name to value as text. NULL for other sources.';

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Literal
@@ -265,6 +266,9 @@ class Orchestration(_Strict):
     cron: str = "0 6 * * *"
     timezone: str = "UTC"
     freshness_max_age_hours: float = Field(default=72, gt=0)
+    # The moment freshness is judged at instead of the clock: for a project of past exports (the
+    # demo, an archive, a replay) whose newest charge can never be recent.
+    freshness_as_of: datetime | None = None
     untagged_share_threshold: float = Field(default=0.25, ge=0, le=1)
     sensor_interval_seconds: int = Field(default=300, ge=30)
     maintenance_cron: str = "0 5 * * 0"  # weekly, Sunday 05:00
@@ -277,6 +281,14 @@ class Orchestration(_Strict):
         if len(fields) != 5:
             raise ValueError(f"{value!r} is not a cron expression of 5 fields (minute hour day month weekday)")
         return value
+
+    @field_validator("freshness_as_of")
+    @classmethod
+    def _as_utc(cls, value: datetime | None) -> datetime | None:
+        """The moment in UTC, without an offset (the warehouse's timestamps); no offset means UTC."""
+        if value is None or value.tzinfo is None:
+            return value
+        return value.astimezone(UTC).replace(tzinfo=None)
 
     @field_validator("timezone")
     @classmethod

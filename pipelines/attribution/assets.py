@@ -162,7 +162,7 @@ def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 
 @dg.asset(
-    deps=[cost_allocations],
+    deps=[FOCUS_LINE_ITEMS, cost_allocations],
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
@@ -172,14 +172,16 @@ def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
         dg.AssetCheckSpec(
             UNTAGGED_SHARE_CHECK,
             asset="unattributed_costs",
-            description="In every billing period the spend with no training run stays below "
-            "`orchestration.untagged_share_threshold` of the period's effective cost.",
+            description="In every billing period the untagged spend (spend with no training run that tagging "
+            "could move: lines of a resource) stays below `orchestration.untagged_share_threshold` of the period's "
+            "effective cost. Commitments, tax, credits, support and charges without a resource are listed apart.",
         )
     ],
 )
 def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """The `unattributed_costs` view: spend with no training run by provider, account, service,
-    resource and billing period, with its share of the period: the tag-hygiene worklist."""
+    resource, commitment, spend kind and billing period, with its share of the period: the
+    tag-hygiene worklist."""
     config = runledger.load_config()
     threshold = Decimal(str(config.orchestration.untagged_share_threshold))
     with runledger.warehouse(config) as conn:
@@ -187,7 +189,7 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
         shares = conn.execute(read_sql("marts/unattributed_costs", "share")).fetchall()
         over = [
             (period, currency, share)
-            for period, currency, _, _, share in shares
+            for period, currency, *_, share in shares
             if share is not None and share > threshold
         ]
         offenders = conn.execute(
@@ -197,6 +199,7 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
                 "limit": TOP_OFFENDERS,
             },
         ).fetchall()
+        not_taggable = conn.execute(read_sql("marts/unattributed_costs", "not_taggable")).fetchall()
     return dg.MaterializeResult(
         metadata={"rows": dg.MetadataValue.int(rows)},
         check_results=[
@@ -213,10 +216,11 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
                 metadata={
                     "threshold": dg.MetadataValue.float(float(threshold)),
                     "share_by_period": dg.MetadataValue.md(
-                        "| period | currency | effective | untagged | share |\n|---|---|---:|---:|---:|\n"
+                        "| period | currency | effective | unattributed | untagged | share |\n"
+                        "|---|---|---:|---:|---:|---:|\n"
                         + "\n".join(
-                            f"| {p:%Y-%m} | {c} | {t:,.2f} | {u:,.2f} | {s if s is None else f'{s:.2%}'} |"
-                            for p, c, t, u, s in shares
+                            f"| {p:%Y-%m} | {c} | {t:,.2f} | {a:,.2f} | {u:,.2f} | {s if s is None else f'{s:.2%}'} |"
+                            for p, c, t, a, _, u, s in shares
                         )
                     ),
                     "top_offenders": dg.MetadataValue.md(
@@ -227,6 +231,10 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
                             f"{sh if sh is None else f'{sh:.2%}'} |"
                             for p, pr, a, sv, r, o, c, e, sh in offenders
                         )
+                    ),
+                    "not_taggable": dg.MetadataValue.md(
+                        "| period | currency | kind | line items | effective |\n|---|---|---|---:|---:|\n"
+                        + "\n".join(f"| {p:%Y-%m} | {c} | {k} | {n} | {e:,.2f} |" for p, c, k, n, e in not_taggable)
                     ),
                 },
             )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
+
+from pipelines.demo.aws.export import AWS_DATA_END
+from pipelines.demo.gcp.export import GCP_DATA_END
 
 CONFIG_FILE_NAME = "runledger.yaml"
 DEMO_FOLDER = Path(".runledger") / "demo"
@@ -12,6 +16,9 @@ RUNS_FILE = DEMO_FOLDER / "runs.yaml"
 BUDGETS_FOLDER = DEMO_FOLDER / "budgets"
 EVENTS_FOLDER = DEMO_FOLDER / "events"
 EARLIER_WAREHOUSE_FILE = Path(".runledger") / "warehouse.duckdb"
+# The demo's "now", which its freshness checks are judged at: the nightly run (06:00 UTC) the
+# morning its exports end, whatever the clock says.
+AS_OF = max(AWS_DATA_END, GCP_DATA_END) + timedelta(hours=6)
 
 CONFIG = {
     "warehouse": ".runledger/lake",
@@ -31,5 +38,6 @@ CONFIG = {
         "runs": RUNS_FILE.as_posix(),
     },
     "budgets": BUDGETS_FOLDER.as_posix(),
+    "orchestration": {"freshness_as_of": f"{AS_OF:%Y-%m-%dT%H:%M:%SZ}"},
 }
 CONFIG_HEADER = "# RunLedger demo project, written by `runledger demo`: paths are relative to this file.\n"

@@ -177,7 +177,9 @@ def _load(
             metadata={"newest_billing_period": f"{newest_period:%Y-%m}"},
         )
     else:
-        freshness = _freshness_result(newest_charge, config.orchestration.freshness_max_age_hours)
+        freshness = _freshness_result(
+            newest_charge, config.orchestration.freshness_max_age_hours, config.orchestration.freshness_as_of
+        )
     return result, [drift, freshness]
 
 
@@ -217,8 +219,12 @@ def _schema_drift_result(reader: BillingSourceReader, billing_period: date, batc
     )
 
 
-def _freshness_result(newest_charge: datetime | None, max_age_hours: float) -> dg.AssetCheckResult:
-    now = datetime.now(UTC).replace(tzinfo=None)
+def _freshness_result(
+    newest_charge: datetime | None, max_age_hours: float, as_of: datetime | None
+) -> dg.AssetCheckResult:
+    """The source's newest charge against `max_age_hours`, its age taken at `as_of` (UTC, the
+    configured `orchestration.freshness_as_of`), else now."""
+    now = as_of or datetime.now(UTC).replace(tzinfo=None)
     age_hours = (now - newest_charge) / timedelta(hours=1) if newest_charge else None
     return dg.AssetCheckResult(
         check_name=FRESHNESS_CHECK,
@@ -227,10 +233,13 @@ def _freshness_result(newest_charge: datetime | None, max_age_hours: float) -> d
         description=(
             "no charges from this source in the warehouse"
             if age_hours is None
-            else f"newest charge {newest_charge:%Y-%m-%d %H:%M} UTC, {age_hours:,.1f} h old (limit {max_age_hours:g} h)"
+            else f"newest charge {newest_charge:%Y-%m-%d %H:%M} UTC, {age_hours:,.1f} h old"
+            + (f" at {as_of:%Y-%m-%d %H:%M} UTC" if as_of else "")
+            + f" (limit {max_age_hours:g} h)"
         ),
         metadata={
             "newest_charge": str(newest_charge) if newest_charge else "none",
+            "as_of": str(now),
             "age_hours": dg.MetadataValue.float(round(age_hours, 2))
             if age_hours is not None
             else dg.MetadataValue.null(),

@@ -146,13 +146,16 @@ class ReconciliationRow:
 
 @dataclass(frozen=True)
 class PeriodShare:
-    """A billing period's total effective spend and its unattributed part."""
+    """A billing period's total effective spend, its unattributed part and the untagged part of
+    that (the spend tagging could move)."""
 
     billing_period: date
     currency: str | None
     effective_cost: Decimal
     unattributed_cost: Decimal
     unattributed_share: float | None
+    untagged_cost: Decimal
+    untagged_share: float | None
 
 
 @dataclass(frozen=True)

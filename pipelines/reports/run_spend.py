@@ -147,13 +147,14 @@ def waste_blocks(details: RunDetails, currency: str) -> tuple[Block, ...]:
 
 
 def unattributed_blocks(unattributed: UnattributedInAccounts) -> tuple[Block, ...]:
-    """The largest unattributed resources in the run's accounts and billing periods."""
+    """The largest untagged resources (unattributed, taggable) in the run's accounts and billing
+    periods."""
     if not unattributed.top:
-        return (Paragraph("No unattributed spend in the accounts this run used, in its billing periods."),)
+        return (Paragraph("No untagged resources in the accounts this run used, in its billing periods."),)
     currencies = sorted({row.currency for row in unattributed.top if row.currency})
     intro = Paragraph(
-        f"{unattributed.resource_rows} unattributed resource rows in the accounts this run used, in its "
-        f"billing periods, total {money(unattributed.effective_cost)} {', '.join(currencies)}; the "
+        f"{unattributed.resource_rows} untagged resource rows (no run, taggable) in the accounts this run used, "
+        f"in its billing periods, total {money(unattributed.effective_cost)} {', '.join(currencies)}; the "
         f"largest {len(unattributed.top)} by effective cost. Tagging them moves their cost to runs."
     )
     rows = [

@@ -270,6 +270,8 @@ def _shares_table(shares: Sequence[PeriodShare]) -> Table:
             Cell(money(share.effective_cost)),
             Cell(money(share.unattributed_cost)),
             Cell(percent(share.unattributed_share)),
+            Cell(money(share.untagged_cost)),
+            Cell(percent(share.untagged_share)),
         )
         for share in shares
     ]
@@ -280,7 +282,9 @@ def _shares_table(shares: Sequence[PeriodShare]) -> Table:
             "Total effective cost",
             "Unattributed",
             "Unattributed share",
+            "Untagged resources",
+            "Untagged share",
         ),
         rows=tuple(rows),
-        numeric_columns=frozenset({2, 3, 4}),
+        numeric_columns=frozenset({2, 3, 4, 5, 6}),
     )

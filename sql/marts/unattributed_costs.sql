@@ -1,7 +1,7 @@
 -- unattributed_costs: the tag-hygiene worklist (a view), and the untagged-share check.
 
 -- name: create
--- Spend with no training run, ranked: the tag-hygiene worklist.
+-- Spend with no training run, ranked: the tag-hygiene worklist, the spend tagging could move first.
 create or replace view unattributed_costs as
 -- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
 -- materializing every allocation row as a CTE
@@ -12,10 +12,26 @@ with allocations as not materialized (
     from cost_allocations
 ),
 
+untaggable as (
+    select x_LineItemKey, CommitmentDiscountId, spend_kind
+    from untaggable_lines()
+),
+
 period_totals as (
     select billing_period, BillingCurrency, sum(effective_cost) as period_effective_cost
     from allocations
     group by all
+),
+
+unattributed_parts as (
+    select
+        allocations.*,
+        untaggable.CommitmentDiscountId,
+        -- a line outside untaggable_lines is a resource's: taggable
+        coalesce(untaggable.spend_kind, 'resource') as spend_kind
+    from allocations
+    left join untaggable on allocations.x_LineItemKey = untaggable.x_LineItemKey
+    where allocations.training_run is null
 ),
 
 unattributed as (
@@ -24,15 +40,17 @@ unattributed as (
         SubAccountId as account,
         ServiceName as service,
         ResourceId as resource,
+        case when spend_kind = 'commitment' then CommitmentDiscountId end as commitment,
+        spend_kind,
         billing_period,
         BillingCurrency,
         any_value(x_CostCategory) as cost_category,
         any_value(owner) filter (where owner is not null) as owner,
         sum(billed_cost) as billed_cost,
         sum(effective_cost) as effective_cost
-    from allocations
-    where training_run is null
-    group by ProviderName, SubAccountId, ServiceName, ResourceId, billing_period, BillingCurrency
+    from unattributed_parts
+    group by
+        ProviderName, SubAccountId, ServiceName, ResourceId, commitment, spend_kind, billing_period, BillingCurrency
 ),
 
 final as (
@@ -50,13 +68,16 @@ final as (
         case
             when period_totals.period_effective_cost = 0 then null
             else round(unattributed.effective_cost / period_totals.period_effective_cost, 6)
-        end as share_of_period
+        end as share_of_period,
+        unattributed.spend_kind = 'resource' as taggable,
+        unattributed.spend_kind,
+        unattributed.commitment
     from unattributed
     inner join period_totals using (billing_period, BillingCurrency)
 )
 
 select * from final
-order by billing_period desc, abs(effective_cost) desc;
+order by billing_period desc, taggable desc, abs(effective_cost) desc;
 
 -- name: count
 -- Rows of the unattributed_costs view.
@@ -64,9 +85,11 @@ select count(*) from unattributed_costs;
 
 -- name: share
 -- Per billing period and currency: total effective spend, the part with no training run and its
--- share (the reports and the untagged_share check both read it).
+-- share, and the untagged part: spend with no run that tagging could move (on lines outside
+-- untaggable_lines) and its share of the total (the reports and the untagged_share check read it).
 with allocations as (
     select
+        x_LineItemKey,
         cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
         BillingCurrency as currency,
         training_run,
@@ -74,27 +97,47 @@ with allocations as (
     from cost_allocations
 ),
 
+untaggable as (
+    select x_LineItemKey
+    from untaggable_lines()
+),
+
 final as (
     select
-        billing_period,
-        currency,
-        sum(effective_cost) as effective_cost,
-        coalesce(sum(effective_cost) filter (where training_run is null), 0) as unattributed_cost,
-        coalesce(sum(effective_cost) filter (where training_run is null), 0)
-            / nullif(sum(effective_cost), 0) as unattributed_share
+        allocations.billing_period,
+        allocations.currency,
+        sum(allocations.effective_cost) as effective_cost,
+        coalesce(sum(allocations.effective_cost) filter (where allocations.training_run is null), 0)
+            as unattributed_cost,
+        coalesce(sum(allocations.effective_cost) filter (where allocations.training_run is null), 0)
+            / nullif(sum(allocations.effective_cost), 0) as unattributed_share,
+        coalesce(
+            sum(allocations.effective_cost) filter (
+                where allocations.training_run is null and untaggable.x_LineItemKey is null
+            ),
+            0
+        ) as untagged_cost,
+        coalesce(
+            sum(allocations.effective_cost) filter (
+                where allocations.training_run is null and untaggable.x_LineItemKey is null
+            ),
+            0
+        ) / nullif(sum(allocations.effective_cost), 0) as untagged_share
     from allocations
-    group by billing_period, currency
+    left join untaggable on allocations.x_LineItemKey = untaggable.x_LineItemKey
+    group by allocations.billing_period, allocations.currency
 )
 
 select * from final
 order by billing_period, currency;
 
 -- name: top_offenders
--- The largest unattributed resources of the given billing periods: who to ask for tags.
+-- The largest untagged resources (unattributed and taggable) of the given billing periods: who to
+-- ask for tags.
 with unattributed as (
     select *
     from unattributed_costs
-    where billing_period in (select unnest($billing_periods::date[]))
+    where taggable and billing_period in (select unnest($billing_periods::date[]))
 ),
 
 final as (
@@ -106,12 +149,47 @@ select * from final
 order by abs(effective_cost) desc, billing_period, provider, service, resource
 limit $limit;
 
+-- name: not_taggable
+-- Per billing period, currency and spend kind: the spend with no training run no tag can move
+-- (commitments, tax, credits, support, other purchases, charges without a resource), listed apart
+-- from the untagged share: its line items and effective cost.
+with allocations as (
+    select
+        x_LineItemKey,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
+        BillingCurrency as currency,
+        effective_cost
+    from cost_allocations
+    where training_run is null
+),
+
+untaggable as (
+    select x_LineItemKey, spend_kind
+    from untaggable_lines()
+),
+
+final as (
+    select
+        allocations.billing_period,
+        allocations.currency,
+        untaggable.spend_kind,
+        count(distinct allocations.x_LineItemKey) as line_items,
+        sum(allocations.effective_cost) as effective_cost
+    from allocations
+    inner join untaggable on allocations.x_LineItemKey = untaggable.x_LineItemKey
+    group by allocations.billing_period, allocations.currency, untaggable.spend_kind
+)
+
+select * from final
+order by billing_period, currency, spend_kind;
+
 -- name: comments
 -- What the view and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md); replacing the view drops them, so they follow every `create`.
 comment on view unattributed_costs is
-    'Spend attributed to no training run per (provider, account, service, resource, billing period, currency), '
-    'newest period first and largest first: the tag-hygiene worklist. Money is DECIMAL(38,10).';
+    'Spend attributed to no training run per (provider, account, service, resource, commitment, spend kind, '
+    'billing period, currency), newest period first, then the spend tagging could move (taggable), then the rest, '
+    'largest first: the tag-hygiene worklist. Money is DECIMAL(38,10).';
 comment on column unattributed_costs.provider is 'ProviderName of the lines.';
 comment on column unattributed_costs.account is 'SubAccountId of the lines (AWS account, GCP project).';
 comment on column unattributed_costs.service is 'ServiceName of the lines.';
@@ -125,3 +203,15 @@ comment on column unattributed_costs.effective_cost is 'Sum of the unattributed 
 comment on column unattributed_costs.share_of_period is
     'effective_cost / all effective cost of the billing period in the currency, rounded to 6 decimals (0.25 is a '
     'quarter); NULL when that total is 0.';
+comment on column unattributed_costs.taggable is
+    'True for spend a tag could move to a run: lines of a resource (spend_kind resource). False for commitment fees '
+    'and unused commitments, tax, credits, support, other purchases and charges without a resource, which the '
+    'untagged_share check leaves out.';
+comment on column unattributed_costs.spend_kind is
+    'Why the spend is or is not taggable (the spend_kind rule on the lines'' FOCUS columns, first that applies): '
+    'commitment (ChargeCategory Purchase with a CommitmentDiscountId, or CommitmentDiscountStatus Unused), tax '
+    '(ChargeCategory Tax or cost category tax), credit (ChargeCategory Credit), support (cost category support), '
+    'purchase (any other Purchase), no resource (no ResourceId); else resource, the taggable spend.';
+comment on column unattributed_costs.commitment is
+    'The CommitmentDiscountId (Savings Plan, reservation or commitment) whose fee or unused part the commitment '
+    'spend is; NULL for other spend.';

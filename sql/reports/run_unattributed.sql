@@ -1,10 +1,12 @@
 -- Top unattributed resources of each run's accounts, for the run reports.
 
 -- name: snapshot
--- The unattributed_costs view computed once for all the reports of a batch (this connection
--- only): each run's report picks the resources of its accounts from it.
+-- The taggable rows of the unattributed_costs view (the untagged resources, whose cost tagging
+-- moves to runs) computed once for all the reports of a batch (this connection only): each run's
+-- report picks the resources of its accounts from it.
 create or replace temp table report_unattributed_costs as
-select * from unattributed_costs;
+select * from unattributed_costs
+where taggable;
 
 -- name: rows
 -- For each run in $training_runs: the largest unattributed resources ($row_limit per run) in the

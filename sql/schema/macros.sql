@@ -26,6 +26,26 @@ create or replace macro first_tag(tags, tag_keys) as
         lambda tag: tag.tag_value is not null
     )[1];
 
+-- spend_kind(ChargeCategory, CommitmentDiscountStatus, CommitmentDiscountId, x_CostCategory,
+-- ResourceId): the one rule of which spend tagging could move to a run, "taggable spend". 'resource'
+-- for a line of a resource (it has a ResourceId, which a tag, a tag snapshot or a registry glob
+-- reaches): taggable. Else why no tag can move it, first that applies: 'commitment' (the fee or
+-- purchase of a Savings Plan, reservation or commitment, or its unused part), 'tax', 'credit',
+-- 'support', 'purchase' (any other purchase) or 'no resource'.
+create or replace macro spend_kind(
+    charge_category, commitment_discount_status, commitment_discount_id, cost_category, resource_id
+) as
+    case
+        when commitment_discount_status = 'Unused' then 'commitment'
+        when charge_category = 'Purchase' and commitment_discount_id is not null then 'commitment'
+        when charge_category = 'Tax' or cost_category = 'tax' then 'tax'
+        when charge_category = 'Credit' then 'credit'
+        when cost_category = 'support' then 'support'
+        when charge_category = 'Purchase' then 'purchase'
+        when resource_id is null then 'no resource'
+        else 'resource'
+    end;
+
 -- decimal_divide(numerator, denominator): the quotient as DECIMAL(38, 10), rounded half away from
 -- zero like DuckDB's round() and decimal casts; NULL when the denominator is 0 or NULL.
 -- DuckDB divides DECIMALs in DOUBLE (about 16 significant digits), so this reads both operands as
@@ -116,6 +136,20 @@ final as (
 )
 
 select * from final;
+
+-- untaggable_lines(): the line items of focus_line_items no tag can move (spend_kind other than
+-- 'resource'), with their kind and CommitmentDiscountId; every other line is a resource's, taggable.
+create or replace macro untaggable_lines() as table
+select x_LineItemKey, CommitmentDiscountId, spend_kind
+from (
+    select
+        x_LineItemKey,
+        CommitmentDiscountId,
+        spend_kind(ChargeCategory, CommitmentDiscountStatus, CommitmentDiscountId, x_CostCategory, ResourceId)
+            as spend_kind
+    from focus_line_items
+) as line_kinds
+where spend_kind <> 'resource';
 
 -- focus_totals(period): focus_line_items per source, billing period and currency: line items, the
 -- rows among them RunLedger derived from a provider line (x_DerivedFrom: raw rows + derived rows =

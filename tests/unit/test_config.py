@@ -1,6 +1,7 @@
 """runledger.yaml validation: every problem names the file and the key."""
 
 import re
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -224,3 +225,18 @@ def test_registry_errors_name_each_entry_by_position_and_id(tmp_path: Path) -> N
         f"{runs}: runs[2] (id eval): Value error, end must be after start (the window is [start, end))",
         f"{runs}: runs[3].id: Field required",
     ]
+
+
+def test_freshness_is_judged_at_the_configured_moment_in_utc(tmp_path: Path) -> None:
+    assert load_config(write_config(tmp_path, "warehouse: w\n")).orchestration.freshness_as_of is None
+    # quoted text or a YAML timestamp; an offset is converted, none means UTC
+    for moment in (
+        "'2026-11-29T08:00:00+02:00'",
+        "2026-11-29T08:00:00+02:00",
+        "2026-11-29T06:00:00Z",
+        "2026-11-29 06:00",
+    ):
+        config = load_config(write_config(tmp_path, f"orchestration:\n  freshness_as_of: {moment}\n"))
+        assert config.orchestration.freshness_as_of == datetime(2026, 11, 29, 6)
+    with pytest.raises(ConfigError, match=r"runledger.yaml: orchestration.freshness_as_of: "):
+        load_config(write_config(tmp_path, "orchestration:\n  freshness_as_of: last tuesday\n"))

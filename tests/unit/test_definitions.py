@@ -64,7 +64,7 @@ UPSTREAM = {
     "focus_line_items": {"raw/aws_main", "raw/gcp_main"},
     "cost_allocations": {"focus_line_items", "run_registry", "resource_tag_snapshots"},
     "run_costs": {"cost_allocations", "run_registry"},
-    "unattributed_costs": {"cost_allocations"},
+    "unattributed_costs": {"focus_line_items", "cost_allocations"},
     "reconciliation": {"focus_line_items", "cost_allocations"},
     "budget_variance": {"budget_baselines", "cost_allocations", "reconciliation"},
     "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation"},

@@ -39,6 +39,7 @@ RUN_ACCOUNT = "111111111111"
 FT_ACCOUNT = "222222222222"
 OTHER_ACCOUNT = "999999999999"
 CHECKPOINTS = "arn:aws:s3:::ckpt-7b"
+SAVINGS_PLAN = "arn:aws:savingsplans::111122223333:savingsplan/sp-0a1b"
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Line:
     run: str | None
     cost: Decimal
     gpu_hours: Decimal = Decimal(0)
+    charge_category: str = "Usage"
 
 
 COMPUTE_COSTS = [
@@ -84,6 +86,17 @@ LINES = [
     Line("u1", date(2026, 10, 5), RUN_ACCOUNT, "storage", "vol-0orphan", None, Decimal("321.5")),
     Line("u2", date(2026, 10, 6), RUN_ACCOUNT, "compute", "i-0untagged", None, Decimal("45.25")),
     Line("u3", date(2026, 10, 6), OTHER_ACCOUNT, "compute", "i-0elsewhere", None, Decimal("77.7")),
+    # a Savings Plan fee of the run's account: unattributed, but no tag can move it
+    Line(
+        "f1",
+        date(2026, 10, 1),
+        RUN_ACCOUNT,
+        "compute",
+        SAVINGS_PLAN,
+        None,
+        Decimal("612.4"),
+        charge_category="Purchase",
+    ),
 ]
 
 ESTIMATES = {
@@ -112,9 +125,10 @@ def _insert_lines(conn: duckdb.DuckDBPyConnection) -> None:
                 x_LineItemKey, x_SourceName, x_SourceFormat, x_CostCategory, x_GpuHours,
                 BillingCurrency, BillingPeriodStart, BillingPeriodEnd, ChargePeriodStart,
                 ChargePeriodEnd, ProviderName, SubAccountId, ServiceName, ResourceId,
-                BilledCost, EffectiveCost
+                BilledCost, EffectiveCost, ChargeCategory
             ) values ($key, $source, 'aws_cur2', $category, $gpu_hours, 'USD', $period,
-                $period_end, $start, $end, 'AWS', $account, 'Amazon EC2', $resource, $cost, $cost)
+                $period_end, $start, $end, 'AWS', $account, 'Amazon EC2', $resource, $cost, $cost,
+                $charge_category)
             """,
             {
                 "key": line.key,
@@ -128,6 +142,7 @@ def _insert_lines(conn: duckdb.DuckDBPyConnection) -> None:
                 "account": line.account,
                 "resource": line.resource,
                 "cost": line.cost,
+                "charge_category": line.charge_category,
             },
         )
         conn.execute(
@@ -361,6 +376,8 @@ def test_unattributed_resources_come_from_the_runs_accounts_only(reports: Report
         assert "vol-0orphan" in document and "321.50" in document
         assert "i-0untagged" in document
         assert "i-0elsewhere" not in document
+        assert SAVINGS_PLAN not in document and "612.40" not in document
+        assert "2 untagged resource rows (no run, taggable)" in document and "366.75 USD" in document
     assert document.index("vol-0orphan") < document.index("i-0untagged")
 
 
@@ -375,13 +392,16 @@ def test_reconciliation_line(reports: ReportSet, tmp_path: Path) -> None:
 def test_summary_lists_runs_totals_and_unattributed_share(reports: ReportSet) -> None:
     html = reports.summary_html.read_text()
     markdown = reports.summary_markdown.read_text()
-    unattributed = Decimal("321.5") + Decimal("45.25") + Decimal("77.7")
+    untagged = Decimal("321.5") + Decimal("45.25") + Decimal("77.7")
+    unattributed = untagged + Decimal("612.4")
     total = sum((line.cost for line in LINES), Decimal(0))
     share = f"{(unattributed / total * 100).quantize(Decimal('0.1'))} %"
+    untagged_share = f"{(untagged / total * 100).quantize(Decimal('0.1'))} %"
     for document in (html, markdown):
         assert "12,100.00" in document and "9,881.88" in document and "2,469.00" in document
         assert _money(_actual(BUDGETED_RUN) + _actual(UNBUDGETED_RUN)) in document
         assert _money(unattributed) in document and share in document
+        assert _money(untagged) in document and untagged_share in document
     assert f'href="{BUDGETED_RUN}/report.html"' in html
     assert f"]({BUDGETED_RUN}/report.md)" in markdown
 

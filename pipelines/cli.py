@@ -87,18 +87,17 @@ def _parse_period(value: str) -> date:
     return date(int(match["year"]), int(match["month"]), 1)
 
 
-def _format_cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, Decimal):
-        text = f"{value.quantize(Decimal('0.01')) if value.as_tuple().exponent > -2 else value:,f}"
-        whole, _, fraction = text.partition(".")
-        return f"{whole}.{fraction.rstrip('0').ljust(2, '0')}"
-    return str(value)
-
-
 def _print_table(columns: list[str], rows: list[tuple]) -> None:
-    cells = [[_format_cell(v) for v in row] for row in rows]
+    from pipelines.warehouse.decimal_text import as_text, column_places, plain
+
+    places = [column_places(row[i] for row in rows if isinstance(row[i], Decimal)) for i in range(len(columns))]
+    cells = [
+        [
+            "" if v is None else plain(v, p, grouped=True) if isinstance(v, Decimal) else as_text(v)
+            for v, p in zip(row, places)
+        ]
+        for row in rows
+    ]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     numeric = [
         all(isinstance(row[i], int | float | Decimal) or row[i] is None for row in rows) for i in range(len(columns))
@@ -224,6 +223,7 @@ _AT_HELP = "A snapshot id of the lake or a moment (ISO-8601, UTC unless given): 
 def query(config_path: Path | None, output_format: str, at: str | None, sql: str) -> None:
     from pipelines.config import load_config
     from pipelines.query import parse_moment, query_lake
+    from pipelines.warehouse.decimal_text import as_text
 
     config = load_config(config_path)
     table = query_lake(config.lake, sql, parse_moment(at) if at else None)
@@ -232,9 +232,9 @@ def query(config_path: Path | None, output_format: str, at: str | None, sql: str
     if output_format == "csv":
         writer = csv.writer(sys.stdout)
         writer.writerow(columns)
-        writer.writerows(rows)
+        writer.writerows([None if v is None else as_text(v) for v in row] for row in rows)
     elif output_format == "json":
-        click.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=str, indent=2))
+        click.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=as_text, indent=2))
     else:
         _print_table(columns, rows)
 

@@ -6,7 +6,7 @@ import csv
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import Decimal
 from functools import wraps
@@ -112,6 +112,53 @@ def _print_table(columns: list[str], rows: list[tuple]) -> None:
         click.echo(line(row))
 
 
+class _TerminalProgress:
+    """A progress bar of the run's stages on the last line of a terminal's stderr; the stage lines
+    scroll above it. Only for a terminal: a log or a pipe gets the stage lines alone."""
+
+    WIDTH = 30
+
+    def __init__(self) -> None:
+        self._bar = ""
+
+    def echo(self, line: str) -> None:
+        self._clear()
+        click.echo(line, err=True)
+        self._draw()
+
+    def update(self, done: int, total: int, stage: str) -> None:
+        filled = self.WIDTH * done // max(total, 1)
+        self._clear()
+        self._bar = f"[{'#' * filled}{'-' * (self.WIDTH - filled)}] {done}/{total} stages: {stage}"
+        self._draw()
+
+    def close(self) -> None:
+        self._clear()
+        self._bar = ""
+
+    def _clear(self) -> None:
+        if self._bar:
+            click.echo("\r\x1b[K", err=True, nl=False)
+
+    def _draw(self) -> None:
+        if self._bar:
+            click.echo(self._bar, err=True, nl=False)
+
+
+def _run_nightly(config_path: Path | None, periods: Sequence[date] = (), full_refresh: bool = False) -> list[str]:
+    """The nightly job with its stage lines on stderr, under a progress bar when stderr is a
+    terminal; the reports written."""
+    from pipelines.nightly import run_nightly
+
+    if not sys.stderr.isatty():
+        return run_nightly(config_path, periods, echo=_echo_err, full_refresh=full_refresh).reports
+    bar = _TerminalProgress()
+    try:
+        return run_nightly(config_path, periods, echo=bar.echo, full_refresh=full_refresh, progress=bar.update).reports
+    finally:
+        bar.close()
+
+
 def _print_summary(config_path: Path | None, reports: list[str]) -> None:
     from pipelines.config import load_config
     from pipelines.warehouse.connection import connect_read_only
@@ -175,12 +222,10 @@ def main() -> None:
 @_handle_errors
 def demo(target: Path) -> None:
     from pipelines.demo import write_demo
-    from pipelines.nightly import run_nightly
 
     config_path = write_demo(target)
     click.echo(f"demo data and config written: {config_path}")
-    result = run_nightly(config_path, echo=_echo_err)
-    _print_summary(config_path, result.reports)
+    _print_summary(config_path, _run_nightly(config_path))
 
 
 @main.command(help="The nightly job: ingest, normalize, attribute, budget variance, reports.")
@@ -198,10 +243,8 @@ def demo(target: Path) -> None:
 )
 @_handle_errors
 def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) -> None:
-    from pipelines.nightly import run_nightly
-
-    result = run_nightly(config_path, [_parse_period(p) for p in periods], echo=_echo_err, full_refresh=full_refresh)
-    _print_summary(config_path, result.reports)
+    reports = _run_nightly(config_path, [_parse_period(p) for p in periods], full_refresh)
+    _print_summary(config_path, reports)
 
 
 _AT_HELP = "A snapshot id of the lake or a moment (ISO-8601, UTC unless given): the warehouse as it was then."

@@ -43,10 +43,10 @@ def _places_needed(value: Decimal) -> int:
 
 def column_places(values: Iterable[Decimal]) -> int:
     """The decimals a table column of `values` is written with: every decimal a value of it needs,
-    and at least 2 when its scale has them (amounts read as money, `0.00`, not `0`)."""
+    and at least 2 unless the column holds whole numbers (amounts read as money: `0.00`)."""
     values = list(values)
-    scale = max((max(-v.as_tuple().exponent, 0) for v in values), default=0)
-    return max([min(scale, MONEY_PLACES), *(_places_needed(v) for v in values)])
+    fractional = any(v.as_tuple().exponent < 0 for v in values)
+    return max([MONEY_PLACES if fractional else 0, *(_places_needed(v) for v in values)])
 
 
 def as_text(value: object) -> str:

@@ -50,8 +50,15 @@ $(FOCUS_VALIDATOR_INSTALLED): constraints-focus-validator.txt
 		-c constraints-focus-validator.txt "focus-validator==2.2.1" "pyarrow<20"
 	touch $(FOCUS_VALIDATOR_INSTALLED)
 
-run: $(INSTALLED)  ## the nightly job on the embedded demo data set
-	$(BIN)/runledger demo --dir .
+# The Dagster instance `make run` records into and `make dev` shows: its settings are the repo's.
+$(DAGSTER_HOME_DIR)/dagster.yaml: dagster.yaml
+	mkdir -p $(DAGSTER_HOME_DIR)
+	cp dagster.yaml $@
+
+DEMO_DIR ?= .
+
+run: $(INSTALLED) $(DAGSTER_HOME_DIR)/dagster.yaml  ## the nightly job on the embedded demo data set, recorded in .dagster/
+	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/runledger demo --dir $(DEMO_DIR)
 
 test: $(INSTALLED) $(BQEMULATOR_INSTALLED) $(FOCUS_VALIDATOR_INSTALLED) test-browser test-postgres  ## the whole pytest suite: unit, integration and e2e tiers
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
@@ -100,9 +107,7 @@ DAGSTER_PORT ?= 3000
 
 # `dg dev` reads the project from pyproject.toml ([tool.dg]) and starts from the repo root; the
 # project has no component YAML to check. VIRTUAL_ENV names the venv it runs in (dg warns otherwise).
-dev: $(INSTALLED)  ## dg dev on 127.0.0.1:$(DAGSTER_PORT); runs, schedules and dagster.yaml live in .dagster/
-	mkdir -p $(DAGSTER_HOME_DIR)
-	cp dagster.yaml $(DAGSTER_HOME_DIR)/dagster.yaml
+dev: $(INSTALLED) $(DAGSTER_HOME_DIR)/dagster.yaml  ## dg dev on 127.0.0.1:$(DAGSTER_PORT); runs, schedules and dagster.yaml live in .dagster/
 	DAGSTER_HOME=$(DAGSTER_HOME_DIR) RUNLEDGER_CONFIG=$(RUNLEDGER_CONFIG) VIRTUAL_ENV=$(CURDIR)/$(VENV) \
 		$(BIN)/dg dev --no-check-yaml -h 127.0.0.1 -p $(DAGSTER_PORT)
 

@@ -6,7 +6,7 @@ import csv
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import Decimal
 from functools import wraps
@@ -96,18 +96,17 @@ def _parse_period(value: str) -> date:
     return period
 
 
-def _format_cell(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, Decimal):
-        text = f"{value.quantize(Decimal('0.01')) if value.as_tuple().exponent > -2 else value:,f}"
-        whole, _, fraction = text.partition(".")
-        return f"{whole}.{fraction.rstrip('0').ljust(2, '0')}"
-    return str(value)
-
-
 def _print_table(columns: list[str], rows: list[tuple]) -> None:
-    cells = [[_format_cell(v) for v in row] for row in rows]
+    from pipelines.warehouse.decimal_text import as_text, column_places, plain
+
+    places = [column_places(row[i] for row in rows if isinstance(row[i], Decimal)) for i in range(len(columns))]
+    cells = [
+        [
+            "" if v is None else plain(v, p, grouped=True) if isinstance(v, Decimal) else as_text(v)
+            for v, p in zip(row, places)
+        ]
+        for row in rows
+    ]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
     numeric = [
         all(isinstance(row[i], int | float | Decimal) or row[i] is None for row in rows) for i in range(len(columns))
@@ -120,6 +119,53 @@ def _print_table(columns: list[str], rows: list[tuple]) -> None:
     click.echo("  ".join("-" * w for w in widths))
     for row in cells:
         click.echo(line(row))
+
+
+class _TerminalProgress:
+    """A progress bar of the run's stages on the last line of a terminal's stderr; the stage lines
+    scroll above it. Only for a terminal: a log or a pipe gets the stage lines alone."""
+
+    WIDTH = 30
+
+    def __init__(self) -> None:
+        self._bar = ""
+
+    def echo(self, line: str) -> None:
+        self._clear()
+        click.echo(line, err=True)
+        self._draw()
+
+    def update(self, done: int, total: int, stage: str) -> None:
+        filled = self.WIDTH * done // max(total, 1)
+        self._clear()
+        self._bar = f"[{'#' * filled}{'-' * (self.WIDTH - filled)}] {done}/{total} stages: {stage}"
+        self._draw()
+
+    def close(self) -> None:
+        self._clear()
+        self._bar = ""
+
+    def _clear(self) -> None:
+        if self._bar:
+            click.echo("\r\x1b[K", err=True, nl=False)
+
+    def _draw(self) -> None:
+        if self._bar:
+            click.echo(self._bar, err=True, nl=False)
+
+
+def _run_nightly(config_path: Path | None, periods: Sequence[date] = (), full_refresh: bool = False) -> list[str]:
+    """The nightly job with its stage lines on stderr, under a progress bar when stderr is a
+    terminal; the reports written."""
+    from pipelines.nightly import run_nightly
+
+    if not sys.stderr.isatty():
+        return run_nightly(config_path, periods, echo=_echo_err, full_refresh=full_refresh).reports
+    bar = _TerminalProgress()
+    try:
+        return run_nightly(config_path, periods, echo=bar.echo, full_refresh=full_refresh, progress=bar.update).reports
+    finally:
+        bar.close()
 
 
 def _print_summary(config_path: Path | None, reports: list[str]) -> None:
@@ -185,12 +231,10 @@ def main() -> None:
 @_handle_errors
 def demo(target: Path) -> None:
     from pipelines.demo import write_demo
-    from pipelines.nightly import run_nightly
 
     config_path = write_demo(target)
     click.echo(f"demo data and config written: {config_path}")
-    result = run_nightly(config_path, echo=_echo_err)
-    _print_summary(config_path, result.reports)
+    _print_summary(config_path, _run_nightly(config_path))
 
 
 @main.command(help="The nightly job: ingest, normalize, attribute, budget variance, reports.")
@@ -208,10 +252,8 @@ def demo(target: Path) -> None:
 )
 @_handle_errors
 def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) -> None:
-    from pipelines.nightly import run_nightly
-
-    result = run_nightly(config_path, [_parse_period(p) for p in periods], echo=_echo_err, full_refresh=full_refresh)
-    _print_summary(config_path, result.reports)
+    reports = _run_nightly(config_path, [_parse_period(p) for p in periods], full_refresh)
+    _print_summary(config_path, reports)
 
 
 _AT_HELP = "A snapshot id of the lake or a moment (ISO-8601, UTC unless given): the warehouse as it was then."
@@ -233,6 +275,7 @@ _AT_HELP = "A snapshot id of the lake or a moment (ISO-8601, UTC unless given): 
 def query(config_path: Path | None, output_format: str, at: str | None, sql: str) -> None:
     from pipelines.config import load_config
     from pipelines.query import parse_moment, query_lake
+    from pipelines.warehouse.decimal_text import as_text
 
     config = load_config(config_path)
     table = query_lake(config.lake, sql, parse_moment(at) if at else None)
@@ -241,9 +284,9 @@ def query(config_path: Path | None, output_format: str, at: str | None, sql: str
     if output_format == "csv":
         writer = csv.writer(sys.stdout)
         writer.writerow(columns)
-        writer.writerows(rows)
+        writer.writerows([None if v is None else as_text(v) for v in row] for row in rows)
     elif output_format == "json":
-        click.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=str, indent=2))
+        click.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=as_text, indent=2))
     else:
         _print_table(columns, rows)
 

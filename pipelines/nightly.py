@@ -5,10 +5,11 @@ sources)."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import dagster as dg
@@ -33,6 +34,50 @@ class RunFailed(RuntimeError):
 class NightlyResult:
     billing_periods: list[date]
     reports: list[str]
+
+
+# (stages done, stages in all, the stage starting): what a progress bar shows.
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class StageLog:
+    """The lines of a run, for a terminal or a log: each starts with the UTC time, and the line
+    that ends a stage says how many seconds it took.
+
+    Attributes:
+        echo: where the lines go.
+        stages: the stages the run has: the inputs, each billing period, then the rest.
+        progress: told when a stage starts, for a progress bar; None for none.
+    """
+
+    echo: Callable[[str], None]
+    stages: int
+    progress: Progress | None = None
+    done: int = 0
+    started: float = field(default_factory=time.monotonic)
+    stage_started: float = field(default_factory=time.monotonic)
+
+    def line(self, text: str) -> None:
+        """One line, stamped with the current UTC time to the second."""
+        self.echo(f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ} {text}")
+
+    def begin(self, stage: str) -> None:
+        """A stage starts: its clock starts and the progress bar names it."""
+        self.stage_started = time.monotonic()
+        if self.progress is not None:
+            self.progress(self.done, self.stages, stage)
+
+    def end(self, text: str) -> None:
+        """The stage's last line, with the seconds since it began."""
+        self.done += 1
+        self.line(f"{text} ({time.monotonic() - self.stage_started:.1f} s)")
+
+    def finish(self) -> None:
+        """The run's last line: the seconds since it started."""
+        if self.progress is not None:
+            self.progress(self.done, self.stages, "done")
+        self.line(f"runledger: done in {time.monotonic() - self.started:.1f} s")
 
 
 def discover_billing_periods(config: RunLedgerConfig, full_refresh: bool = False) -> list[date]:
@@ -86,7 +131,7 @@ def _materialize(
     graph: AssetGraph,
     selection: Sequence[dg.AssetsDefinition],
     resources: dict,
-    echo: Callable[[str], None],
+    log: StageLog,
     instance: dg.DagsterInstance | None,
     partition: str | None = None,
     run_config: dict | None = None,
@@ -101,7 +146,7 @@ def _materialize(
         tags=WAREHOUSE_RUN_TAG,
     )
     for warning in _failed_checks(result, dg.AssetCheckSeverity.WARN):
-        echo(f"  warning: {warning}")
+        log.line(f"  warning: {warning}")
     failed = _failed_checks(result, dg.AssetCheckSeverity.ERROR)
     if failed:
         raise RunFailed("blocking check failed: " + "; ".join(failed))
@@ -125,15 +170,17 @@ def run_nightly(
     periods: Sequence[date] = (),
     echo: Callable[[str], None] = print,
     full_refresh: bool = False,
+    progress: Progress | None = None,
 ) -> NightlyResult:
     """Ingest, normalize, attribute, compare with budgets and write reports.
 
     Args:
         config_path: the `runledger.yaml`; None means `$RUNLEDGER_CONFIG`, then `./runledger.yaml`.
         periods: billing periods (first day of the month); empty means every period found.
-        echo: where per-stage progress lines go.
+        echo: where the stage lines go (`StageLog`: UTC time first, each stage's seconds last).
         full_refresh: re-read the periods from incremental sources (the BigQuery export) whatever
             their watermark says.
+        progress: told when each stage starts, for a progress bar on a terminal.
 
     Raises:
         ConfigError: the configuration is invalid (exit 2 in the CLI).
@@ -150,28 +197,36 @@ def run_nightly(
         "ops": {asset.op.name: {"config": {"full_refresh": full_refresh}} for asset in graph.source_loads.values()}
     }
     period_names = ", ".join(f"{p:%Y-%m}" for p in billing_periods) or "none"
-    echo(f"runledger: {len(config.billing_sources)} billing sources, billing periods {period_names}")
+    log = StageLog(echo, stages=len(billing_periods) + 2, progress=progress)
+    log.line(f"runledger: {len(config.billing_sources)} billing sources, billing periods {period_names}")
 
     with _instance() as instance:
-        result = _materialize(graph, graph.pre_partition, resources, echo, instance)
+        log.begin("inputs")
+        result = _materialize(graph, graph.pre_partition, resources, log, instance)
         runs = _metadata(result, "run_registry").get("runs", 0)
         budgets = _metadata(result, "budget_baselines").get("budgets", 0)
         events = _metadata(result, "run_events").get("events", 0)
-        echo(f"  run registry: {runs} runs; budgets: {budgets} baselines; run events: {events:,}")
+        log.end(f"  run registry: {runs} runs; budgets: {budgets} baselines; run events: {events:,}")
         for period in billing_periods:
+            log.begin(f"{period:%Y-%m}")
             result = _materialize(
-                graph, graph.partitioned, resources, echo, instance, partition_key(period), ingest_config
+                graph, graph.partitioned, resources, log, instance, partition_key(period), ingest_config
             )
             loaded = _metadata(result, "focus_line_items")
             allocated = _metadata(result, "cost_allocations")
-            echo(
+            log.end(
                 f"  {period:%Y-%m}: {loaded.get('rows', 0):,} line items from {loaded.get('sources_loaded', 0)} "
                 f"sources, {allocated.get('rows', 0):,} allocations, conservation ok"
             )
-        result = _materialize(graph, graph.post_partition, resources, echo, instance)
-    echo(f"  reconciliation: {_metadata(result, 'reconciliation').get('rows', 0)} source periods, all differences 0")
-    echo(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
-    echo(f"  budget alerts: {_metadata(result, 'budget_alerts').get('rows', 0)} threshold crossings")
-    echo(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
+        log.begin("reconciliation, budgets, waste, reports")
+        result = _materialize(graph, graph.post_partition, resources, log, instance)
+    log.line(
+        f"  reconciliation: {_metadata(result, 'reconciliation').get('rows', 0)} source periods, all differences 0"
+    )
+    log.line(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
+    log.line(f"  budget alerts: {_metadata(result, 'budget_alerts').get('rows', 0)} threshold crossings")
+    log.line(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
+    log.end(f"  reports: {_metadata(result, 'post_mortem_reports').get('files', 0)} files")
+    log.finish()
     reports = _metadata(result, "post_mortem_reports").get("paths", [])
     return NightlyResult(billing_periods=billing_periods, reports=list(reports))

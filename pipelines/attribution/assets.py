@@ -13,6 +13,7 @@ from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.tags.assets import resource_tag_snapshots
 from pipelines.warehouse.connection import create_view, transactions
+from pipelines.warehouse.decimal_text import as_text
 from pipelines.warehouse.sql import read_sql
 
 CONSERVATION_CHECK = "conservation"
@@ -120,7 +121,7 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
                 severity=dg.AssetCheckSeverity.ERROR,
                 metadata={
                     "per_line": "checked now" if recomputed else "checked when the allocations were written",
-                    "per_source": dg.MetadataValue.json([{k: str(v) for k, v in c.items()} for c in checks]),
+                    "per_source": dg.MetadataValue.json([{k: as_text(v) for k, v in c.items()} for c in checks]),
                 },
             )
         ],
@@ -301,7 +302,7 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
                     else None
                 ),
                 metadata={
-                    "failures": dg.MetadataValue.json([{k: str(v) for k, v in f.items()} for f in failures]),
+                    "failures": dg.MetadataValue.json([{k: as_text(v) for k, v in f.items()} for f in failures]),
                     "allocation_pending": dg.MetadataValue.json(pending),
                 },
             )

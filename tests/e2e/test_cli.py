@@ -2,7 +2,12 @@
 
 import csv
 import json
+import os
+import pty
 import re
+import subprocess
+import sys
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -54,6 +59,71 @@ def test_run_prints_the_summary_and_the_report_paths(demo: Path) -> None:
         assert f"{run}/report.html" in output
     assert "budget alerts (first day the cumulative effective spend reached the threshold):" in output
     assert re.search(r"^llm-7b-pt-r1\s+over\s+2026-10-\d\d\s", output, re.MULTILINE)
+
+
+RUNLEDGER = str(Path(sys.executable).with_name("runledger"))
+STAMP = r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"
+SECONDS = r" \((\d+\.\d) s\)"
+STAGE_ENDS = [
+    r"  run registry: 3 runs; budgets: 3 baselines; run events: 83",
+    r"  2026-11: 2,857 line items from 2 sources, 2,857 allocations, conservation ok",
+    r"  reports: \d+ files",
+]
+
+
+def test_run_logs_each_stage_with_its_utc_time_and_seconds_and_no_bar_into_a_pipe(demo: Path) -> None:
+    started = datetime.now(UTC).replace(microsecond=0)
+    run = subprocess.run(
+        [RUNLEDGER, "run", "--config", str(demo), "--period", "2026-11"], capture_output=True, text=True, check=False
+    )
+    finished = datetime.now(UTC)
+    assert run.returncode == 0, run.stderr
+    # a cron log gets plain lines: no carriage return, no escape sequence, no bar
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", run.stderr), run.stderr
+    lines = run.stderr.splitlines()
+    stamps = [re.match(rf"{STAMP} ", line) for line in lines]
+    assert all(stamps), lines
+    moments = [datetime.strptime(m[1], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) for m in stamps]
+    assert started <= moments[0] and moments == sorted(moments) and moments[-1] <= finished
+    text = [line[len("2026-12-02T02:00:00Z ") :] for line in lines]
+    assert text[0] == "runledger: 2 billing sources, billing periods 2026-11"
+    ends = [re.fullmatch(rf"(.*){SECONDS}", line) for line in text]
+    ends = [m for m in ends if m]
+    assert len(ends) == len(STAGE_ENDS) and all(re.fullmatch(p, m[1]) for p, m in zip(STAGE_ENDS, ends)), text
+    stage_seconds = [float(m[2]) for m in ends]
+    total = re.fullmatch(r"runledger: done in (\d+\.\d) s", text[-1])
+    assert total and sum(stage_seconds) <= float(total[1]) + 0.1 <= (finished - started).total_seconds() + 1
+
+
+def test_run_draws_a_progress_bar_on_a_terminal(demo: Path) -> None:
+    terminal, stderr = pty.openpty()
+    run = subprocess.Popen(
+        [RUNLEDGER, "run", "--config", str(demo), "--period", "2026-11"], stdout=subprocess.PIPE, stderr=stderr
+    )
+    os.close(stderr)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # the run closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(terminal)
+    assert run.wait(timeout=60) == 0
+    run.stdout.close()
+    screen = output.decode()
+    bars = list(dict.fromkeys(re.findall(r"\[[#-]{30}\] \d/3 stages: [^\r\x1b]*", screen)))
+    assert bars == [
+        "[------------------------------] 0/3 stages: inputs",
+        "[##########--------------------] 1/3 stages: 2026-11",
+        "[####################----------] 2/3 stages: reconciliation, budgets, waste, reports",
+        "[##############################] 3/3 stages: done",
+    ], screen
+    # each bar is erased before a stage line scrolls above it, and the last one at the end
+    assert screen.count("\r\x1b[K") >= len(bars) and screen.endswith("\r\x1b[K")
+    assert re.search(rf"{STAMP}   2026-11: 2,857 line items .*{SECONDS}", screen)
 
 
 def test_run_takes_a_period_as_its_dagster_partition_key(demo: Path) -> None:

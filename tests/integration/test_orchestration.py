@@ -3,6 +3,7 @@ schedule ticks, the delivery sensor's cursor, blocking checks in a real in-proce
 materialization, and the warning checks on real deliveries."""
 
 import json
+import os
 import re
 import shutil
 import sys
@@ -14,9 +15,10 @@ from zoneinfo import ZoneInfo
 import dagster as dg
 import duckdb
 import pytest
+from dagster._core.definitions.reconstruct import ReconstructableRepository
 
 from pipelines.config import load_config
-from pipelines.definitions import build_asset_graph, build_definitions
+from pipelines.definitions import MAINTENANCE_JOB, NIGHTLY_JOB, build_asset_graph, build_definitions
 from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
 from pipelines.orchestration.resources import RunLedgerResource
@@ -367,3 +369,42 @@ def test_runledger_run_records_in_the_dagster_instance_of_dagster_home(
             "select loaded_rows, loaded_billed_cost from loads where source_name = 'aws-main' and status = 'loaded'"
         ).fetchall()
     assert loaded == [(raw_load.metadata["rows"].value, Decimal(raw_load.metadata["billed_cost"].value))]
+
+
+def test_a_run_of_the_nightly_job_writes_its_period_in_one_process(
+    demo_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    monkeypatch.setenv("RUNLEDGER_CONFIG", str(demo_config))
+    with dg.DagsterInstance.get() as instance:
+        # the job as a run launched from the UI rebuilds it: from the code location's module
+        location = ReconstructableRepository.for_module("pipelines.definitions", "defs", str(REPO))
+        result = dg.execute_job(
+            location.get_reconstructable_job(NIGHTLY_JOB),
+            instance=instance,
+            tags={"dagster/partition": "2026-11-01"},
+            run_config=QUIET,
+        )
+        assert result.success
+        records = instance.get_records_for_run(result.run_id).records
+    started = [
+        r.event_log_entry for r in records if r.event_log_entry.dagster_event_type == dg.DagsterEventType.STEP_START
+    ]
+    assert {entry.step_key for entry in started} >= {"raw__aws_main", "focus_line_items", "post_mortem_reports"}
+    # every step in this process: no worker process started per step
+    assert {entry.dagster_event.pid for entry in started} == {os.getpid()}
+    assert not [r for r in records if r.event_log_entry.dagster_event_type == dg.DagsterEventType.STEP_WORKER_STARTING]
+    with reading(demo_config.parent) as conn:
+        periods = conn.execute("select distinct billing_period from loads where status = 'loaded'").fetchall()
+    assert periods == [(date(2026, 11, 1),)]
+
+
+def test_every_job_of_the_code_location_runs_in_process(demo_config: Path) -> None:
+    defs = build_definitions(demo_config)
+    jobs = [defs.resolve_job_def(name) for name in (NIGHTLY_JOB, MAINTENANCE_JOB)]
+    # the job the UI's "Materialize" button runs
+    jobs.append(defs.resolve_implicit_global_asset_job_def())
+    assert {job.name: job.executor_def.name for job in jobs} == {job.name: "in_process" for job in jobs}

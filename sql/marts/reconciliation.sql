@@ -108,7 +108,8 @@ comment on column reconciliation.raw_rows is 'Rows of the raw export (loads.raw_
 comment on column reconciliation.focus_rows is 'Rows in focus_line_items.';
 comment on column reconciliation.derived_rows is
     'Rows among focus_rows that RunLedger derived from a line of the export (x_DerivedFrom: the unused part of '
-    'an AWS commitment fee, the used and unused parts of a GCP commitment fee), billed 0: focus_rows = raw_rows + derived_rows.';
+    'an AWS commitment fee, the used and unused parts of a GCP commitment fee), billed 0: focus_rows = raw_rows + '
+    'derived_rows.';
 comment on column reconciliation.allocated_rows is 'Line items with allocations in cost_allocations.';
 comment on column reconciliation.raw_billed_cost is 'Billed cost of the raw export (loads.raw_billed_cost).';
 comment on column reconciliation.focus_billed_cost is 'Sum of BilledCost in focus_line_items.';

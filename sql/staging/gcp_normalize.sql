@@ -8,7 +8,8 @@
 -- a row with COMMITTED_USAGE_DISCOUNT(_DOLLAR_BASE) credits is covered usage (CommitmentDiscountId
 -- the credit's id, Status Used); a commitment fee row (SKU "Commitment …") is a recurring Purchase
 -- with EffectiveCost 0, its net cost carried by two derived rows (key + `|used` / `|unused`,
--- BilledCost 0): the part the covered usage of its charge period used and the rest, Unused. The billing period is `invoice.month`, a Pacific-time month:
+-- BilledCost 0): the part the covered usage of its charge period used and the rest, Unused. The
+-- billing period is `invoice.month`, a Pacific-time month:
 -- BillingPeriodStart is its first midnight in America/Los_Angeles, stored in UTC. Tags are
 -- `labels`, then `project.labels` for keys the resource does not set; `system_labels` stay out of
 -- Tags, in x_SystemLabels. Amounts stay in the row's currency (`currency_conversion_rate` is kept
@@ -71,7 +72,8 @@ create or replace temp macro gcp_number_text(value) as
 -- The committed use discount credits of a row.
 create or replace temp macro gcp_cud_credits(credits) as
     list_filter(
-        coalesce(credits, []), credit -> credit.type in ('COMMITTED_USAGE_DISCOUNT', 'COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE')
+        coalesce(credits, []),
+        credit -> credit.type in ('COMMITTED_USAGE_DISCOUNT', 'COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE')
     );
 
 -- The first midnight of an invoice month (YYYYMM) in Pacific time, as a UTC timestamp.
@@ -156,11 +158,15 @@ priced as (
         case
             when mapped.charge_category = 'Purchase'
                 then coalesce(
-                    blank(mapped.subscription.instance_id), blank(mapped.resource.global_name), blank(mapped.resource.name)
+                    blank(mapped.subscription.instance_id),
+                    blank(mapped.resource.global_name),
+                    blank(mapped.resource.name)
                 )
             when mapped.charge_category = 'Usage'
                 then coalesce(
-                    blank(mapped.cud_credits[1].id), blank(mapped.cud_credits[1].full_name), blank(mapped.cud_credits[1].name)
+                    blank(mapped.cud_credits[1].id),
+                    blank(mapped.cud_credits[1].full_name),
+                    blank(mapped.cud_credits[1].name)
                 )
         end as commitment_id,
         case
@@ -251,7 +257,10 @@ lines as (
         ) as Tags,
         'Billing Account' as BillingAccountType,
         case when priced.project.id is not null then 'Project' end as SubAccountType,
-        case when blank(priced.location.region) is not null then coalesce(regions.region_name, priced.location.region) end
+        case
+            when blank(priced.location.region) is not null
+                then coalesce(regions.region_name, priced.location.region)
+        end
             as RegionName,
         categories.service_subcategory as ServiceSubcategory,
         case when priced.charge_category <> 'Tax' and priced.sku.id is not null then priced.sku.description end

@@ -7,6 +7,7 @@ export (gcp-main) and FOCUS pass-through data (focus-aws: aws-main's export load
 `focus` source, then exported again)."""
 
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,35 @@ def test_the_validator_finds_no_fault_outside_the_allowlist(
     unexcused = Allowlist.load().unexcused(report)
     assert report.total > 0 and report.passed > 0
     assert not unexcused, explain(report, unexcused)
+
+
+def test_commitment_purchases_carry_no_effective_cost(exported: tuple[Path, Path, Path]) -> None:
+    """EffectiveCost-C-005-C as the spec means it (the validator checks every Purchase): a
+    commitment purchase has EffectiveCost 0, its unused part is a Usage row of its own, and the
+    amortized total of each source and period is what it was before the rows were split."""
+    demo, *_ = exported
+    with reading(lake_of(demo)) as conn:
+        purchases = conn.execute(
+            "select x_SourceName, count(*), sum(EffectiveCost) from focus_line_items "
+            "where ChargeCategory = 'Purchase' and CommitmentDiscountId is not null group by all order by all"
+        ).fetchall()
+        unused = conn.execute(
+            "select strftime(BillingPeriodStart, '%Y-%m'), count(*), sum(EffectiveCost), sum(BilledCost) "
+            "from focus_line_items where x_SourceName = 'aws-main' and CommitmentDiscountStatus = 'Unused' "
+            "and ChargeCategory = 'Usage' group by all order by all"
+        ).fetchall()
+        totals = conn.execute(
+            "select x_SourceName, strftime(BillingPeriodStart, '%Y-%m'), sum(BilledCost), sum(EffectiveCost) "
+            "from focus_line_items group by all order by all"
+        ).fetchall()
+    assert [(source, effective) for source, _, effective in purchases] == [("aws-main", 0)]
+    assert [(period, rows, billed) for period, rows, _, billed in unused] == [("2026-10", 55, 0), ("2026-11", 1, 0)]
+    assert totals == [
+        ("aws-main", "2026-10", Decimal("181963.2171339073"), Decimal("201307.2171339073")),
+        ("aws-main", "2026-11", Decimal("21558.2570746182"), Decimal("40278.2570746182")),
+        ("gcp-main", "2026-10", Decimal("33334.496618"), Decimal("33334.496618")),
+        ("gcp-main", "2026-11", Decimal("13961.739382"), Decimal("13961.739382")),
+    ]
 
 
 def test_the_data_shows_the_features_the_sources_have(exported: tuple[Path, Path, Path]) -> None:

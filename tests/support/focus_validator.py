@@ -84,6 +84,22 @@ def rule_definitions() -> dict[str, dict]:
 
 
 @cache
+def composite_parents() -> dict[str, tuple[str, ...]]:
+    """Of each rule, the composite rules that check it as one of their parts (CheckModelRule)."""
+    parents: dict[str, list[str]] = {}
+
+    def parts(requirement: dict) -> list[str]:
+        if requirement.get("CheckFunction") == "CheckModelRule":
+            return [requirement["ModelRuleId"]]
+        return [rule for item in requirement.get("Items", []) for rule in parts(item)]
+
+    for rule_id, rule in rule_definitions().items():
+        for part in parts(rule["ValidationCriteria"].get("Requirement") or {}):
+            parents.setdefault(part, []).append(rule_id)
+    return {rule_id: tuple(composites) for rule_id, composites in parents.items()}
+
+
+@cache
 def currency_codes() -> tuple[str, ...]:
     """The ISO 4217 codes the validator knows (its currency_codes.csv)."""
     text = (package_dir().parent / CURRENCY_CODES).read_text()
@@ -253,10 +269,8 @@ class Allowlist:
         only because rules it depends on failed, each of them excused."""
         if failure.rule_id in self.rules:
             return True
-        if failure.rule_id in self.all_criteria_rules:
-            own = rule_definitions()[failure.rule_id]["ApplicabilityCriteria"]
-            if not set(own) <= set(report.criteria):
-                return True
+        if self.out_of_scope(failure.rule_id, report):
+            return True
         upstream = failure.upstream()
         if not upstream or failure.rule_id in seen:
             return False
@@ -264,6 +278,16 @@ class Allowlist:
             rule in report.failures and self.excuses(report.failures[rule], report, seen | {failure.rule_id})
             for rule in upstream
         )
+
+    def out_of_scope(self, rule_id: str, report: Report) -> bool:
+        """Whether the spec does not apply the rule to the data at all, which the validator's OR-ed
+        criteria hide: a rule of `all_criteria_rules` whose own criteria the data does not all meet,
+        or a rule checked only as a part of composite rules that are themselves out of scope (e.g.
+        ResourceType-C-005-C, a part of ResourceType-C-003-C, a part of ResourceType-C-000-C)."""
+        if rule_id in self.all_criteria_rules:
+            return not set(rule_definitions()[rule_id]["ApplicabilityCriteria"]) <= set(report.criteria)
+        composites = composite_parents().get(rule_id, ())
+        return bool(composites) and all(self.out_of_scope(parent, report) for parent in composites)
 
     def unexcused(self, report: Report) -> list[Failure]:
         """The report's failures the allowlist does not excuse, by rule id."""

@@ -61,7 +61,7 @@ run: $(INSTALLED) $(DAGSTER_HOME_DIR)/dagster.yaml  ## the nightly job on the em
 	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/runledger demo --dir $(DEMO_DIR)
 
 test: $(INSTALLED) $(BQEMULATOR_INSTALLED) $(FOCUS_VALIDATOR_INSTALLED) test-browser test-postgres  ## the whole pytest suite: unit, integration and e2e tiers
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations 15
 
 test-fast: $(INSTALLED)  ## the unit tier only: in process, no servers, under a minute
 	$(BIN)/python -m pytest -m unit

@@ -32,21 +32,10 @@ from tests.support.cur_exports import (
 )
 from tests.support.lake import lake_of, reading
 
+# dummy AWS credentials (tests/support/moto_server.py) for every test
+pytestmark = pytest.mark.usefixtures("aws_credentials")
+
 SEPTEMBER, OCTOBER = date(2026, 9, 1), date(2026, 10, 1)
-
-
-@pytest.fixture(autouse=True)
-def aws_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Dummy credentials through the standard chain (environment), no user config files."""
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_CONFIG_FILE": str(tmp_path / "no-config"),
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-credentials"),
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
 
 
 @pytest.fixture

@@ -35,6 +35,9 @@ from tests.support.cur_exports import (
 from tests.support.lake import lake_of, reading
 from tests.support.warehouse_state import table_checksums
 
+# dummy AWS credentials (tests/support/moto_server.py) for every test
+pytestmark = pytest.mark.usefixtures("aws_credentials")
+
 OCTOBER = date(2026, 10, 1)
 GCP_FILE = "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_{day}.jsonl"
 
@@ -231,20 +234,6 @@ def test_a_copy_of_a_focus_file_stops_the_run_naming_both(focus_site: tuple[Path
 
 
 # ---- AWS exports, in a folder and in S3 ----------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def aws_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Dummy credentials through the standard chain (environment), no user config files."""
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_CONFIG_FILE": str(tmp_path / "no-config"),
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-credentials"),
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
 
 
 @pytest.fixture(params=["folder", "s3"])

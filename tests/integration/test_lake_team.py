@@ -26,19 +26,15 @@ READER_ROLE = "lake_reader"
 
 @pytest.fixture
 def team_project(
-    tmp_path: Path, postgres_server: PostgresServer, moto_endpoint: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    postgres_server: PostgresServer,
+    moto_endpoint: str,
+    monkeypatch: pytest.MonkeyPatch,
+    aws_credentials: None,
 ) -> tuple[Path, str, str]:
-    """The demo with its lake in a fresh PostgreSQL database and a fresh bucket: (config,
-    database, bucket)."""
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_CONFIG_FILE": str(tmp_path / "no-aws-config"),
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-credentials"),
-        "PGUSER": postgres_server.user,
-    }.items():
-        monkeypatch.setenv(name, value)
+    """The demo with its lake in a fresh PostgreSQL database and a fresh bucket (with dummy AWS
+    credentials): (config, database, bucket)."""
+    monkeypatch.setenv("PGUSER", postgres_server.user)
     database = new_database(postgres_server, f"lake_{uuid.uuid4().hex[:10]}")
     bucket = f"lake-{uuid.uuid4().hex[:10]}"
     boto3.client("s3", endpoint_url=moto_endpoint).create_bucket(Bucket=bucket)

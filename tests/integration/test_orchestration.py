@@ -324,7 +324,8 @@ def test_warning_checks_name_drift_and_offenders_without_failing_the_run(demo_co
     # the demo's November and the late row's 1.71
     assert "| 2026-11 | USD | 54,241.71 | 25,534.85 | 2,158.07 | 3.98% |" in untagged.metadata["share_by_period"].value
     not_taggable = untagged.metadata["not_taggable"].value
-    assert "| 2026-11 | USD | commitment | 1 | 21,705.60 |" in not_taggable
+    # the reservation fee (EffectiveCost 0) and its unused part, a row of its own
+    assert "| 2026-11 | USD | commitment | 2 | 21,705.60 |" in not_taggable
     assert "| 2026-11 | USD | tax | 6 | 2,236.47 |" in not_taggable
 
 
@@ -347,13 +348,18 @@ def test_the_demo_is_judged_fresh_at_its_own_now_whatever_the_clock(demo_config:
     assert untagged.passed and untagged.description == "untagged share at most 25% in every billing period"
 
 
-def test_runledger_run_records_in_the_dagster_instance_of_dagster_home(
-    demo_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def dagster_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A Dagster instance of its own, with the repo's dagster.yaml, as DAGSTER_HOME."""
     home = tmp_path / "dagster_home"
     home.mkdir()
     shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
     monkeypatch.setenv("DAGSTER_HOME", str(home))
+    return home
+
+
+@pytest.mark.usefixtures("dagster_home")
+def test_runledger_run_records_in_the_dagster_instance_of_dagster_home(demo_config: Path) -> None:
     run_nightly(demo_config, [date(2026, 11, 1)], echo=lambda line: None)
 
     with dg.DagsterInstance.get() as instance:
@@ -371,13 +377,10 @@ def test_runledger_run_records_in_the_dagster_instance_of_dagster_home(
     assert loaded == [(raw_load.metadata["rows"].value, Decimal(raw_load.metadata["billed_cost"].value))]
 
 
+@pytest.mark.usefixtures("dagster_home")
 def test_a_run_of_the_nightly_job_writes_its_period_in_one_process(
-    demo_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    demo_config: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = tmp_path / "dagster_home"
-    home.mkdir()
-    shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
-    monkeypatch.setenv("DAGSTER_HOME", str(home))
     monkeypatch.setenv("RUNLEDGER_CONFIG", str(demo_config))
     with dg.DagsterInstance.get() as instance:
         # the job as a run launched from the UI rebuilds it: from the code location's module

@@ -62,7 +62,8 @@ event_states as (
 run_spans as (
     select
         event_states.training_run,
-        min(event_states.event_time) filter (where event_states.event = 'start') as first_start,
+        -- the first start (or a resume, when the log begins with one): where the tiling begins
+        min(event_states.event_time) filter (where event_states.state is not null) as first_start,
         arg_max(event_states.state, event_states.seq) as final_state,
         max(event_states.event_time) filter (where event_states.event = 'end') as last_end,
         max(event_states.event_time) as last_event,

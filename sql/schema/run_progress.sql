@@ -32,7 +32,8 @@ comment on column run_progress.tokens_trained is
     'The tokens of the run''s latest event that gives them (run_events.tokens), else the step of its latest event x '
     'the budget''s tokens_per_step (batch_size x sequence_length); NULL without either.';
 comment on column run_progress.wall_clock_hours is
-    'Hours from the first start event to the last end event, or to as_of while the run has no end.';
+    'Hours from the first start event (or resume, when the log begins with one) to the last end event, or to '
+    'as_of while the run is not ended.';
 comment on column run_progress.productive_hours is
     'wall_clock_hours - downtime_hours: the hours the run was training.';
 comment on column run_progress.downtime_hours is

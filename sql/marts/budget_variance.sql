@@ -49,7 +49,7 @@ run_windows as (
 ),
 
 -- elapsed: the fraction of the run's window [start, end) behind as_of, clamped to [0, 1].
-run_progress as (
+run_elapsed as (
     select
         *,
         case
@@ -132,20 +132,20 @@ amounts as (
 variances as (
     select
         amounts.*,
-        run_progress.currency,
-        run_progress.elapsed,
-        run_progress.as_of,
+        run_elapsed.currency,
+        run_elapsed.elapsed,
+        run_elapsed.as_of,
         amounts.actual_cost - amounts.estimated_cost as variance,
         round(
             (amounts.actual_gpu_hours - amounts.estimated_gpu_hours) * amounts.estimated_rate, 10
         ) as usage_variance,
-        amounts.estimated_cost * run_progress.thresholds['over'] as over_from,
-        amounts.estimated_cost * run_progress.thresholds['warning'] as warning_from,
+        amounts.estimated_cost * run_elapsed.thresholds['over'] as over_from,
+        amounts.estimated_cost * run_elapsed.thresholds['warning'] as warning_from,
         -- under: more than 10 % below the pro-rata burn of the estimate
-        round(amounts.estimated_cost * run_progress.elapsed, 10) * cast(0.9 as decimal(2, 1))
+        round(amounts.estimated_cost * run_elapsed.elapsed, 10) * cast(0.9 as decimal(2, 1))
             as under_below
     from amounts
-    inner join run_progress on run_progress.training_run = amounts.training_run
+    inner join run_elapsed on run_elapsed.training_run = amounts.training_run
 ),
 
 final as (

@@ -1,8 +1,9 @@
 """Training-run event logs as JSON lines: one object per line, read strictly.
 
 Each line: `training_run`, `time` (ISO-8601 with a UTC offset), `event` (start, checkpoint,
-failure, resume, end), `step` (an integer ≥ 0), optionally `gpus` (an integer > 0) and
-`config_hash` (text). Any problem is a `RunEventsError` naming the file and line.
+failure, resume, end), `step` (an integer ≥ 0), optionally `gpus` (an integer > 0),
+`config_hash` (text) and `tokens` (an integer ≥ 0: the tokens trained by the event). Any
+problem is a `RunEventsError` naming the file and line.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 EVENT_KINDS = ("start", "checkpoint", "failure", "resume", "end")
 EVENT_FILE_SUFFIXES = (".jsonl", ".ndjson", ".json")
 REQUIRED_KEYS = ("training_run", "time", "event", "step")
-OPTIONAL_KEYS = ("gpus", "config_hash")
+OPTIONAL_KEYS = ("gpus", "config_hash", "tokens")
 MAX_REPORTED_PROBLEMS = 20
 
 
@@ -35,6 +36,7 @@ class RunEvent:
         gpus: GPUs the run uses from this event on (start and resume), when known.
         config_hash: the hash of the run's training configuration, when known.
         origin: where the event was read: `file:line` or `mlflow:<run id>`.
+        tokens: the tokens the run has trained by this event, when the log counts them.
     """
 
     training_run: str
@@ -44,6 +46,7 @@ class RunEvent:
     gpus: int | None
     config_hash: str | None
     origin: str
+    tokens: int | None = None
 
 
 def event_files(path: Path) -> list[Path]:
@@ -110,6 +113,7 @@ def parse_event_line(line: str, origin: str) -> RunEvent:
         raise RunEventsError(f"{origin}: event: {event!r} is not one of {', '.join(EVENT_KINDS)}")
     step = _integer(document["step"], origin, "step", minimum=0)
     gpus = None if document.get("gpus") is None else _integer(document["gpus"], origin, "gpus", minimum=1)
+    tokens = None if document.get("tokens") is None else _integer(document["tokens"], origin, "tokens", minimum=0)
     config_hash = document.get("config_hash")
     if config_hash is not None and (not isinstance(config_hash, str) or not config_hash.strip()):
         raise RunEventsError(f"{origin}: config_hash: must be non-empty text, got {config_hash!r}")
@@ -121,6 +125,7 @@ def parse_event_line(line: str, origin: str) -> RunEvent:
         gpus=gpus,
         config_hash=config_hash.strip() if config_hash else None,
         origin=origin,
+        tokens=tokens,
     )
 
 

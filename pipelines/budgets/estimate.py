@@ -133,7 +133,8 @@ def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any
 
     Only the compute row derived from `model` carries estimated_gpu_hours and estimated_rate
     (= gpu_hour_price), training_tokens and gpu_hours_at_peak (for the actual effective MFU and
-    throughput); its estimated_cost is round(estimated_gpu_hours x estimated_rate, 10). Only the
+    throughput) and tokens_per_step (for the tokens trained); its estimated_cost is
+    round(estimated_gpu_hours x estimated_rate, 10). Only the
     storage row of a budget with `storage` carries checkpoints_retained (for the waste analysis).
     Every Decimal is quantized to 10 places (DuckDB misreads bound Decimals with a positive
     exponent such as Decimal('1.2E+4')).
@@ -162,6 +163,7 @@ def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any
                 "estimated_rate": gpu_hour_price if derived_compute else None,
                 "training_tokens": _quantize(budget.model.tokens) if derived_compute else None,
                 "gpu_hours_at_peak": result.gpu_hours_at_peak if derived_compute else None,
+                "tokens_per_step": result.tokens_per_step if derived_compute else None,
                 "checkpoints_retained": (
                     budget.storage.checkpoints_retained if category == "storage" and budget.storage else None
                 ),

@@ -7,7 +7,7 @@ from pipelines.budgets.assets import budget_alerts, budget_baselines, budget_var
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.reports import write_reports
-from pipelines.waste.assets import waste
+from pipelines.waste.assets import run_progress, waste
 
 
 @dg.asset(
@@ -22,6 +22,7 @@ from pipelines.waste.assets import waste
         budget_variance,
         budget_alerts,
         waste,
+        run_progress,
     ],
     group_name="reports",
     owners=["team:finops"],

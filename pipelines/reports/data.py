@@ -209,6 +209,37 @@ class WasteRank:
 
 
 @dataclass(frozen=True)
+class RunProgress:
+    """A run's `run_progress` row with its budget's planned tokens and steps, and the effective
+    MFU `budget_variance` reports (the planned tokens taken as trained)."""
+
+    tokens_trained: int | None
+    planned_tokens: int | None
+    planned_steps: int | None
+    last_step: int
+    wall_clock_hours: Decimal
+    productive_hours: Decimal
+    downtime_hours: Decimal
+    step_time_seconds: Decimal | None
+    tokens_per_gpu_second: Decimal | None
+    effective_mfu: Decimal | None
+    planned_tokens_effective_mfu: Decimal | None
+    cost_per_1e9_tokens: Decimal | None
+    estimated_cost_per_1e9_tokens: Decimal | None
+
+
+@dataclass(frozen=True)
+class RunPricing:
+    """A run's GPU-hours of one pricing type (`run_pricing`)."""
+
+    pricing: str
+    gpu_hours: Decimal
+    effective_cost: Decimal
+    cost_per_gpu_hour: Decimal | None
+    gpu_hours_share: Decimal | None
+
+
+@dataclass(frozen=True)
 class RunOverview:
     """What the summary needs of a run: its header and numbers table."""
 
@@ -227,6 +258,8 @@ class RunDetails:
     top_resources: TopResources
     alerts: tuple[BudgetAlert, ...]
     waste: RunWaste
+    progress: RunProgress | None = None
+    pricing: tuple[RunPricing, ...] = ()
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -287,8 +320,8 @@ def load_details(
     overviews: Sequence[RunOverview],
     reconciliation: Sequence[ReconciliationRow],
 ) -> dict[str, RunDetails]:
-    """Reads the runs' daily spend, top resources, threshold crossings, waste and unattributed
-    neighbours; picks each run's reconciliation rows.
+    """Reads the runs' daily spend, top resources, threshold crossings, waste, progress, GPU-hours
+    by pricing and unattributed neighbours; picks each run's reconciliation rows.
 
     Args:
         conn: warehouse connection, on which `snapshot_unattributed` ran.
@@ -303,6 +336,8 @@ def load_details(
     top_resources = _rows_by_run(conn, read_sql("reports/run_top_resources"), runs, row_limit=TOP_RESOURCE_ROWS)
     waste_kinds = _rows_by_run(conn, read_sql("reports/run_waste_kinds"), runs)
     waste_items = _rows_by_run(conn, read_sql("reports/run_waste_items"), runs, row_limit=TOP_WASTE_ROWS)
+    progress = _rows_by_run(conn, read_sql("reports/run_progress"), runs)
+    pricing = _rows_by_run(conn, read_sql("reports/run_pricing"), runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for alert in load_alerts(conn):
         if alert.training_run in alerts:
@@ -321,6 +356,8 @@ def load_details(
                 kinds=tuple(WasteKind(**row) for row in waste_kinds[training_run]),
                 top=tuple(WasteItem(**row) for row in waste_items[training_run]),
             ),
+            progress=next((RunProgress(**row) for row in progress[training_run]), None),
+            pricing=tuple(RunPricing(**row) for row in pricing[training_run]),
         )
     return details
 

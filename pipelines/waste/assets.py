@@ -10,6 +10,7 @@ from pipelines.orchestration.tables import holds_tables
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
 from pipelines.waste.events import read_source_events, replace_run_events
+from pipelines.waste.progress import build_run_progress
 from pipelines.waste.tables import build_waste_if_changed
 
 
@@ -75,6 +76,42 @@ def waste(runledger: RunLedgerResource) -> dg.MaterializeResult:
                     f"| {run} | {owner or ''} | {cost:,.2f} | {waste_cost:,.2f} | "
                     f"{'' if share is None else f'{share:.1%}'} |"
                     for run, owner, cost, waste_cost, share in per_run
+                )
+            ),
+        }
+    )
+
+
+@dg.asset(
+    deps=[FOCUS_LINE_ITEMS, cost_allocations, reconciliation, budget_baselines, run_events],
+    group_name="waste",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    metadata=holds_tables("run_progress", "run_pricing"),
+    pool=WAREHOUSE_POOL,
+)
+def run_progress(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """`run_progress`: each run's training progress from its events — tokens trained, wall-clock,
+    productive and down time, step time, throughput, effective MFU of the tokens trained — and its
+    cost per 1e9 tokens against the estimate; and `run_pricing`: its GPU-hours by pricing type
+    (on demand, Savings Plan, reservation, committed use, spot) with their cost per GPU-hour and
+    share. Rebuilt whole, only after reconciliation passed."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        for attempt in transactions(conn):
+            with attempt:
+                rows = build_run_progress(conn)
+        summary = conn.execute(read_sql("marts/run_progress", "summary")).fetchall()
+    return dg.MaterializeResult(
+        metadata={
+            "rows": dg.MetadataValue.int(rows),
+            "by_run": dg.MetadataValue.md(
+                "| run | tokens trained | wall-clock h | downtime h | per 1e9 tokens | estimated |\n"
+                "|---|---:|---:|---:|---:|---:|\n"
+                + "\n".join(
+                    f"| {run} | {'' if tokens is None else f'{tokens:,}'} | {wall:,.2f} | {down:,.2f} | "
+                    f"{'' if cost is None else f'{cost:,.2f}'} | {'' if estimate is None else f'{estimate:,.2f}'} |"
+                    for run, tokens, wall, down, cost, estimate in summary
                 )
             ),
         }

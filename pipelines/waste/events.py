@@ -19,6 +19,7 @@ EVENTS_SCHEMA = pa.schema(
         ("gpus", pa.int32()),
         ("config_hash", pa.string()),
         ("origin", pa.string()),
+        ("tokens", pa.int64()),
     ]
 )
 
@@ -58,6 +59,7 @@ def replace_run_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[s
                             "gpus": event.gpus,
                             "config_hash": event.config_hash,
                             "origin": event.origin,
+                            "tokens": event.tokens,
                         }
                         for event in events
                     ],

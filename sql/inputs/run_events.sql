@@ -20,7 +20,8 @@ final as (
         step,
         gpus,
         config_hash,
-        origin
+        origin,
+        tokens
     from staged
 )
 

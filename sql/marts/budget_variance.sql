@@ -4,7 +4,7 @@
 -- Rebuilds budget_variance: every budgeted run's actual (effective) spend against its baseline,
 -- one row per cost category found in the baseline or in the run's allocations (all billing
 -- periods), plus one row cost_category = 'total'. Runs without a baseline are left out.
--- Uses the macro decimal_divide (sql/schema/macros.sql), created with the schema.
+-- Uses the macros decimal_divide and effective_mfu (sql/schema/macros.sql), created with the schema.
 -- Every amount is DECIMAL(38, 10): sums and differences are exact; products are DECIMAL(38, 20)
 -- (exact below 1e18) and rounded back to 10 decimals; quotients come from decimal_divide because
 -- DuckDB divides DECIMALs in DOUBLE.
@@ -49,7 +49,7 @@ run_windows as (
 ),
 
 -- elapsed: the fraction of the run's window [start, end) behind as_of, clamped to [0, 1].
-run_progress as (
+run_elapsed as (
     select
         *,
         case
@@ -132,20 +132,20 @@ amounts as (
 variances as (
     select
         amounts.*,
-        run_progress.currency,
-        run_progress.elapsed,
-        run_progress.as_of,
+        run_elapsed.currency,
+        run_elapsed.elapsed,
+        run_elapsed.as_of,
         amounts.actual_cost - amounts.estimated_cost as variance,
         round(
             (amounts.actual_gpu_hours - amounts.estimated_gpu_hours) * amounts.estimated_rate, 10
         ) as usage_variance,
-        amounts.estimated_cost * run_progress.thresholds['over'] as over_from,
-        amounts.estimated_cost * run_progress.thresholds['warning'] as warning_from,
+        amounts.estimated_cost * run_elapsed.thresholds['over'] as over_from,
+        amounts.estimated_cost * run_elapsed.thresholds['warning'] as warning_from,
         -- under: more than 10 % below the pro-rata burn of the estimate
-        round(amounts.estimated_cost * run_progress.elapsed, 10) * cast(0.9 as decimal(2, 1))
+        round(amounts.estimated_cost * run_elapsed.elapsed, 10) * cast(0.9 as decimal(2, 1))
             as under_below
     from amounts
-    inner join run_progress on run_progress.training_run = amounts.training_run
+    inner join run_elapsed on run_elapsed.training_run = amounts.training_run
 ),
 
 final as (
@@ -172,11 +172,12 @@ final as (
         decimal_divide(actual_cost, actual_gpu_hours) as actual_rate,
         variance - usage_variance as rate_variance,
         usage_variance,
-        decimal_divide(gpu_hours_at_peak, estimated_gpu_hours) as estimated_effective_mfu,
+        effective_mfu(gpu_hours_at_peak, training_tokens, training_tokens, estimated_gpu_hours)
+            as estimated_effective_mfu,
         -- The MFU and throughput the actual GPU-hours imply, to calibrate the next estimate
         -- (mfu = actual_effective_mfu with overhead 0 reproduces them). They take the planned
         -- tokens as trained, so they exist only once the budget window has ended.
-        if(elapsed = 1, decimal_divide(gpu_hours_at_peak, actual_gpu_hours), null)
+        if(elapsed = 1, effective_mfu(gpu_hours_at_peak, training_tokens, training_tokens, actual_gpu_hours), null)
             as actual_effective_mfu,
         if(elapsed = 1, decimal_divide(training_tokens, actual_gpu_hours * 3600), null)
             as actual_tokens_per_gpu_second,

@@ -45,12 +45,23 @@ waste_items as (
     from waste
 ),
 
+progress as (
+    select coalesce(md5(string_agg(cast(run_progress as varchar), '|' order by training_run)), '') as digest
+    from run_progress
+),
+
+pricing as (
+    select coalesce(md5(string_agg(cast(run_pricing as varchar), '|' order by training_run, pricing, currency)), '')
+        as digest
+    from run_pricing
+),
+
 final as (
     select md5(concat_ws(
         '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest,
-        loads_recorded.digest, waste_items.digest
+        loads_recorded.digest, waste_items.digest, progress.digest, pricing.digest
     )) as inputs_digest
-    from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items
+    from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items, progress, pricing
 )
 
 select * from final;

@@ -10,6 +10,8 @@ create table if not exists budget_baselines (
     -- take at the GPU's full peak (MFU 1, no overhead; NULL without gpu_peak_tflops)
     training_tokens decimal(38, 10),
     gpu_hours_at_peak decimal(38, 10),
+    -- compute rows of a model with batch_size and sequence_length: tokens per optimizer step
+    tokens_per_step bigint,
     -- storage rows of budgets with `storage`: how many checkpoints the estimate keeps
     checkpoints_retained integer,
     thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)) not null,
@@ -21,6 +23,7 @@ create table if not exists budget_baselines (
 alter table budget_baselines add column if not exists training_tokens decimal(38, 10);
 alter table budget_baselines add column if not exists gpu_hours_at_peak decimal(38, 10);
 alter table budget_baselines add column if not exists checkpoints_retained integer;
+alter table budget_baselines add column if not exists tokens_per_step bigint;
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -46,6 +49,9 @@ comment on column budget_baselines.training_tokens is
 comment on column budget_baselines.gpu_hours_at_peak is
     'Compute row of a budget with a model: the GPU-hours its 6 N D FLOPs take at the GPU''s full peak (MFU 1, no '
     'overhead); NULL on other rows and without gpu_peak_tflops.';
+comment on column budget_baselines.tokens_per_step is
+    'Compute row of a budget with a model giving batch_size and sequence_length: batch_size x sequence_length, the '
+    'tokens of one optimizer step (run_progress counts the tokens trained with it); NULL otherwise.';
 comment on column budget_baselines.checkpoints_retained is
     'Storage row of a budget with storage: how many checkpoints the estimate keeps (the checkpoint_retention '
     'waste counts those beyond it); NULL on other rows.';

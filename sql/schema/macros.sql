@@ -73,6 +73,38 @@ create or replace macro decimal_divide(numerator, denominator) as (
     end
 );
 
+-- effective_mfu(gpu_hours_at_peak, planned_tokens, tokens, gpu_hours): the MFU over every GPU-hour,
+-- overhead included: the GPU-hours `tokens` take at the GPU's full peak (a budget's
+-- gpu_hours_at_peak for its planned_tokens, scaled by tokens / planned_tokens) / gpu_hours. The one
+-- rule of budget_variance's effective MFUs (tokens = planned_tokens) and run_progress's (the tokens
+-- trained). The token fraction is DECIMAL(38, 10) (exactly 1 for the planned tokens); NULL when
+-- any input is NULL or gpu_hours or planned_tokens is 0.
+create or replace macro effective_mfu(gpu_hours_at_peak, planned_tokens, tokens, gpu_hours) as
+    decimal_divide(
+        round(gpu_hours_at_peak * decimal_divide(tokens, planned_tokens), 10),
+        gpu_hours
+    );
+
+-- cost_per_1e9_tokens(cost, tokens): cost / tokens x 1e9 as DECIMAL(38, 10), exact (tokens / 1e9
+-- has at most 9 decimals); NULL when tokens is 0 or NULL.
+create or replace macro cost_per_1e9_tokens(cost, tokens) as
+    decimal_divide(cost, cast(tokens as decimal(38, 10)) * cast(0.000000001 as decimal(10, 9)));
+
+-- pricing_type(PricingCategory, CommitmentDiscountType): how a usage line was priced, for the unit
+-- economics of run_pricing: savings_plan, reservation or committed_use (a commitment discount's
+-- type), spot (PricingCategory Dynamic), on_demand (Standard), committed (Committed without a
+-- type) or other.
+create or replace macro pricing_type(pricing_category, commitment_discount_type) as
+    case
+        when commitment_discount_type = 'Savings Plan' then 'savings_plan'
+        when commitment_discount_type = 'Reservation' then 'reservation'
+        when commitment_discount_type = 'Committed Use Discount' then 'committed_use'
+        when pricing_category = 'Dynamic' then 'spot'
+        when pricing_category = 'Standard' then 'on_demand'
+        when pricing_category = 'Committed' then 'committed'
+        else 'other'
+    end;
+
 -- The table macros below read warehouse tables, which DuckDB resolves when a macro is created:
 -- create_schema creates them after the tables.
 

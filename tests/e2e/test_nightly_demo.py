@@ -289,6 +289,8 @@ def test_a_second_run_changes_nothing(demo: tuple[Path, Path]) -> None:
         "budget_variance": "select * from budget_variance order by training_run, cost_category",
         "run_costs": "select * from run_costs order by all",
         "waste": "select * from waste order by all",
+        "run_progress": "select * from run_progress order by training_run",
+        "run_pricing": "select * from run_pricing order by all",
     }
     before = {name: query(warehouse, sql) for name, sql in tables.items()}
     run_nightly(root / "runledger.yaml", echo=lambda line: None)
@@ -486,3 +488,70 @@ def test_the_demos_untagged_share_counts_only_what_tags_could_move(demo: tuple[P
         ("2026-11", "support", Decimal("1761.70"), None),
         ("2026-11", "tax", Decimal("2236.47"), None),
     ]
+
+
+def test_the_7b_runs_progress_and_unit_economics(demo: tuple[Path, Path]) -> None:
+    """7B ran 03 Oct 00:00 → 10 Oct 12:00 on 128 GPUs at 830 steps an hour; two crashes each cost
+    45 minutes until the resume and lost the work since the last checkpoint, so it ended at step
+    141,308 of the 154,973 its 6.5e11 tokens need at 1,024 x 4,096 tokens per step."""
+    root, warehouse = demo
+    cursor_sql = "select * from run_progress where training_run = 'llm-7b-pt-r1'"
+    with reading(warehouse) as conn:
+        cursor = conn.execute(cursor_sql)
+        row = dict(zip([column[0] for column in cursor.description], cursor.fetchone(), strict=True))
+    assert row["last_step"] == 141_308
+    assert row["tokens_trained"] == 141_308 * 4_194_304 == 592_688_709_632
+    # 180 hours of wall-clock, 2 x 45 minutes down: 192 GPU-hours of restart downtime
+    assert (row["wall_clock_hours"], row["downtime_hours"], row["productive_hours"]) == (
+        Decimal(180),
+        Decimal("1.5"),
+        Decimal("178.5"),
+    )
+    assert row["downtime_hours"] * 128 == 192
+    # steps advanced while training: 0 → 47,725 (crash), 44,820 → 109,975, 106,032 → 141,308 in 178.5 h
+    steps = 47_725 + (109_975 - 44_820) + (141_308 - 106_032)
+    assert steps == 148_156
+    assert row["step_time_seconds"] == (Decimal(642_600) / steps).quantize(TEN_DECIMALS, ROUND_HALF_UP)
+    assert row["tokens_per_gpu_second"] == (Decimal(4_194_304 * steps) / (642_600 * 128)).quantize(
+        TEN_DECIMALS, ROUND_HALF_UP
+    )
+    # 16 p5 nodes x 8 GPUs x 186 hours (the nodes ran six hours past the end)
+    assert row["gpu_hours"] == 23_808
+    # effective MFU of the tokens trained: 6 x 7e9 x tokens / (989e12 x 3600) / 23,808
+    true_mfu = Decimal(6) * Decimal("7e9") * 592_688_709_632 / (Decimal("989e12") * 3600) / 23_808
+    assert abs(row["effective_mfu"] - true_mfu) < Decimal("1e-9")
+    assert round(row["effective_mfu"], 3) == Decimal("0.294")
+    ((reported,),) = query(
+        warehouse,
+        "select actual_effective_mfu from budget_variance "
+        "where training_run = 'llm-7b-pt-r1' and cost_category = 'compute'",
+    )
+    assert round(reported, 3) == Decimal("0.322")
+    # 117,051.55 of attributed spend over 592.69e9 tokens, against 97,468.70 over 650e9 planned
+    assert round(row["effective_cost"], 2) == Decimal("117051.55")
+    assert row["cost_per_1e9_tokens"] == (row["effective_cost"] / Decimal("592.688709632")).quantize(
+        TEN_DECIMALS, ROUND_HALF_UP
+    )
+    assert round(row["cost_per_1e9_tokens"], 2) == Decimal("197.49")
+    assert round(row["estimated_cost_per_1e9_tokens"], 2) == Decimal("149.95")
+    assert round(row["cost_per_1e9_tokens"] / row["estimated_cost_per_1e9_tokens"] - 1, 3) == Decimal("0.317")
+    # 14 nodes under the Savings Plan at 36.50 an hour, 2 on demand at 55.04 (8 GPUs each)
+    pricing = query(
+        warehouse,
+        "select pricing, gpu_hours, cost_per_gpu_hour, gpu_hours_share from run_pricing "
+        "where training_run = 'llm-7b-pt-r1' order by pricing",
+    )
+    assert pricing == [
+        ("on_demand", Decimal(2 * 8 * 186), Decimal("6.88"), Decimal("0.125")),
+        ("savings_plan", Decimal(14 * 8 * 186), Decimal("4.5625"), Decimal("0.875")),
+    ]
+    markdown = (root / ".runledger" / "reports" / "llm-7b-pt-r1" / "report.md").read_text()
+    assert "## Progress and unit economics" in markdown
+    assert "- **Steps:** 141,308 of 154,973 planned (91.2 %)" in markdown
+    assert "- **Cost per 1e9 tokens (USD):** 197.49" in markdown
+    assert "- **Estimated cost per 1e9 tokens (USD):** 149.95" in markdown
+    assert "| On demand | 2,976.0 | 12.5 % |" in markdown
+    assert (
+        "<h2>Progress and unit economics</h2>"
+        in (root / ".runledger" / "reports" / "llm-7b-pt-r1" / "report.html").read_text()
+    )

@@ -34,6 +34,7 @@ LAYER_ASSETS = {
     "post_mortem_reports",
     "run_events",
     "waste",
+    "run_progress",
 }
 
 
@@ -77,6 +78,7 @@ UPSTREAM = {
         "budget_baselines",
         "run_events",
     },
+    "run_progress": {"focus_line_items", "cost_allocations", "reconciliation", "budget_baselines", "run_events"},
     "post_mortem_reports": {
         "focus_line_items",
         "cost_allocations",
@@ -88,6 +90,7 @@ UPSTREAM = {
         "budget_variance",
         "budget_alerts",
         "waste",
+        "run_progress",
     },
 }
 

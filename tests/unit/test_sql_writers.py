@@ -31,6 +31,8 @@ WRITER_LAYER = {
     "budget_alerts": "marts",
     "waste": "marts",
     "waste_by_run": "marts",
+    "run_progress": "marts",
+    "run_pricing": "marts",
 }
 NAME = r"(?:\"[^\"]+\"|[\w.]+)"
 WRITE = re.compile(

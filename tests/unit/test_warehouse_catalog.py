@@ -28,6 +28,8 @@ PUBLIC = {
     "run_events",
     "waste",
     "waste_by_run",
+    "run_progress",
+    "run_pricing",
 }
 BOOKKEEPING = {"step_inputs", "schema_version"}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}

@@ -363,6 +363,10 @@ def test_waste_never_exceeds_a_runs_attributed_cost(warehouse: duckdb.DuckDBPyCo
             "gpus: must be an integer ≥ 1",
         ),
         (
+            '{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "end", "step": 9, "tokens": "9e9"}',
+            "tokens: must be an integer ≥ 0",
+        ),
+        (
             '{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0, "gpu": 8}',
             "gpu: unknown key",
         ),

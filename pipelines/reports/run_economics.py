@@ -1,0 +1,88 @@
+"""What a run's spend bought: its training progress from its events and its unit economics (cost
+per 1e9 tokens against the estimate, GPU-hours by pricing type)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pipelines.reports.data import RunDetails
+from pipelines.reports.document import MISSING, Block, Cell, Facts, Paragraph, Table, hours, money, percent, rate
+
+PRICING_LABELS = {
+    "on_demand": "On demand",
+    "savings_plan": "Savings Plan",
+    "reservation": "Reserved instances",
+    "committed_use": "Committed use discount",
+    "spot": "Spot",
+    "committed": "Committed (other)",
+    "other": "Other",
+}
+
+
+def economics_blocks(details: RunDetails, currency: str) -> tuple[Block, ...]:
+    """The run's progress facts and its GPU-hours by pricing type, each with its cost per GPU-hour."""
+    progress = details.progress
+    blocks: list[Block] = []
+    if progress is None:
+        blocks.append(Paragraph("No run events: no progress, step time or cost per token to show."))
+    else:
+        facts = [
+            ("Steps", Cell(_of(progress.last_step, progress.planned_steps))),
+            ("Tokens trained", Cell(_of(progress.tokens_trained, progress.planned_tokens))),
+            ("Wall-clock hours", Cell(hours(progress.wall_clock_hours))),
+            ("Productive hours", Cell(hours(progress.productive_hours))),
+            ("Downtime hours (failure to resume)", Cell(hours(progress.downtime_hours))),
+            ("Step time (seconds)", Cell(_decimal(progress.step_time_seconds, "0.01"))),
+            ("Tokens per second per GPU", Cell(_decimal(progress.tokens_per_gpu_second, "0.1"))),
+            ("Effective MFU of the tokens trained", Cell(percent(progress.effective_mfu))),
+            ("Effective MFU if every planned token was trained", Cell(percent(progress.planned_tokens_effective_mfu))),
+            (f"Cost per 1e9 tokens ({currency})", Cell(money(progress.cost_per_1e9_tokens))),
+            (f"Estimated cost per 1e9 tokens ({currency})", Cell(money(progress.estimated_cost_per_1e9_tokens))),
+        ]
+        if progress.cost_per_1e9_tokens is not None and progress.estimated_cost_per_1e9_tokens:
+            over = progress.cost_per_1e9_tokens / progress.estimated_cost_per_1e9_tokens - 1
+            facts.append(("Cost per token against the estimate", Cell(percent(over, signed=True))))
+        blocks.append(Facts(tuple(facts)))
+    if details.pricing:
+        blocks.append(
+            Table(
+                columns=(
+                    "Pricing",
+                    "GPU-hours",
+                    "Share of GPU-hours",
+                    f"Effective cost ({currency})",
+                    f"Per GPU-hour ({currency})",
+                ),
+                rows=tuple(
+                    (
+                        Cell(PRICING_LABELS.get(row.pricing, row.pricing)),
+                        Cell(hours(row.gpu_hours)),
+                        Cell(percent(row.gpu_hours_share)),
+                        Cell(money(row.effective_cost)),
+                        Cell(rate(row.cost_per_gpu_hour)),
+                    )
+                    for row in details.pricing
+                ),
+                numeric_columns=frozenset(range(1, 5)),
+            )
+        )
+    blocks.append(
+        Paragraph(
+            "Tokens trained: the events' own count, else the latest step x the budget's tokens per step. "
+            "Downtime runs from each failure to the next resume; step time and throughput come from the "
+            "step/time pairs while training. Cost per 1e9 tokens: the run's effective cost / tokens trained."
+        )
+    )
+    return tuple(blocks)
+
+
+def _of(value: int | None, planned: int | None) -> str:
+    if value is None:
+        return MISSING
+    if not planned:
+        return f"{value:,}"
+    return f"{value:,} of {planned:,} planned ({percent(Decimal(value) / Decimal(planned))})"
+
+
+def _decimal(value: Decimal | None, quantum: str) -> str:
+    return MISSING if value is None else f"{value.quantize(Decimal(quantum)):,}"

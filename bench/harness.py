@@ -55,6 +55,7 @@ STAGE_ORDER = (
     "run_costs",
     "views",
     "budget_variance",
+    "run_progress",
     "waste",
     "reports",
 )

@@ -24,7 +24,7 @@ from pipelines.warehouse.sql import read_sql
 )
 def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Each budgeted run's pre-training estimate per cost category in `budget_baselines`, replaced
-    whole from `budgets/<run>.yaml` and the resource model (6·N·D FLOPs, MFU, GPU-hours,
+    whole from `budgets/<run>.yaml` and the resource model (training FLOPs, MFU, GPU-hours,
     checkpoints, egress)."""
     config = runledger.load_config()
     budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []

@@ -1,5 +1,5 @@
-"""The resource model: a budget's pre-training estimate (6 N D FLOPs, MFU, GPU-hours, wall-clock,
-storage and network costs) and the `budget_baselines` rows it gives.
+"""The resource model: a budget's pre-training estimate (FLOPs per token x tokens, MFU, GPU-hours,
+wall-clock, storage and network costs) and the `budget_baselines` rows it gives.
 
 Pure Python, no warehouse access. Estimates are computed at 60 significant digits; money and hours
 are quantized to 10 decimal places with ROUND_HALF_EVEN, the scale of the warehouse's
@@ -33,7 +33,7 @@ class Estimate:
     Every field but `costs` and `total` is None without `model`.
 
     Attributes:
-        flops: training FLOPs, 6 x parameters x tokens.
+        flops: training FLOPs, the model's FLOPs per token x tokens (6 N D for pre-training).
         gpu_hours: GPU-hours including overhead, quantized.
         wall_hours: gpu_hours / gpus, quantized: the wall-clock time of the run.
         costs: estimated cost per category present in the budget, in `COST_CATEGORIES` order.
@@ -75,7 +75,8 @@ class _Speed:
 def estimate(budget: Budget) -> Estimate:
     """Applies the resource model to a budget.
 
-    With `mfu`: GPU-hours = 6 N D / (peak x 1e12 x mfu x 3600) x (1 + overhead). With
+    With `mfu`: GPU-hours = F D / (peak x 1e12 x mfu x 3600) x (1 + overhead), F the training
+    FLOPs per token (`ResourceModel.flops_per_token`, 6 N for pre-training). With
     `tokens_per_second_per_gpu`: GPU-hours = tokens / (throughput x 3600) x (1 + overhead).
 
     Raises:
@@ -93,7 +94,7 @@ def estimate(budget: Budget) -> Estimate:
             ordered = _storable_costs(_ordered(costs))
             total = _storable(sum(ordered.values(), Decimal(0)), "total cost", "fixed")
             return Estimate(None, None, None, ordered, total, None)
-        flops = 6 * model.parameters * model.tokens
+        flops = model.flops_per_token * model.tokens
         speed = _speed(model, flops)
         gpu_hours = _storable(_quantize(speed.ideal_gpu_hours * (1 + model.overhead)), "GPU-hours", "model")
         if speed.gpu_hours_at_peak is not None:
@@ -181,7 +182,7 @@ def _speed(model: ResourceModel, flops: Decimal) -> _Speed:
     gpu_hours_at_peak = (
         flops / (peak_flops_per_gpu_second * SECONDS_PER_HOUR) if peak_flops_per_gpu_second is not None else None
     )
-    flops_per_token = 6 * model.parameters
+    flops_per_token = model.flops_per_token
     if model.mfu is not None:
         throughput = model.mfu * peak_flops_per_gpu_second / flops_per_token
         return _Speed(model.mfu, throughput, gpu_hours_at_peak, gpu_hours_at_peak / model.mfu)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from pipelines.budgets.estimate import Estimate
-from pipelines.budgets.schema import Budget, ResourceModel
+from pipelines.budgets.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, ResourceModel
 
 
 def format_estimate(budget: Budget, estimate: Estimate) -> str:
@@ -31,16 +31,22 @@ def _resource_lines(model: ResourceModel, estimate: Estimate) -> list[str]:
     days = estimate.wall_hours / 24
     mfu_source = "given" if model.mfu is not None else "implied by the throughput"
     throughput_source = "given" if model.tokens_per_second_per_gpu is not None else "implied by MFU"
-    lines = [
-        f"  {'parameters (N)':<28}{model.parameters:>20.3e}",
-        f"  {'tokens (D)':<28}{model.tokens:>20.3e}",
-    ]
+    if model.active_parameters is None:
+        lines = [f"  {'parameters (N)':<28}{model.parameters:>20.3e}"]
+    else:
+        lines = [
+            f"  {'parameters':<28}{model.parameters:>20.3e}  (in all)",
+            f"  {'active parameters (N)':<28}{model.active_parameters:>20.3e}  (used per token)",
+        ]
+    lines.append(f"  {'tokens (D)':<28}{model.tokens:>20.3e}")
     if estimate.steps is not None:
         lines.append(
             f"  {'training steps':<28}{estimate.steps:>20,}  ({estimate.tokens_per_step:,} tokens "
             f"per step: batch {model.batch_size:,} x sequence {model.sequence_length:,})"
         )
-    lines.append(f"  {'training FLOPs (6 N D)':<28}{estimate.flops:>20.3e}")
+    factor = TRAINING_FLOPS_PER_PARAMETER[model.method]
+    flops_line = f"  {f'training FLOPs ({factor} N D)':<28}{estimate.flops:>20.3e}"
+    lines.append(flops_line if model.method == "pretrain" else f"{flops_line}  ({model.method})")
     if estimate.mfu is not None:
         lines.append(
             f"  {'MFU':<28}{_percent(estimate.mfu):>20}  ({mfu_source}; peak "

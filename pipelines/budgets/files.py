@@ -30,16 +30,28 @@ def load_budget(path: Path) -> Budget:
         BudgetError: the file is unreadable, not YAML, or breaks a rule; one line per problem,
             each `<file>: <key path>: <problem>; <what to do>`.
     """
-    document = _read_yaml(path)
+    return validate_budget(_read_yaml(path), path)
+
+
+def validate_budget(document: dict[str, Any], source: Path | str) -> Budget:
+    """Validates a budget document, as read from a file or built by a command.
+
+    Args:
+        document: the budget's keys.
+        source: what messages name as the budget's file.
+
+    Raises:
+        BudgetError: the document breaks a rule; one line per problem, `<source>: <key path>: <problem>`.
+    """
     run = document.get("training_run")
     try:
         budget = Budget.model_validate(document)
     except ValidationError as error:
-        raise BudgetError("\n".join(_describe(path, detail, run) for detail in error.errors())) from None
+        raise BudgetError("\n".join(_describe(source, detail, run) for detail in error.errors())) from None
     try:
         estimate(budget)  # what it derives must fit the budget tables too
     except InvalidValue as error:
-        raise BudgetError(f"{path}: {error.key}: {error} (the budget of {budget.training_run!r})") from None
+        raise BudgetError(f"{source}: {error.key}: {error} (the budget of {budget.training_run!r})") from None
     return budget
 
 
@@ -138,7 +150,7 @@ def _yaml_problem(error: yaml.YAMLError) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
-def _describe(path: Path, detail: ErrorDetails, run: object) -> str:
+def _describe(path: Path | str, detail: ErrorDetails, run: object) -> str:
     """Turns one pydantic error into `<file>: <key path>: <problem>`; a number out of the
     warehouse's range also names the run."""
     loc = [str(part) for part in detail["loc"] if part != "[key]"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
@@ -108,15 +108,34 @@ class Window(_Section):
         return end
 
 
+TRAINING_FLOPS_PER_PARAMETER: dict[str, int] = {"pretrain": 6, "sft": 6, "dpo": 8, "lora": 4}
+"""Training FLOPs per parameter and token processed, by `model.method`: forward 2 and backward 4
+for pre-training and supervised fine-tuning; DPO adds the frozen reference model's forward pass
+(2); LoRA's frozen base computes no weight gradients, half of the backward pass."""
+
+Method = Literal["pretrain", "sft", "dpo", "lora"]
+
+
+def flops_per_token(method: Method, parameters: Decimal, active_parameters: Decimal | None) -> Decimal:
+    """Training FLOPs per token processed: the method's factor x the parameters each token uses
+    (the active ones of a mixture of experts, else all)."""
+    used = active_parameters if active_parameters is not None else parameters
+    return TRAINING_FLOPS_PER_PARAMETER[method] * used
+
+
 class ResourceModel(_Section):
     """The training job that derives the compute estimate.
 
     The speed is either `mfu` (a fraction of `gpu_peak_tflops`) or the measured
     `tokens_per_second_per_gpu`; `batch_size` (sequences per optimizer step, global) and
-    `sequence_length` (tokens per sequence) together give the number of training steps.
+    `sequence_length` (tokens per sequence) together give the number of training steps. `method`
+    and `active_parameters` (a mixture of experts' parameters used per token) set the training
+    FLOPs per token.
     """
 
+    method: Method = "pretrain"
     parameters: PositiveNumber
+    active_parameters: PositiveNumber | None = None
     tokens: PositiveNumber
     gpu_peak_tflops: PositiveNumber | None = None
     mfu: MfuFraction | None = None
@@ -126,6 +145,21 @@ class ResourceModel(_Section):
     gpu_hour_price: NonNegativeNumber
     batch_size: PositiveCount | None = None
     sequence_length: PositiveCount | None = None
+
+    @property
+    def flops_per_token(self) -> Decimal:
+        """Training FLOPs per token processed (`flops_per_token`)."""
+        return flops_per_token(self.method, self.parameters, self.active_parameters)
+
+    @model_validator(mode="after")
+    def _active_within_total(self) -> ResourceModel:
+        if self.active_parameters is not None and self.active_parameters > self.parameters:
+            raise InvalidValue(
+                f"must be at most `parameters` ({self.parameters}), got {self.active_parameters}; give the "
+                "parameters used per token (Mixtral-8x7B: 12.9e9 of 46.7e9)",
+                key="active_parameters",
+            )
+        return self
 
     @model_validator(mode="after")
     def _one_speed(self) -> ResourceModel:

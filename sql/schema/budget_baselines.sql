@@ -6,7 +6,7 @@ create table if not exists budget_baselines (
     estimated_cost decimal(38, 10) not null,
     estimated_gpu_hours decimal(38, 10),
     estimated_rate decimal(38, 10),
-    -- compute rows with a resource model: the planned tokens, and the GPU-hours its 6 N D FLOPs
+    -- compute rows with a resource model: the planned tokens, and the GPU-hours its training FLOPs
     -- take at the GPU's full peak (MFU 1, no overhead; NULL without gpu_peak_tflops)
     training_tokens decimal(38, 10),
     gpu_hours_at_peak decimal(38, 10),
@@ -29,7 +29,7 @@ alter table budget_baselines add column if not exists tokens_per_step bigint;
 -- docs/warehouse.md).
 comment on table budget_baselines is
     'Each budgeted run''s pre-training estimate: one row per (training run, cost category) its budget estimates, '
-    'replaced whole from budgets/<run>.yaml. Compute comes from the resource model: GPU-hours of 6 N D FLOPs at '
+    'replaced whole from budgets/<run>.yaml. Compute comes from the resource model: GPU-hours of its training FLOPs at '
     'the planned MFU or throughput, plus overhead, at gpu_hour_price. Money is DECIMAL(38,10) in the budget''s '
     'currency.';
 comment on column budget_baselines.training_run is 'The budgeted run (the budget''s training_run).';
@@ -47,8 +47,8 @@ comment on column budget_baselines.estimated_rate is
 comment on column budget_baselines.training_tokens is
     'Compute row of a budget with a model: the planned training tokens; NULL on other rows.';
 comment on column budget_baselines.gpu_hours_at_peak is
-    'Compute row of a budget with a model: the GPU-hours its 6 N D FLOPs take at the GPU''s full peak (MFU 1, no '
-    'overhead); NULL on other rows and without gpu_peak_tflops.';
+    'Compute row of a budget with a model: the GPU-hours its F D FLOPs (F = training FLOPs per '
+    'token, 6 N for pre-training) take at the GPU''s full peak (MFU 1, no overhead); NULL on other rows and without gpu_peak_tflops.';
 comment on column budget_baselines.tokens_per_step is
     'Compute row of a budget with a model giving batch_size and sequence_length: batch_size x sequence_length, the '
     'tokens of one optimizer step (run_progress counts the tokens trained with it); NULL otherwise.';

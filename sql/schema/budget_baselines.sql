@@ -47,8 +47,9 @@ comment on column budget_baselines.estimated_rate is
 comment on column budget_baselines.training_tokens is
     'Compute row of a budget with a model: the planned training tokens; NULL on other rows.';
 comment on column budget_baselines.gpu_hours_at_peak is
-    'Compute row of a budget with a model: the GPU-hours its F D FLOPs (F = training FLOPs per '
-    'token, 6 N for pre-training) take at the GPU''s full peak (MFU 1, no overhead); NULL on other rows and without gpu_peak_tflops.';
+    'Compute row of a budget with a model: the GPU-hours its training FLOPs (FLOPs per token x tokens, 6 N D for '
+    'pre-training) take at the GPU''s full peak (MFU 1, no overhead); NULL on other rows and without '
+    'gpu_peak_tflops.';
 comment on column budget_baselines.tokens_per_step is
     'Compute row of a budget with a model giving batch_size and sequence_length: batch_size x sequence_length, the '
     'tokens of one optimizer step (run_progress counts the tokens trained with it); NULL otherwise.';

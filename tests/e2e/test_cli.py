@@ -2,19 +2,23 @@
 
 import csv
 import json
+import math
 import os
 import pty
 import re
 import subprocess
 import sys
-from datetime import UTC, datetime
-from decimal import Decimal
+from datetime import UTC, date, datetime, timedelta
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from fractions import Fraction
 from pathlib import Path
 
 import duckdb
 import pytest
 from click.testing import CliRunner
 
+from pipelines.budgets.estimate import estimate
+from pipelines.budgets.files import load_budget
 from pipelines.cli import main
 from pipelines.export import focus_columns
 from tests.support.lake import lake_of, reading
@@ -153,6 +157,93 @@ def test_check_and_estimate(demo: Path) -> None:
     assert code == 0 and "3 sources, 3 registered runs, 3 budgets" in output and "83 run events in files" in output
     code, output = invoke("estimate", str(demo.parent / ".runledger" / "demo" / "budgets" / "llm-7b-pt-r1.yaml"))
     assert code == 0 and "GPU-hours" in output
+
+
+def test_estimate_from_run_scales_the_demo_pilot_to_a_13b_run(demo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "llm-13b.yaml"
+    code, output = invoke(
+        "estimate", "--config", str(demo), "--from-run", "llm-7b-pt-r1", "--parameters", "13e9", "--tokens", "1.3e12",
+        "--gpus", "512", "--start", "2026-12-01", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+
+    ((tokens_trained, throughput_7b, gpu_hours_7b, wall_7b),) = warehouse_rows(
+        demo,
+        "select tokens_trained, tokens_per_gpu_second, gpu_hours, wall_clock_hours from run_progress "
+        "where training_run = 'llm-7b-pt-r1'",
+    )
+    ((rate,),) = warehouse_rows(
+        demo,
+        "select actual_rate from budget_variance where training_run = 'llm-7b-pt-r1' and cost_category = 'compute'",
+    )
+    costs = dict(
+        warehouse_rows(
+            demo,
+            "select cost_category, sum(effective_cost) from run_costs where training_run = 'llm-7b-pt-r1' group by 1",
+        )
+    )
+    # by hand from what the 7B pilot measured: its throughput x 6 x 7e9 / (6 x 13e9) FLOPs per token x 0.9
+    # (512 GPUs > its 128); its overhead, billed GPU-hours / the GPU-hours its tokens took at that throughput
+    # - 1; 1.3e12 tokens at that throughput and overhead, at its compute rate; its storage and network per
+    # wall-clock hour for the 13B run's wall-clock hours
+    throughput = _exact(Fraction(throughput_7b) * Fraction(7, 13) * Fraction("0.9"))
+    overhead = _exact(Fraction(gpu_hours_7b) * 3600 * Fraction(throughput_7b) / tokens_trained - 1)
+    gpu_hours = _exact(Fraction(13 * 10**11) / (Fraction(throughput) * 3600) * (1 + Fraction(overhead)))
+    wall_hours = _exact(Fraction(gpu_hours) / 512)
+    budget = load_budget(out)
+    assert budget.model.tokens_per_second_per_gpu == throughput and budget.model.overhead == overhead
+    assert budget.model.gpu_hour_price == rate and budget.model.gpus == 512
+    result = estimate(budget)
+    assert result.gpu_hours == gpu_hours and result.wall_hours == wall_hours
+    assert result.costs == {
+        "compute": _exact(Fraction(gpu_hours) * Fraction(rate)),
+        "storage": _exact(Fraction(costs["storage"]) / Fraction(wall_7b) * Fraction(wall_hours)),
+        "network": _exact(Fraction(costs["network"]) / Fraction(wall_7b) * Fraction(wall_hours)),
+    }
+    assert budget.window.end == date(2026, 12, 1) + timedelta(days=math.ceil(wall_hours / 24))
+    assert f"{'GPU-hours':<28}{gpu_hours:>20,.2f}" in output and f"{'total':<28}{result.total:>20,.2f}" in output
+    assert "the pilot's data 633.60, monitoring 184.92: add what applies under `fixed:`" in output
+
+    # docs/semantics.md shows this very estimate
+    documented = (Path(__file__).parents[2] / "docs" / "semantics.md").read_text()
+    for line in output.splitlines():
+        if line.strip() and not line.startswith("budget written"):
+            assert line in documented, line
+
+    # without --out the budget goes to stdout, its explanation as comments
+    code, printed = invoke(
+        "estimate", "--config", str(demo), "--from-run", "llm-7b-pt-r1", "--parameters", "13e9", "--tokens", "1.3e12",
+        "--gpus", "512", "--start", "2026-12-01",
+    )  # fmt: skip
+    assert code == 0 and printed == out.read_text() and printed.startswith("# llm-7b-pt-r1-scaled: scaled from")
+
+
+def test_estimate_from_run_refuses_an_unknown_run_and_one_without_progress(demo: Path) -> None:
+    code, output = invoke("estimate", "--config", str(demo), "--from-run", "llm-7b-pt-r2")
+    assert (code, output.strip()) == (
+        2,
+        (
+            "error: --from-run llm-7b-pt-r2: no such run in the warehouse; did you mean 'llm-7b-pt-r1'? give a run "
+            'of `runledger query "select training_run from run_progress"`'
+        ),
+    )
+    code, output = invoke("estimate", "--config", str(demo), "--from-run", "llm-13b-ft-r2")
+    assert code == 2 and "error: --from-run llm-13b-ft-r2: the run has no progress" in output
+    code, output = invoke("estimate", "--config", str(demo), "--from-run", "llm-3b-pt-gcp")
+    assert code == 2 and "its progress has no tokens_trained, tokens_per_gpu_second" in output
+    budget = demo.parent / ".runledger" / "demo" / "budgets" / "llm-7b-pt-r1.yaml"
+    code, output = invoke("estimate", str(budget), "--from-run", "llm-7b-pt-r1")
+    assert (code, output.strip()) == (2, "error: give exactly one of BUDGET_FILE or --from-run PILOT")
+    code, output = invoke("estimate", str(budget), "--gpus", "512")
+    assert (code, output.strip()) == (2, "error: --gpus: only with --from-run PILOT")
+
+
+def _exact(value: Fraction) -> Decimal:
+    """The fraction rounded to 10 decimals, half to even, as the resource model quantizes."""
+    with localcontext(prec=80):
+        return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(
+            Decimal("1e-10"), rounding=ROUND_HALF_EVEN
+        )
 
 
 def test_config_errors_exit_2_naming_the_key(tmp_path: Path) -> None:

@@ -42,6 +42,7 @@ BUDGETS = {
         "currency": "USD",
         "window": {"start": date(2026, 10, 20), "end": date(2026, 11, 20)},
         "model": {
+            "method": "sft",
             "parameters": 1.3e10,
             "tokens": 1.0e11,
             "gpu_peak_tflops": 312,

@@ -154,7 +154,15 @@ def read_pilot(conn: duckdb.DuckDBPyConnection, training_run: str) -> PilotMeasu
     measured = dict(zip(columns, row))
     missing = [
         column
-        for column in ("currency", "tokens_trained", "tokens_per_gpu_second", "gpu_hours", "gpus", "compute_rate")
+        for column in (
+            "currency",
+            "tokens_trained",
+            "wall_clock_hours",
+            "tokens_per_gpu_second",
+            "gpu_hours",
+            "gpus",
+            "compute_rate",
+        )
         if measured[column] is None or measured[column] == 0
     ]
     if missing:

@@ -13,7 +13,7 @@ import yaml
 
 from pipelines.budgets.estimate import estimate
 from pipelines.budgets.files import load_budget
-from pipelines.budgets.pilot import PilotError, PilotMeasures, Target, read_pilot, scale_pilot
+from pipelines.budgets.pilot import PilotError, PilotMeasures, Target, pilot_budget, read_pilot, scale_pilot
 from pipelines.budgets.schema import Budget
 from tests.support.lake import memory_warehouse
 
@@ -50,8 +50,8 @@ def exact(value: Fraction) -> Decimal:
         )
 
 
-@pytest.fixture
-def pilot_budget(tmp_path: Path) -> Budget:
+@pytest.fixture(name="pilot_budget")
+def pilot_budget_fixture(tmp_path: Path) -> Budget:
     path = tmp_path / "pilot.yaml"
     path.write_text(PILOT_BUDGET)
     return load_budget(path)
@@ -141,6 +141,20 @@ def test_unknown_runs_and_runs_without_progress_are_named() -> None:
         read_pilot(conn, "planned")
     conn.execute("insert into run_progress (training_run, currency, gpu_hours) values ('planned', 'USD', 10)")
     with pytest.raises(
-        PilotError, match="its progress has no tokens_trained, tokens_per_gpu_second, gpus, compute_rate"
+        PilotError,
+        match="its progress has no tokens_trained, wall_clock_hours, tokens_per_gpu_second, gpus, compute_rate",
     ):
         read_pilot(conn, "planned")
+
+
+def test_a_pilot_needs_a_budget_with_a_model(tmp_path: Path) -> None:
+    path = tmp_path / "pilot.yaml"
+    path.write_text(
+        "training_run: pilot\ncurrency: USD\nwindow: {start: 2026-10-01, end: 2026-10-08}\n"
+        "fixed: {compute: 5000}\nthresholds: {warning: 0.8, over: 1.0}\n"
+    )
+    fixed_only = load_budget(path)
+    with pytest.raises(PilotError, match="--from-run pilot: its budget has no `model`"):
+        scale_pilot(fixed_only, PILOT, Target(training_run="x", start=date(2026, 12, 1)))
+    with pytest.raises(PilotError, match=f"--from-run pilot: no budget for the run in {tmp_path}"):
+        pilot_budget([], "pilot", tmp_path)

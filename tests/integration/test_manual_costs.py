@@ -200,3 +200,15 @@ def test_a_missing_column_stops_the_load(site: Path) -> None:
     assert code == 1, output
     assert "labour.csv: manual cost columns missing: currency" in output
     assert table_checksums(lake_of(site)) == before
+
+
+def test_check_counts_the_manual_lines_and_refuses_a_bad_one(site: Path) -> None:
+    config = str(site / "runledger.yaml")
+    code, output = invoke("check", "--config", config)
+    assert code == 0, output
+    assert "0 run events in files, 7 manual cost lines" in output
+    labour = site / "costs" / "labour.csv"
+    labour.write_text(LABOUR_CSV.replace("2026-11-15,labor", "2026-11-15,salaries"))
+    code, output = invoke("check", "--config", config)
+    assert code == 1, output
+    assert f"{labour}, row 2, column cost_category: 'salaries' is not a cost category" in output

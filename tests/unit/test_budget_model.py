@@ -291,6 +291,11 @@ def test_non_cloud_fixed_lines_are_fixed_and_the_model_lines_elastic(tmp_path: P
         ("data_labeling", "fixed"),
     ]
     assert [row["estimated_cost"] for row in rows[3:]] == [Decimal(800), Decimal(50000), Decimal("12000.5")]
+    text = format_estimate(budget, estimate(budget))
+    assert [line.split()[::2] for line in text.splitlines() if line.split()[:1] in (["labor"], ["network"])] == [
+        ["network", "elastic"],
+        ["labor", "fixed"],
+    ]
 
 
 def test_a_fixed_compute_amount_is_a_fixed_line(tmp_path: Path) -> None:

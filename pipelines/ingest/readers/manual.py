@@ -39,6 +39,11 @@ class ManualCostsReader(FileExportReader):
         refuse_unusable_files(self.files, [str(file) for file in self.files])
         return [manual_costs.read_manual_file(file, list(self.dimension_tags)) for file in self.files]
 
+    @property
+    def line_count(self) -> int:
+        """The files' cost lines, once every file is read and checked."""
+        return sum(len(manual.lines) for manual in self._manual_files)
+
     def billing_periods(self) -> list[date]:
         """The months the files' lines fall in, oldest first."""
         periods = {line.day.replace(day=1) for manual in self._manual_files for line in manual.lines}

@@ -513,14 +513,15 @@ def check(config_path: Path | None) -> None:
     from pipelines.config import load_config
     from pipelines.ingest.mappings import read_category_rules
     from pipelines.ingest.readers import reader_for
+    from pipelines.ingest.readers.manual import ManualCostsReader
     from pipelines.warehouse.connection import connect_read_only
 
     config = load_config(config_path)
     runs = load_registry(config.runs_path) if config.runs_path else []
     budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
     rules = read_category_rules(config.cost_categories_path)
-    for source in config.billing_sources:
-        reader_for(source, config)
+    readers = [reader_for(source, config) for source in config.billing_sources]
+    manual_lines = sum(reader.line_count for reader in readers if isinstance(reader, ManualCostsReader))
     run_events = sum(len(read_event_files(config.resolve(s.path))) for s in config.run_events_sources if s.path)
     attributed = None
     if budgets and config.lake.exists() and not config.lake.legacy_file:
@@ -539,7 +540,7 @@ def check(config_path: Path | None) -> None:
     click.echo(
         f"ok: {len(config.sources)} sources, {len(runs)} registered runs, {len(budgets)} budgets, "
         f"{len(rules)} cost category rules, {len(config.attribution.shared)} shared-cost rules, "
-        f"{run_events} run events in files ({config.base_dir})"
+        f"{run_events} run events in files, {manual_lines} manual cost lines ({config.base_dir})"
     )
     for finding in [o.describe() for o in registry_overlaps(runs)] + contradictions(runs, config.attribution.shared):
         click.echo(f"registry {finding}")

@@ -147,6 +147,14 @@ class FocusSource(_Strict):
     path: str
 
 
+class ManualCostsSource(_Strict):
+    """Costs no cloud bills (labour, data labelling, tooling, ...): CSV or YAML files, a file or a folder."""
+
+    name: str
+    kind: Literal["manual_costs"]
+    path: str
+
+
 class AwsTagsSource(_Strict):
     """A Resource Groups Tagging API snapshot."""
 
@@ -180,9 +188,10 @@ class RunEventsSource(_Strict):
 
 
 Source = Annotated[
-    AwsCurSource | GcpBillingSource | FocusSource | AwsTagsSource | RunEventsSource, Field(discriminator="kind")
+    AwsCurSource | GcpBillingSource | FocusSource | ManualCostsSource | AwsTagsSource | RunEventsSource,
+    Field(discriminator="kind"),
 ]
-BillingSource = AwsCurSource | GcpBillingSource | FocusSource
+BillingSource = AwsCurSource | GcpBillingSource | FocusSource | ManualCostsSource
 
 
 class SharedRule(_Strict):
@@ -460,7 +469,9 @@ class RunLedgerConfig(_Strict):
 
     @property
     def billing_sources(self) -> list[BillingSource]:
-        return [s for s in self.sources if isinstance(s, AwsCurSource | GcpBillingSource | FocusSource)]
+        return [
+            s for s in self.sources if isinstance(s, AwsCurSource | GcpBillingSource | FocusSource | ManualCostsSource)
+        ]
 
     @property
     def run_events_sources(self) -> list[RunEventsSource]:
@@ -501,7 +512,7 @@ def _key_path(location: tuple[int | str, ...], document: object = None) -> str:
 
 def _source_kind_keys(location: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """Drops pydantic's discriminator tag (`aws_cur`…) from an error location."""
-    kinds = {"aws_cur", "gcp_billing", "focus", "aws_tags", "run_events", "folder", "team"}
+    kinds = {"aws_cur", "gcp_billing", "focus", "manual_costs", "aws_tags", "run_events", "folder", "team"}
     return tuple(item for item in location if item not in kinds)
 
 
@@ -565,7 +576,7 @@ def _check_paths_exist(file: Path, config: RunLedgerConfig) -> None:
         local = None
         if isinstance(source, AwsCurSource) and source.is_local:
             local, key = source.uri, "uri"
-        elif isinstance(source, GcpBillingSource | FocusSource | RunEventsSource) and source.path:
+        elif isinstance(source, GcpBillingSource | FocusSource | ManualCostsSource | RunEventsSource) and source.path:
             local, key = source.path, "path"
         if local is not None and not config.resolve(local).exists():
             raise ConfigError(f"{file}: sources[{index}].{key}: {config.resolve(local)} does not exist")

@@ -15,7 +15,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from pipelines.budgets.schema import WAREHOUSE_DECIMAL_LIMIT, Budget, InvalidValue, ResourceModel, Storage
+from pipelines.budgets.schema import (
+    WAREHOUSE_DECIMAL_LIMIT,
+    Budget,
+    InvalidValue,
+    ResourceModel,
+    Storage,
+    cost_behavior,
+)
 from pipelines.ingest.mappings import COST_CATEGORIES
 
 HOURS_PER_MONTH = Decimal(730)
@@ -137,6 +144,8 @@ def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any
     throughput) and tokens_per_step (for the tokens trained); its estimated_cost is
     round(estimated_gpu_hours x estimated_rate, 10). Only the
     storage row of a budget with `storage` carries checkpoints_retained (for the waste analysis).
+    Every row says its cost_behavior (`schema.cost_behavior`): the `fixed:` lines are fixed, the
+    lines the sections derive elastic.
     Every Decimal is quantized to 10 places (DuckDB misreads bound Decimals with a positive
     exponent such as Decimal('1.2E+4')).
 
@@ -158,6 +167,7 @@ def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any
             {
                 "training_run": budget.training_run,
                 "cost_category": category,
+                "cost_behavior": cost_behavior(category, budget.fixed),
                 "currency": budget.currency,
                 "estimated_cost": cost,
                 "estimated_gpu_hours": result.gpu_hours if derived_compute else None,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from decimal import Decimal
 
 from pipelines.budgets.estimate import Estimate
-from pipelines.budgets.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, ResourceModel
+from pipelines.budgets.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, ResourceModel, cost_behavior
 
 
 def format_estimate(budget: Budget, estimate: Estimate) -> str:
-    """Renders an estimate as the plain-text table `runledger estimate` prints."""
+    """Renders an estimate as the plain-text table `runledger estimate` prints: each cost line
+    with its amount and whether it is fixed or elastic."""
     lines = [
         (
             f"Estimate for {budget.training_run}: window {budget.window.start} to "
@@ -20,7 +21,10 @@ def format_estimate(budget: Budget, estimate: Estimate) -> str:
     if budget.model is not None:
         lines += _resource_lines(budget.model, estimate)
     lines.append(f"  {'cost category':<28}{budget.currency:>20}")
-    lines += [f"  {category:<28}{_money(cost):>20}" for category, cost in estimate.costs.items()]
+    lines += [
+        f"  {category:<28}{_money(cost):>20}  {cost_behavior(category, budget.fixed)}"
+        for category, cost in estimate.costs.items()
+    ]
     lines.append(f"  {'total':<28}{_money(estimate.total):>20}")
     if estimate.cost_per_billion_tokens is not None:
         lines.append(f"  {'cost per 1e9 tokens':<28}{_money(estimate.cost_per_billion_tokens):>20}")

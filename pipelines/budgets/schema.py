@@ -6,6 +6,7 @@ so `0.023` stays 0.023, and `7.0e9`, which PyYAML leaves a string, parses to the
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
 from typing import Annotated, Literal
@@ -20,10 +21,22 @@ from pydantic import (
     model_validator,
 )
 
-from pipelines.ingest.mappings import COST_CATEGORIES
+from pipelines.ingest.mappings import COST_CATEGORIES, currency_problem
 
 SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}
 """Categories a budget section derives, which `fixed` must then leave out."""
+
+
+def cost_behavior(category: str, fixed: Iterable[str]) -> str:
+    """The one rule of a cost line's behaviour: `fixed` for a `fixed:` line (an amount that does
+    not scale with the run), else `elastic` for the categories the sections derive from the run's
+    size (GPU-hours, wall-clock hours, egress), `fixed` for every other category.
+
+    Args:
+        category: the line's cost category.
+        fixed: the categories the budget gives as `fixed:` amounts (none for spend no budget line plans).
+    """
+    return "elastic" if category in SECTION_CATEGORIES and category not in fixed else "fixed"
 
 
 class InvalidValue(ValueError):
@@ -243,8 +256,9 @@ class Budget(_Section):
     @field_validator("currency")
     @classmethod
     def _currency_code(cls, currency: str) -> str:
-        if len(currency) != 3 or not currency.isascii() or not currency.isupper():
-            raise ValueError(f"must be a 3-letter ISO 4217 code in capitals such as USD, got {currency!r}")
+        problem = currency_problem(currency)
+        if problem:
+            raise ValueError(f"{problem}, got {currency!r}")
         return currency
 
     @field_validator("storage")

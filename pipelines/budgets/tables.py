@@ -10,7 +10,8 @@ import duckdb
 
 from pipelines.budgets.estimate import baseline_rows
 from pipelines.budgets.files import BudgetError
-from pipelines.budgets.schema import Budget
+from pipelines.budgets.schema import Budget, cost_behavior
+from pipelines.ingest.mappings import COST_CATEGORIES
 from pipelines.warehouse.sql import read_sql
 
 
@@ -47,7 +48,8 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
         BudgetError: a budgeted run has allocations billed in another currency than its budget.
     """
     _require_budget_currencies(conn)
-    (written,) = conn.execute(read_sql("marts/budget_variance", "insert")).fetchone()
+    elastic = [category for category in COST_CATEGORIES if cost_behavior(category, fixed=()) == "elastic"]
+    (written,) = conn.execute(read_sql("marts/budget_variance", "insert"), {"elastic_categories": elastic}).fetchone()
     return written
 
 

@@ -43,6 +43,7 @@ SOURCE_KINDS = {
     "aws_cur": {"aws", "duckdb"},
     "gcp_billing": {"gcp", "polars", "duckdb"},
     "focus": {"polars", "duckdb"},
+    "manual_costs": {"pyarrow", "duckdb"},
 }
 SOURCE_MAPPING = {
     "aws_cur": "DuckDB maps its CUR 2.0 Parquet files onto FOCUS 1.2 (a legacy CUR delivery is first converted to "
@@ -50,6 +51,8 @@ SOURCE_MAPPING = {
     "gcp_billing": "polars reads and types the export's rows (the BigQuery table or exported files), DuckDB maps "
     "them onto FOCUS 1.2",
     "focus": "polars reads and types the FOCUS files, DuckDB maps them onto FOCUS 1.2",
+    "manual_costs": "the manual cost files (CSV or YAML) are checked line by line and written as FOCUS rows, which "
+    "DuckDB maps like a FOCUS file's",
 }
 
 

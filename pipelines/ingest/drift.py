@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipelines.ingest.formats import aws_cur2, aws_legacy_cur, focus_files, gcp_billing
+from pipelines.ingest.formats import aws_cur2, aws_legacy_cur, focus_files, gcp_billing, manual_costs
 from pipelines.warehouse.catalog import table_columns
 
 CUR2_MAPPED_COLUMNS = (
@@ -134,6 +134,9 @@ def _is_known(source_format: str, column: str) -> bool:
         return column in CUR2_MAP_COLUMNS or column.startswith(CUR2_COLUMN_FAMILIES)
     if source_format == "gcp_billing":
         return column in gcp_billing.export_schema() or column in GCP_OTHER_COLUMNS
+    if source_format == "manual_costs":
+        # the reader refuses a column that is neither a manual cost column nor a dimension
+        return True
     # every FOCUS 1.0-1.2 column is a focus_line_items column; x_ columns are the export's own
     return column in table_columns("focus_line_items") or column.startswith("x_")
 
@@ -143,12 +146,13 @@ EXPECTED_COLUMNS = {
     "aws_focus": FOCUS_MAPPED_COLUMNS,
     "focus": FOCUS_MAPPED_COLUMNS,
     "gcp_billing": GCP_MAPPED_COLUMNS,
+    "manual_costs": manual_costs.REQUIRED_COLUMNS,
 }
 
 
 def column_drift(source_format: str, columns: list[str]) -> ColumnDrift:
     """The missing and new columns of a delivery in `source_format` (`aws_cur2`, `aws_focus`,
-    `aws_legacy_csv`, `aws_legacy_parquet`, `focus`, `gcp_billing`). A legacy Parquet export
+    `aws_legacy_csv`, `aws_legacy_parquet`, `focus`, `gcp_billing`, `manual_costs`). A legacy Parquet export
     read without a manifest declares no columns: nothing to compare."""
     if source_format in LEGACY_FORMATS:
         return _legacy_drift(columns) if columns else ColumnDrift(missing=(), new=())

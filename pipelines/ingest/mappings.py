@@ -10,6 +10,7 @@ match any text and any one character, case-insensitively (`sql/staging/cost_cate
 `pipelines/data/service_subcategories.csv` maps (provider, service, detail) globs to a FOCUS
 ServiceSubcategory of a ServiceCategory, first matching row of the line's category wins.
 `pipelines/data/gcp_regions.csv` gives the display names of GCP regions.
+`pipelines/data/currencies.csv` lists the ISO 4217 currency codes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import duckdb
@@ -24,8 +26,13 @@ import duckdb
 from pipelines.warehouse.sql import read_sql
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-# The values of x_CostCategory, in the order reports list them.
-COST_CATEGORIES = ("compute", "storage", "network", "data", "monitoring", "support", "tax", "other")
+# The values of x_CostCategory, in the order reports list them: the categories of a cloud bill, then
+# those of costs no cloud bills (people, labelling, tools, own hardware, moves, forgone returns),
+# which budgets plan as `fixed:` lines and a `manual_costs` source loads.
+COST_CATEGORIES = (
+    "compute", "storage", "network", "data", "monitoring", "support", "tax", "other",
+    "labor", "data_labeling", "tooling", "on_prem", "migration", "opportunity",
+)  # fmt: skip
 RULE_COLUMNS = ("provider", "service", "service_category", "detail", "charge_category")
 SUBCATEGORY_GLOBS = ("provider", "service", "detail")
 
@@ -59,6 +66,21 @@ def read_category_rules(override: Path | None = None) -> list[CategoryRule]:
                 patterns = {c: row[c].strip() or "*" for c in RULE_COLUMNS}
                 rules.append(CategoryRule(patterns, category))
     return rules
+
+
+@cache
+def currency_codes() -> frozenset[str]:
+    """The ISO 4217 currency codes (`pipelines/data/currencies.csv`)."""
+    with (DATA_DIR / "currencies.csv").open(newline="") as handle:
+        return frozenset(row["currency"] for row in csv.DictReader(handle))
+
+
+def currency_problem(code: str) -> str | None:
+    """The one rule of a currency as a file gives it (a budget, a manual cost line): None for an
+    ISO 4217 code in capitals, else what is wrong with it."""
+    if code not in currency_codes():
+        return "must be a 3-letter ISO 4217 code in capitals such as USD"
+    return None
 
 
 def glob_like(pattern: str) -> str | None:

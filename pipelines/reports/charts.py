@@ -19,6 +19,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
+from pipelines.ingest.mappings import COST_CATEGORIES
 from pipelines.reports.data import CostLine, DailySpend, RunHeader, RunResource, WasteKind
 
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
@@ -33,10 +34,11 @@ WATERFALL_LABEL_WIDTH = 11
 RESOURCE_LABEL_CHARACTERS = 36
 NO_RESOURCE_ID = "(no resource id)"
 
-CATEGORY_ORDER = ("compute", "storage", "network", "data", "monitoring", "support", "tax", "other")
+CATEGORY_ORDER = COST_CATEGORIES
 CATEGORY_COLORS = (
     "#4c78a8", "#f58518", "#54a24b", "#b279a2", "#72b7b2", "#eeca3b", "#9d755d", "#bab0ac",
-    "#e45756", "#ff9da6", "#79706e", "#d67195",
+    "#e45756", "#ff9da6", "#79706e", "#d67195", "#17becf", "#8c6d31",
+    "#393b79", "#637939", "#843c39", "#7b4173",
 )  # fmt: skip
 
 ESTIMATE_COLOR = "#a3acb9"

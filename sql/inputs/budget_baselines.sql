@@ -9,6 +9,7 @@ delete from budget_baselines;
 insert into budget_baselines (
     training_run,
     cost_category,
+    cost_behavior,
     currency,
     estimated_cost,
     estimated_gpu_hours,
@@ -24,6 +25,7 @@ insert into budget_baselines (
 values (
     $training_run,
     $cost_category,
+    $cost_behavior,
     $currency,
     cast($estimated_cost as decimal(38, 10)),
     cast($estimated_gpu_hours as decimal(38, 10)),

@@ -4,6 +4,8 @@
 -- Rebuilds budget_variance: every budgeted run's actual (effective) spend against its baseline,
 -- one row per cost category found in the baseline or in the run's allocations (all billing
 -- periods), plus one row cost_category = 'total'. Runs without a baseline are left out.
+-- $elastic_categories: the categories whose spend is elastic where the baseline has no line of
+-- them (pipelines.budgets.schema.cost_behavior).
 -- Uses the macros decimal_divide and effective_mfu (sql/schema/macros.sql), created with the schema.
 -- Every amount is DECIMAL(38, 10): sums and differences are exact; products are DECIMAL(38, 20)
 -- (exact below 1e18) and rounded back to 10 decimals; quotients come from decimal_divide because
@@ -86,6 +88,10 @@ category_amounts as (
     select
         run_categories.training_run,
         run_categories.cost_category,
+        coalesce(
+            baselines.cost_behavior,
+            if(list_contains($elastic_categories, run_categories.cost_category), 'elastic', 'fixed')
+        ) as cost_behavior,
         coalesce(baselines.estimated_cost, cast(0 as decimal(38, 10))) as estimated_cost,
         coalesce(actuals.actual_cost, cast(0 as decimal(38, 10))) as actual_cost,
         baselines.estimated_gpu_hours,
@@ -152,6 +158,7 @@ final as (
     select
         training_run,
         cost_category,
+        cost_behavior,
         currency,
         estimated_cost,
         actual_cost,

@@ -2,6 +2,8 @@
 create table if not exists budget_baselines (
     training_run varchar not null,
     cost_category varchar not null,
+    -- fixed (a `fixed:` amount) or elastic (derived from the run's size)
+    cost_behavior varchar,
     currency varchar not null,
     estimated_cost decimal(38, 10) not null,
     estimated_gpu_hours decimal(38, 10),
@@ -24,6 +26,7 @@ alter table budget_baselines add column if not exists training_tokens decimal(38
 alter table budget_baselines add column if not exists gpu_hours_at_peak decimal(38, 10);
 alter table budget_baselines add column if not exists checkpoints_retained integer;
 alter table budget_baselines add column if not exists tokens_per_step bigint;
+alter table budget_baselines add column if not exists cost_behavior varchar;
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -36,6 +39,9 @@ comment on column budget_baselines.training_run is 'The budgeted run (the budget
 comment on column budget_baselines.cost_category is
     'The category estimated (as x_CostCategory): compute and storage from the model, network from egress, the '
     'others from fixed amounts.';
+comment on column budget_baselines.cost_behavior is
+    'fixed for a fixed: line of the budget (an amount, whatever the run''s size: labor, data_labeling, tooling, '
+    '...), elastic for the lines derived from the run''s size: compute (model), storage and network.';
 comment on column budget_baselines.currency is
     'The budget''s currency: the run''s spend must be billed in it (RunLedger does not convert currencies).';
 comment on column budget_baselines.estimated_cost is 'The estimate of the category, in currency.';

@@ -2,6 +2,8 @@
 create table if not exists budget_variance (
     training_run varchar not null,
     cost_category varchar not null,
+    -- fixed or elastic, as the category's baseline line; NULL on the total row
+    cost_behavior varchar,
     currency varchar,
     estimated_cost decimal(38, 10),
     actual_cost decimal(38, 10),
@@ -27,6 +29,7 @@ create table if not exists budget_variance (
 alter table budget_variance add column if not exists estimated_effective_mfu decimal(38, 10);
 alter table budget_variance add column if not exists actual_effective_mfu decimal(38, 10);
 alter table budget_variance add column if not exists actual_tokens_per_gpu_second decimal(38, 10);
+alter table budget_variance add column if not exists cost_behavior varchar;
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -37,6 +40,10 @@ comment on table budget_variance is
     'Rebuilt whole every run, once reconciliation passed.';
 comment on column budget_variance.training_run is 'The budgeted run.';
 comment on column budget_variance.cost_category is 'The cost category, or total for the run as a whole.';
+comment on column budget_variance.cost_behavior is
+    'fixed or elastic: the cost_behavior of the category''s budget_baselines line; for a category the budget does '
+    'not estimate, elastic for compute, storage and network and fixed for the others; NULL on the total row. The '
+    'fixed and the elastic rows of a run sum to its total row.';
 comment on column budget_variance.currency is 'The budget''s currency.';
 comment on column budget_variance.estimated_cost is 'The estimate; 0 for a category the budget does not estimate.';
 comment on column budget_variance.actual_cost is

@@ -228,9 +228,10 @@ comment on column focus_line_items.x_SourceFile is
     'The raw file (as an s3:// URI or a path) or BigQuery table the line was read from; NULL where not known.';
 comment on column focus_line_items.x_IngestedAt is 'When the load that wrote the line read it, UTC.';
 comment on column focus_line_items.x_CostCategory is
-    'RunLedger''s cost category: compute, storage, network, data, monitoring, support, tax or other. The first '
-    'matching rule of the configured cost_categories file, then of pipelines/data/cost_categories.csv, wins; no '
-    'match is other.';
+    'RunLedger''s cost category: compute, storage, network, data, monitoring, support, tax or other, or for costs '
+    'no cloud bills labor, data_labeling, tooling, on_prem, migration or opportunity. The first matching rule of the '
+    'configured cost_categories file, then of pipelines/data/cost_categories.csv, wins; no match is other. A '
+    'manual_costs line keeps the cost_category of its file.';
 comment on column focus_line_items.x_InstanceType is
     'Instance or machine type of a compute line (e.g. p5.48xlarge, a3-highgpu-8g); NULL otherwise.';
 comment on column focus_line_items.x_GpuCount is

@@ -269,6 +269,55 @@ def test_budget_without_model_estimates_its_fixed_amounts(tmp_path: Path) -> Non
     assert "total" in format_estimate(budget, result)
 
 
+def test_non_cloud_fixed_lines_are_fixed_and_the_model_lines_elastic(tmp_path: Path) -> None:
+    budget = load_budget(
+        write(
+            tmp_path,
+            "llm-7b.yaml",
+            WORKED_EXAMPLE.replace(
+                "fixed: {data: 12000, monitoring: 1500}", "fixed: {labor: 50000, data_labeling: 12000.5, data: 800}"
+            ),
+        )
+    )
+
+    rows = baseline_rows(budget, "budgets/llm-7b.yaml")
+
+    assert [(row["cost_category"], row["cost_behavior"]) for row in rows] == [
+        ("compute", "elastic"),
+        ("storage", "elastic"),
+        ("network", "elastic"),
+        ("data", "fixed"),
+        ("labor", "fixed"),
+        ("data_labeling", "fixed"),
+    ]
+    assert [row["estimated_cost"] for row in rows[3:]] == [Decimal(800), Decimal(50000), Decimal("12000.5")]
+    text = format_estimate(budget, estimate(budget))
+    assert [line.split()[::2] for line in text.splitlines() if line.split()[:1] in (["labor"], ["network"])] == [
+        ["network", "elastic"],
+        ["labor", "fixed"],
+    ]
+
+
+def test_a_fixed_compute_amount_is_a_fixed_line(tmp_path: Path) -> None:
+    budget = load_budget(
+        write(
+            tmp_path,
+            "ft.yaml",
+            "training_run: ft\ncurrency: USD\nwindow: {start: 2026-10-01, end: 2026-10-15}\n"
+            "network: {egress_gb: 100, price_gb: 0.09}\nfixed: {compute: 5000, on_prem: 900}\n"
+            "thresholds: {warning: 0.9, over: 1.1}\n",
+        )
+    )
+
+    rows = baseline_rows(budget, "budgets/ft.yaml")
+
+    assert [(row["cost_category"], row["cost_behavior"]) for row in rows] == [
+        ("compute", "fixed"),
+        ("network", "elastic"),
+        ("on_prem", "fixed"),
+    ]
+
+
 def test_format_estimate_shows_the_model_and_every_category(tmp_path: Path) -> None:
     budget = load_budget(write(tmp_path, "llm-7b.yaml", WORKED_EXAMPLE))
 
@@ -385,6 +434,7 @@ INVALID_BUDGETS = [
     ("missing key", _drop("training_run"), "training_run: required key is missing; add it"),
     ("missing thresholds", _drop("thresholds"), "thresholds: required key is missing"),
     ("lower-case currency", _set("currency", "usd"), "currency: must be a 3-letter ISO 4217 code"),
+    ("unknown currency", _set("currency", "XYZ"), "currency: must be a 3-letter ISO 4217 code"),
     ("blank run id", _set("training_run", " llm "), "training_run: must be the run id without"),
     ("section not a mapping", _set("model", 5), "model: must be a mapping of keys, got 5"),
     ("storage without model", _drop("model", "fixed"), "storage: needs `model`"),

@@ -190,6 +190,45 @@ def test_actuals_and_variances_are_exact(scenario: VarianceRows) -> None:
     assert scenario["llm-a", "monitoring"]["variance_pct"] is None  # nothing budgeted
 
 
+def test_each_category_row_is_fixed_or_elastic_and_both_sum_to_the_total(scenario: VarianceRows) -> None:
+    behaviors = {category: row["cost_behavior"] for (run, category), row in scenario.items() if run == "llm-a"}
+    # monitoring is spent without a budget line: fixed, as the model derives only compute, storage and network
+    assert behaviors == {
+        "compute": "elastic",
+        "storage": "elastic",
+        "network": "elastic",
+        "data": "fixed",
+        "support": "fixed",
+        "monitoring": "fixed",
+        "total": None,
+    }
+    for behavior, estimated, actual in (
+        ("elastic", Decimal(2506), Decimal("1256.3000000001")),
+        ("fixed", Decimal(200), Decimal("62.34")),
+    ):
+        rows = [row for (run, _), row in scenario.items() if run == "llm-a" and row["cost_behavior"] == behavior]
+        assert sum(row["estimated_cost"] for row in rows) == estimated
+        assert sum(row["actual_cost"] for row in rows) == actual
+    total = scenario["llm-a", "total"]
+    assert (total["estimated_cost"], total["actual_cost"]) == (Decimal(2706), Decimal("1318.6400000001"))
+
+
+def test_spend_of_an_elastic_category_without_a_budget_line_is_elastic(warehouse: Connection, tmp_path: Path) -> None:
+    allocate(warehouse, "llm-ended", "compute", "30")
+    allocate(warehouse, "llm-ended", "labor", "4000")
+    build(warehouse, write_budgets(tmp_path / "budgets", RUN_ENDED.replace("{data: 100}", "{data: 100, labor: 5000}")))
+
+    rows = variance_rows(warehouse)
+
+    assert {category: row["cost_behavior"] for (_, category), row in rows.items()} == {
+        "compute": "elastic",
+        "data": "fixed",
+        "labor": "fixed",
+        "total": None,
+    }
+    assert rows["llm-ended", "labor"]["variance"] == Decimal(-1000)
+
+
 def test_compute_splits_its_variance_into_rate_and_usage(scenario: VarianceRows) -> None:
     compute = scenario["llm-a", "compute"]
 

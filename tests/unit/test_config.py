@@ -35,6 +35,8 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_
             "sources[0]: Value error, give exactly one of `path` (JSON lines file or folder) or `mlflow`",
         ),
         ("sources:\n  - {name: e, kind: run_events, path: nowhere.jsonl}\n", "sources[0].path:"),
+        ("sources:\n  - {name: m, kind: manual_costs, path: nowhere}\n", "sources[0].path:"),
+        ("sources:\n  - {name: m, kind: manual_costs}\n", "sources[0].path: Field required"),
         (
             "sources:\n  - {name: e, kind: run_events, mlflow: {tracking_uri: x}}\n",
             "sources[0].mlflow.experiment_names: Field required",

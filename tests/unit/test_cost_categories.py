@@ -129,3 +129,13 @@ def test_override_rules_are_read_before_the_built_in_ones(tmp_path: Path) -> Non
         aws("SomeNewService", "Usage", "Usage"),
     ]
     assert categorize(read_category_rules(override), inputs) == ["data", "storage", "support"]
+
+
+def test_an_override_rule_may_give_a_non_cloud_category(tmp_path: Path) -> None:
+    override = tmp_path / "categories.csv"
+    override.write_text(
+        "provider,service,service_category,detail,charge_category,cost_category\n"
+        "Amazon Web Services,AWSMarketplace,,*,,tooling\n"
+    )
+    inputs = [aws("AWSMarketplace", "SoftwareUsage", "Usage"), aws("AmazonS3", "USE1-TimedStorage-ByteHrs", "Usage")]
+    assert categorize(read_category_rules(override), inputs) == ["tooling", "storage"]

@@ -10,11 +10,21 @@ from connectors.gcp.billing_export import BigQueryBillingExport
 from connectors.gcp.settings import GCP_EXPORT_SUFFIXES
 from connectors.local.files import list_export_files
 from connectors.local.settings import FOCUS_SUFFIXES
-from pipelines.config import AwsCurSource, BillingSource, ConfigError, FocusSource, GcpBillingSource, RunLedgerConfig
+from pipelines.config import (
+    AwsCurSource,
+    BillingSource,
+    ConfigError,
+    FocusSource,
+    GcpBillingSource,
+    ManualCostsSource,
+    RunLedgerConfig,
+)
+from pipelines.ingest.formats import manual_costs
 from pipelines.ingest.readers.aws import AwsExportReader
 from pipelines.ingest.readers.base import BillingSourceReader
 from pipelines.ingest.readers.focus import FocusFilesReader
 from pipelines.ingest.readers.gcp import ExportState, GcpBigQueryReader, GcpExportFilesReader
+from pipelines.ingest.readers.manual import ManualCostsReader
 
 
 def reader_for(
@@ -54,4 +64,8 @@ def reader_for(
         return GcpExportFilesReader(source.name, files, staging)
     if isinstance(source, FocusSource):
         return FocusFilesReader(source.name, list_export_files(config.resolve(source.path), FOCUS_SUFFIXES), staging)
+    if isinstance(source, ManualCostsSource):
+        files = list_export_files(config.resolve(source.path), manual_costs.SUFFIXES)
+        dimension_tags = {dimension: keys[0] for dimension, keys in config.attribution.dimensions.items()}
+        return ManualCostsReader(source.name, files, staging, dimension_tags)
     raise ConfigError(f"sources[{index}]: kind {source.kind} is not a billing source")

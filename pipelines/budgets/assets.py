@@ -3,7 +3,7 @@
 import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs
-from pipelines.budgets.delivery import FAILED, attempt, current_alerts, ledger, plan_deliveries, record
+from pipelines.budgets.delivery import FAILED, attempt, current_alerts, ledger, plan_deliveries, record, utc_now
 from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import (
     build_budget_alerts,
@@ -116,11 +116,17 @@ def alert_deliveries(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     settings = config.alerts
     by_name = {destination.name: destination for destination in settings.destinations}
     with runledger.warehouse(config) as conn:
-        to_send, superseded = plan_deliveries(current_alerts(conn), ledger(conn), settings.destinations)
-        done = [attempt(delivery, by_name[delivery.destination], settings) for delivery in to_send]
         for transaction in transactions(conn):
             with transaction:
-                record(conn, [*done, *superseded])
+                to_send, superseded = plan_deliveries(
+                    current_alerts(conn), ledger(conn), settings.destinations, utc_now()
+                )
+                record(conn, [*to_send, *superseded])
+    done = [attempt(delivery, by_name[delivery.destination], settings) for delivery in to_send]
+    with runledger.warehouse(config) as conn:
+        for transaction in transactions(conn):
+            with transaction:
+                record(conn, done)
     failed = [delivery for delivery in done if delivery.status == FAILED]
     for delivery in done:
         what = f"{delivery.alert.event} {delivery.alert.alert_key} to {delivery.destination}"

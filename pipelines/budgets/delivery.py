@@ -3,8 +3,9 @@ ledger `alert_deliveries`.
 
 Each run compares what `budget_alerts` holds with what each destination was told last: a new
 crossing is sent as `crossed`, a delivered crossing that a restatement took back is sent as
-`resolved`, a delivery that failed before is tried again. Sending happens outside any
-transaction; the ledger is written afterwards in one. URLs and logins are read from the
+`resolved`, a delivery that failed before is tried again. The run first claims what it will
+send (rows `sending`, one commit: a run at the same time finds them and leaves them alone), then
+sends without holding the lake, then records each outcome in a second commit. URLs and logins are read from the
 environment when a message is sent and never written anywhere: every error text is stripped of
 them before it is logged or recorded.
 """
@@ -20,7 +21,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from email.message import EmailMessage
 from urllib.parse import urlsplit
@@ -33,10 +34,14 @@ from pipelines.warehouse.sql import read_sql
 
 DELIVERED = "delivered"
 FAILED = "failed"
+SENDING = "sending"
 SUPERSEDED = "superseded"
 CROSSED = "crossed"
 RESOLVED = "resolved"
 REDACTED = "***"
+# A claim (`sending`) older than this is of a run that died before it recorded the outcome: a
+# later run sends it again. Far longer than any run's deliveries take, far shorter than a night.
+CLAIM_EXPIRES = timedelta(hours=1)
 # HTTP answers worth another attempt within the run; any other failing answer waits for the next run.
 RETRYABLE_HTTP_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 
@@ -112,7 +117,7 @@ class Delivery:
         alert: what is sent.
         destination: the destination's name.
         sequence: the event's number for this (alert, destination).
-        status: `delivered`, `failed` or `superseded`.
+        status: `sending` (claimed by a run), `delivered`, `failed` or `superseded`.
         attempts: attempts over all runs.
         first_attempted_at: when the first attempt started (UTC).
         last_attempted_at: when the last attempt started (UTC).
@@ -172,23 +177,29 @@ def _accepts(destination: Destination, owner: str | None) -> bool:
 
 
 def plan_deliveries(
-    alerts: Iterable[AlertEvent], ledger: Iterable[tuple[Delivery, str | None]], destinations: Sequence[Destination]
+    alerts: Iterable[AlertEvent],
+    ledger: Iterable[tuple[Delivery, str | None]],
+    destinations: Sequence[Destination],
+    now: datetime,
 ) -> tuple[list[Delivery], list[Delivery]]:
-    """What this run sends, and which failed deliveries it gives up because the alert changed back.
+    """What this run sends, claimed, and which failed deliveries it gives up because the alert
+    changed back.
 
     A destination is told `crossed` for an alert it accepts (its `owners`) and was not told so
     last; `resolved` for an alert it was last told crossed that `budget_alerts` no longer holds.
     A failed delivery of the same event is tried again (with the alert's current figures); a
-    failed delivery of another event is superseded.
+    failed delivery of another event is superseded. A delivery another run claimed (`sending`)
+    less than `CLAIM_EXPIRES` ago is left to it; an older claim, of a run that died, is taken over.
 
     Args:
         alerts: every alert `budget_alerts` holds now, as `crossed` events.
         ledger: each (alert, destination)'s latest ledger row, with the event it was last
             delivered (None if none was).
         destinations: the configured destinations.
+        now: the run's time (UTC), the claims' `last_attempted_at`.
 
     Returns:
-        (the deliveries to attempt, the superseded rows to record).
+        (the deliveries to attempt, as `sending` claims; the superseded rows).
     """
     current = {alert.alert_key: alert for alert in alerts}
     latest = {(row.alert.alert_key, row.destination): (row, told) for row, told in ledger}
@@ -199,21 +210,23 @@ def plan_deliveries(
         for key in keys:
             alert = current.get(key)
             last, told = latest.get((key, destination.name), (None, None))
+            if last is not None and last.status == SENDING and now - last.last_attempted_at < CLAIM_EXPIRES:
+                continue
             if alert is not None and _accepts(destination, alert.owner):
                 wanted = None if told == CROSSED else alert
             elif alert is None and told == CROSSED:
                 wanted = replace(last.alert, event=RESOLVED)
             else:
                 wanted = None
-            pending = last if last is not None and last.status == FAILED else None
+            pending = last if last is not None and last.status in (FAILED, SENDING) else None
             if pending is not None and wanted is not None and pending.alert.event == wanted.event:
-                to_send.append(replace(pending, alert=wanted))
+                to_send.append(replace(pending, alert=wanted, status=SENDING, last_attempted_at=now))
                 continue
             if pending is not None:
                 superseded.append(replace(pending, status=SUPERSEDED))
             if wanted is not None:
                 sequence = last.sequence + 1 if last is not None else 1
-                to_send.append(Delivery(wanted, destination.name, sequence, FAILED, 0, None))
+                to_send.append(Delivery(wanted, destination.name, sequence, SENDING, 0, now, now))
     return to_send, superseded
 
 
@@ -319,13 +332,11 @@ def attempt(delivery: Delivery, destination: Destination, settings: Alerts) -> D
     """
     secrets, _ = _secrets(destination)
     attempts = delivery.attempts
-    first = delivery.first_attempted_at
     error_text = None
     for number in range(settings.attempts):
         if number:
             time.sleep(settings.backoff_seconds * 2 ** (number - 1))
-        started = _now()
-        first = first or started
+        started = utc_now()
         attempts += 1
         try:
             send(destination, delivery.alert, settings.timeout_seconds)
@@ -338,22 +349,21 @@ def attempt(delivery: Delivery, destination: Destination, settings: Alerts) -> D
             delivery,
             status=DELIVERED,
             attempts=attempts,
-            first_attempted_at=first,
             last_attempted_at=started,
-            delivered_at=_now(),
+            delivered_at=utc_now(),
             last_error=None,
         )
     return replace(
         delivery,
         status=FAILED,
         attempts=attempts,
-        first_attempted_at=first,
         last_attempted_at=started,
         last_error=error_text,
     )
 
 
-def _now() -> datetime:
+def utc_now() -> datetime:
+    """The current UTC time without an offset, as the warehouse's timestamps are."""
     return datetime.now(UTC).replace(tzinfo=None)
 
 

@@ -45,11 +45,12 @@ comment on column alert_deliveries.amount is
 comment on column alert_deliveries.threshold_amount is 'The amount that reaches the threshold.';
 comment on column alert_deliveries.currency is 'The budget''s currency.';
 comment on column alert_deliveries.status is
-    'delivered; failed (every attempt of the last run failed: tried again next run); superseded (it failed, then the '
+    'delivered; failed (every attempt of the last run failed: tried again next run); sending (claimed by a run that '
+    'is sending it; a claim older than an hour, of a run that died, is sent again); superseded (it failed, then the '
     'alert changed back, so it is no longer sent).';
 comment on column alert_deliveries.attempts is 'Attempts over all runs, the delivering one included.';
-comment on column alert_deliveries.first_attempted_at is 'When the first attempt started (UTC).';
-comment on column alert_deliveries.last_attempted_at is 'When the last attempt started (UTC).';
+comment on column alert_deliveries.first_attempted_at is 'When a run first claimed it to send (UTC).';
+comment on column alert_deliveries.last_attempted_at is 'When the last attempt (or the claim) started (UTC).';
 comment on column alert_deliveries.delivered_at is 'When the destination accepted it (UTC); NULL unless delivered.';
 comment on column alert_deliveries.last_error is
     'Why the last attempt failed (e.g. HTTP 500, connection refused), with every secret value removed; NULL once '

@@ -9,6 +9,7 @@ import logging
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
@@ -22,7 +23,7 @@ from pipelines.nightly import run_nightly
 from pipelines.orchestration.resources import RunLedgerResource
 from pipelines.warehouse.decimal_text import plain
 from tests.support.alert_servers import HttpRecorder, SmtpRecorder, free_port, http_recorder, smtp_recorder
-from tests.support.lake import reading
+from tests.support.lake import reading, writing
 
 SECRETS = {
     "RUNLEDGER_SLACK_WEBHOOK_URL": "/slack/T000-slack-token-7f3a91",
@@ -306,3 +307,30 @@ def test_a_crossing_taken_back_is_delivered_resolved_once(night: Night, copy: Pa
     assert result.success
     new = night.http.requests[http_now:]
     assert not new  # nothing new to say (the pager's retries are refused)
+
+
+def test_a_claim_of_a_run_still_sending_is_left_alone_and_a_dead_runs_claim_is_taken_over(
+    night: Night, copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pager_path = SECRETS["RUNLEDGER_PAGER_URL"]
+    monkeypatch.setenv("RUNLEDGER_PAGER_URL", night.http.url + pager_path)
+    before = len(night.http.bodies(pager_path))
+    # as a run at the same time leaves them: the pager's deliveries claimed a minute ago
+    with writing(copy) as conn:
+        conn.execute(
+            "update alert_deliveries set status = 'sending', last_attempted_at = ? where destination = 'pager'",
+            [datetime.now(UTC).replace(tzinfo=None) - timedelta(minutes=1)],
+        )
+    assert deliver(copy, "alert_deliveries")[0].success
+    assert len(night.http.bodies(pager_path)) == before
+    assert {row[4] for row in query(copy, LEDGER) if row[0] == "pager"} == {"sending"}
+
+    # as a run killed while sending leaves them, two hours later
+    with writing(copy) as conn:
+        conn.execute(
+            "update alert_deliveries set last_attempted_at = ? where destination = 'pager'",
+            [datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=2)],
+        )
+    assert deliver(copy, "alert_deliveries")[0].success
+    assert len(night.http.bodies(pager_path)) == before + 3
+    assert {(row[4], row[5]) for row in query(copy, LEDGER) if row[0] == "pager"} == {("delivered", 5)}

@@ -44,6 +44,7 @@ STAGES = {
     "reconciliation": "views",
     "budget_variance": "budget_variance",
     "budget_alerts": "budget_variance",
+    "alert_deliveries": "budget_variance",
     "waste": "waste",
     "post_mortem_reports": "reports",
 }

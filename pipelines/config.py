@@ -309,6 +309,89 @@ class Orchestration(_Strict):
         return value
 
 
+ENV_VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+EMAIL_ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
+
+
+def _env_var_name(value: str | None) -> str | None:
+    if value is not None and not ENV_VAR_NAME.match(value):
+        raise ValueError(f"{value!r} is not the name of an environment variable (letters, digits and _)")
+    return value
+
+
+def _email_address(value: str) -> str:
+    if not EMAIL_ADDRESS.match(value):
+        raise ValueError(f"{value!r} is not an email address like finops@example.com")
+    return value
+
+
+EnvVarName = Annotated[str, AfterValidator(_env_var_name)]
+EmailAddress = Annotated[str, AfterValidator(_email_address)]
+
+
+class _Destination(_Strict):
+    """What every alert destination has: a unique name and, optionally, the owners whose runs'
+    alerts it receives (every run's when left out)."""
+
+    name: str = Field(min_length=1)
+    owners: list[str] | None = Field(default=None, min_length=1)
+
+
+class WebhookDestination(_Destination):
+    """An HTTP endpoint taking a POST: `slack` (a Slack-compatible incoming webhook, `{"text": …}`)
+    or `webhook` (the alert as a JSON object); its URL, a secret, is read from the environment."""
+
+    kind: Literal["slack", "webhook"]
+    url_env: EnvVarName
+
+
+class SmtpDestination(_Destination):
+    """Plain-text email over SMTP; the login, if any, is read from the environment."""
+
+    kind: Literal["smtp"]
+    host: str
+    port: int = Field(default=587, gt=0, lt=65536)
+    starttls: bool = False
+    username_env: EnvVarName | None = None
+    password_env: EnvVarName | None = None
+    from_: EmailAddress = Field(alias="from")
+    to: list[EmailAddress] = Field(min_length=1)
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        if not HOST.match(value):
+            raise ValueError(f"{value!r} is not a host name or address")
+        return value
+
+    @model_validator(mode="after")
+    def _login_pair(self) -> SmtpDestination:
+        if (self.username_env is None) != (self.password_env is None):
+            raise ValueError("give both `username_env` and `password_env`, or neither")
+        return self
+
+
+Destination = Annotated[WebhookDestination | SmtpDestination, Field(discriminator="kind")]
+
+
+class Alerts(_Strict):
+    """Where the alerts of `budget_alerts` are delivered (`alerts:`), and how hard each delivery
+    is tried within one run."""
+
+    destinations: list[Destination] = Field(default_factory=list)
+    attempts: int = Field(default=3, ge=1, le=10)
+    backoff_seconds: float = Field(default=2.0, ge=0, le=60)
+    timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+
+    @field_validator("destinations")
+    @classmethod
+    def _unique_names(cls, destinations: list[Destination]) -> list[Destination]:
+        duplicates = repeated([destination.name for destination in destinations])
+        if duplicates:
+            raise ValueError(f"destination names must be unique, repeated: {', '.join(duplicates)}")
+        return destinations
+
+
 LAKE_FOLDER = ".runledger/lake"
 # Where an earlier RunLedger kept its warehouse file by default: found there, it is converted once
 # by `runledger migrate`.
@@ -409,6 +492,7 @@ class RunLedgerConfig(_Strict):
     cost_categories: str | None = None
     orchestration: Orchestration = Field(default_factory=Orchestration)
     waste: Waste = Field(default_factory=Waste)
+    alerts: Alerts = Field(default_factory=Alerts)
 
     @field_validator("sources")
     @classmethod
@@ -512,7 +596,19 @@ def _key_path(location: tuple[int | str, ...], document: object = None) -> str:
 
 def _source_kind_keys(location: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """Drops pydantic's discriminator tag (`aws_cur`…) from an error location."""
-    kinds = {"aws_cur", "gcp_billing", "focus", "manual_costs", "aws_tags", "run_events", "folder", "team"}
+    kinds = {
+        "aws_cur",
+        "gcp_billing",
+        "focus",
+        "manual_costs",
+        "aws_tags",
+        "run_events",
+        "folder",
+        "team",
+        "slack",
+        "webhook",
+        "smtp",
+    }
     return tuple(item for item in location if item not in kinds)
 
 

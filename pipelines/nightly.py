@@ -225,6 +225,13 @@ def run_nightly(
     )
     log.line(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
     log.line(f"  budget alerts: {_metadata(result, 'budget_alerts').get('rows', 0)} threshold crossings")
+    deliveries = _metadata(result, "alert_deliveries")
+    if deliveries.get("destinations"):
+        log.line(
+            f"  alert deliveries: {deliveries.get('delivered', 0)} delivered, {deliveries.get('failed', 0)} failed"
+        )
+        for failure in deliveries.get("failures", []):
+            log.line(f"  warning: alert not delivered: {failure}; the next run tries again")
     log.line(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
     log.end(f"  reports: {_metadata(result, 'post_mortem_reports').get('files', 0)} files")
     log.finish()

@@ -2,7 +2,8 @@
 
 import dagster as dg
 
-from pipelines.attribution.assets import cost_allocations, reconciliation
+from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs
+from pipelines.budgets.delivery import FAILED, attempt, current_alerts, ledger, plan_deliveries, record, utc_now
 from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import (
     build_budget_alerts,
@@ -92,6 +93,60 @@ def budget_alerts(runledger: RunLedgerResource) -> dg.MaterializeResult:
                 [
                     {"training_run": run, "threshold": threshold, "crossed_on": str(day)}
                     for run, threshold, day, *_ in alerts
+                ]
+            ),
+        }
+    )
+
+
+@dg.asset(
+    deps=[budget_alerts, run_costs],
+    group_name="budgets",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    metadata=holds_tables("alert_deliveries"),
+    pool=WAREHOUSE_POOL,
+)
+def alert_deliveries(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """`alert_deliveries`: each new alert of `budget_alerts` sent once to every destination of
+    `alerts.destinations` that takes its run's owner (Slack-compatible or JSON webhooks, email over
+    SMTP), a crossing a restatement took back sent once as resolved, and what failed before tried
+    again. A delivery that still fails is recorded and logged as a warning; the step succeeds."""
+    config = runledger.load_config()
+    settings = config.alerts
+    by_name = {destination.name: destination for destination in settings.destinations}
+    with runledger.warehouse(config) as conn:
+        for transaction in transactions(conn):
+            with transaction:
+                to_send, superseded = plan_deliveries(
+                    current_alerts(conn), ledger(conn), settings.destinations, utc_now()
+                )
+                record(conn, [*to_send, *superseded])
+    done = [attempt(delivery, by_name[delivery.destination], settings) for delivery in to_send]
+    with runledger.warehouse(config) as conn:
+        for transaction in transactions(conn):
+            with transaction:
+                record(conn, done)
+    failed = [delivery for delivery in done if delivery.status == FAILED]
+    for delivery in done:
+        what = f"{delivery.alert.event} {delivery.alert.alert_key} to {delivery.destination}"
+        if delivery.status == FAILED:
+            context.log.warning(
+                f"alert {what} not delivered after {delivery.attempts} attempts ({delivery.last_error}); "
+                "the next run tries again"
+            )
+        else:
+            context.log.info(f"alert {what} delivered")
+    return dg.MaterializeResult(
+        metadata={
+            "destinations": dg.MetadataValue.int(len(settings.destinations)),
+            "delivered": dg.MetadataValue.int(len(done) - len(failed)),
+            "failed": dg.MetadataValue.int(len(failed)),
+            "superseded": dg.MetadataValue.int(len(superseded)),
+            "failures": dg.MetadataValue.json(
+                [
+                    f"{delivery.destination}: {delivery.alert.event} {delivery.alert.alert_key}: {delivery.last_error}"
+                    for delivery in failed
                 ]
             ),
         }

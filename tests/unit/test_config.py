@@ -242,3 +242,81 @@ def test_freshness_is_judged_at_the_configured_moment_in_utc(tmp_path: Path) -> 
         assert config.orchestration.freshness_as_of == datetime(2026, 11, 29, 6)
     with pytest.raises(ConfigError, match=r"runledger.yaml: orchestration.freshness_as_of: "):
         load_config(write_config(tmp_path, "orchestration:\n  freshness_as_of: last tuesday\n"))
+
+
+ALERTS_EXAMPLE = """alerts:
+  destinations:
+    - {name: finops-slack, kind: slack, url_env: RUNLEDGER_SLACK_WEBHOOK_URL}   # Slack-compatible
+    - {name: hooks, kind: webhook, url_env: RUNLEDGER_ALERT_WEBHOOK_URL}        # JSON POST
+    - name: mail
+      kind: smtp
+      host: smtp.example.com
+      port: 587
+      starttls: true                       # optional; username_env / password_env optional
+      from: runledger@example.com
+      to: [finops@example.com]
+      owners: [alice]                      # optional on any destination: only these owners' runs
+"""
+
+
+def test_alert_destinations_as_documented(tmp_path: Path) -> None:
+    alerts = load_config(write_config(tmp_path, ALERTS_EXAMPLE)).alerts
+    slack, hooks, mail = alerts.destinations
+    assert (slack.kind, slack.url_env, slack.owners) == ("slack", "RUNLEDGER_SLACK_WEBHOOK_URL", None)
+    assert (hooks.kind, hooks.url_env) == ("webhook", "RUNLEDGER_ALERT_WEBHOOK_URL")
+    assert (mail.host, mail.port, mail.starttls, mail.from_, mail.to, mail.owners) == (
+        "smtp.example.com",
+        587,
+        True,
+        "runledger@example.com",
+        ["finops@example.com"],
+        ["alice"],
+    )
+    assert (mail.username_env, mail.password_env) == (None, None)
+    assert (alerts.attempts, alerts.backoff_seconds, alerts.timeout_seconds) == (3, 2.0, 10.0)
+    assert load_config(write_config(tmp_path, "warehouse: w\n")).alerts.destinations == []
+
+
+@pytest.mark.parametrize(
+    ("destination", "expected"),
+    [
+        ("{name: a, kind: teams, url_env: X}", "alerts.destinations[0]: Input tag 'teams' found using 'kind'"),
+        ("{name: a, kind: slack}", "alerts.destinations[0].url_env: Field required"),
+        (
+            "{name: a, kind: slack, url: 'https://hooks.slack.com/services/T0/B0/secret'}",
+            "destinations[0].url: unknown",
+        ),
+        ("{name: a, kind: webhook, url_env: 'https://x'}", "destinations[0].url_env: Value error, 'https://x' is not"),
+        ("{name: a, kind: slack, url_env: X, owners: []}", "alerts.destinations[0].owners: List should have at least"),
+        ("{name: m, kind: smtp, host: h, from: r@example.com}", "alerts.destinations[0].to: Field required"),
+        ("{name: m, kind: smtp, host: h, from: nobody, to: [f@example.com]}", "destinations[0].from: Value error, 'n"),
+        ("{name: m, kind: smtp, host: h, from: r@x.com, to: [f@x.com], port: 0}", "destinations[0].port: Input should"),
+        (
+            "{name: m, kind: smtp, host: h, from: r@x.com, to: [f@x.com], username_env: U}",
+            "alerts.destinations[0]: Value error, give both `username_env` and `password_env`, or neither",
+        ),
+        (
+            "{name: m, kind: smtp, host: h, from: r@x.com, to: [f@x.com], password: hunter2}",
+            "alerts.destinations[0].password: unknown key",
+        ),
+    ],
+)
+def test_a_bad_alert_destination_names_the_key(tmp_path: Path, destination: str, expected: str) -> None:
+    path = write_config(tmp_path, f"alerts:\n  destinations:\n    - {destination}\n")
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert f"{path}: " in str(raised.value) and expected in str(raised.value)
+    assert "hunter2" not in str(raised.value) and "secret" not in str(raised.value)
+
+
+def test_alert_destination_names_are_unique_and_retries_bounded(tmp_path: Path) -> None:
+    text = (
+        "alerts:\n  destinations:\n"
+        "    - {name: a, kind: slack, url_env: X}\n    - {name: a, kind: webhook, url_env: Y}\n"
+    )
+    with pytest.raises(
+        ConfigError, match=re.escape("alerts.destinations: Value error, destination names must be unique")
+    ):
+        load_config(write_config(tmp_path, text))
+    with pytest.raises(ConfigError, match=re.escape("alerts.attempts: Input should be less than or equal to 10")):
+        load_config(write_config(tmp_path, "alerts:\n  attempts: 11\n"))

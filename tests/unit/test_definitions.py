@@ -31,6 +31,7 @@ LAYER_ASSETS = {
     "reconciliation",
     "budget_variance",
     "budget_alerts",
+    "alert_deliveries",
     "post_mortem_reports",
     "run_events",
     "waste",
@@ -69,6 +70,7 @@ UPSTREAM = {
     "reconciliation": {"focus_line_items", "cost_allocations"},
     "budget_variance": {"budget_baselines", "cost_allocations", "reconciliation"},
     "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation"},
+    "alert_deliveries": {"budget_alerts", "run_costs"},
     "waste": {
         "focus_line_items",
         "cost_allocations",

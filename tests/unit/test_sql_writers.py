@@ -20,6 +20,7 @@ WRITER_LAYER = {
     "step_inputs": "ops",
     "schema_version": "ops",
     "load_snapshots": "ops",
+    "alert_deliveries": "ops",
     "run_registry": "inputs",
     "budget_baselines": "inputs",
     "run_events": "inputs",

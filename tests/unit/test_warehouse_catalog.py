@@ -25,6 +25,7 @@ PUBLIC = {
     "budget_baselines",
     "budget_variance",
     "budget_alerts",
+    "alert_deliveries",
     "run_events",
     "waste",
     "waste_by_run",

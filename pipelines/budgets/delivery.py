@@ -1,0 +1,404 @@
+"""Delivers the alerts of `budget_alerts` to the configured destinations, each once, through the
+ledger `alert_deliveries`.
+
+Each run compares what `budget_alerts` holds with what each destination was told last: a new
+crossing is sent as `crossed`, a delivered crossing that a restatement took back is sent as
+`resolved`, a delivery that failed before is tried again. The run first claims what it will
+send (rows `sending`, one commit: a run at the same time finds them and leaves them alone), then
+sends without holding the lake, then records each outcome in a second commit. URLs and logins are read from the
+environment when a message is sent and never written anywhere: every error text is stripped of
+them before it is logged or recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import smtplib
+import ssl
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from email.message import EmailMessage
+from urllib.parse import urlsplit
+
+import duckdb
+
+from pipelines.config import Alerts, Destination, SmtpDestination
+from pipelines.warehouse.decimal_text import plain
+from pipelines.warehouse.sql import read_sql
+
+DELIVERED = "delivered"
+FAILED = "failed"
+SENDING = "sending"
+SUPERSEDED = "superseded"
+CROSSED = "crossed"
+RESOLVED = "resolved"
+REDACTED = "***"
+# A claim (`sending`) older than this is of a run that died before it recorded the outcome: a
+# later run sends it again. Far longer than any run's deliveries take, far shorter than a night.
+CLAIM_EXPIRES = timedelta(hours=1)
+# HTTP answers worth another attempt within the run; any other failing answer waits for the next run.
+RETRYABLE_HTTP_STATUSES = {408, 425, 429, 500, 502, 503, 504}
+
+
+@dataclass(frozen=True)
+class AlertEvent:
+    """What one message says: an alert crossed, or resolved.
+
+    Attributes:
+        event: `crossed` or `resolved`.
+        alert_key: the alert's stable key, run:kind:threshold.
+        training_run: the run it is about.
+        owner: the run's owner, None when no tag or registry names one.
+        kind: what was measured (`cost`).
+        threshold: `warning` or `over`.
+        crossed_on: the day the threshold was reached.
+        amount: the cumulative amount at the end of that day.
+        threshold_amount: the amount that reaches the threshold.
+        currency: the budget's currency.
+    """
+
+    event: str
+    alert_key: str
+    training_run: str | None
+    owner: str | None
+    kind: str
+    threshold: str
+    crossed_on: date | None
+    amount: Decimal | None
+    threshold_amount: Decimal | None
+    currency: str | None
+
+    def text(self) -> str:
+        """The one-line message every destination gets."""
+        who = f"{self.training_run} (owner {self.owner or 'unknown'})"
+        reached = f"{self._money(self.threshold_amount)} {self.threshold} threshold"
+        if self.event == RESOLVED:
+            return (
+                f"RunLedger: resolved: {who} no longer reaches its {reached} after a restatement "
+                f"(it had on {self.crossed_on}, at {self._money(self.amount)})"
+            )
+        return f"RunLedger: {who} crossed its {reached} on {self.crossed_on}: {self._money(self.amount)} spent"
+
+    def subject(self) -> str:
+        """An email's subject line."""
+        return f"[RunLedger] {self.training_run}: {self.threshold} threshold {self.event}"
+
+    def payload(self) -> dict[str, object]:
+        """The JSON object a generic webhook receives (money as exact decimal text)."""
+        return {
+            "event": self.event,
+            "alert_key": self.alert_key,
+            "training_run": self.training_run,
+            "owner": self.owner,
+            "kind": self.kind,
+            "threshold": self.threshold,
+            "threshold_amount": None if self.threshold_amount is None else plain(self.threshold_amount),
+            "crossed_on": None if self.crossed_on is None else self.crossed_on.isoformat(),
+            "amount": None if self.amount is None else plain(self.amount),
+            "currency": self.currency,
+            "text": self.text(),
+        }
+
+    def _money(self, value: Decimal | None) -> str:
+        return "?" if value is None else f"{plain(value, 2, grouped=True)} {self.currency or ''}".strip()
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One event for one destination, as the ledger holds it.
+
+    Attributes:
+        alert: what is sent.
+        destination: the destination's name.
+        sequence: the event's number for this (alert, destination).
+        status: `sending` (claimed by a run), `delivered`, `failed` or `superseded`.
+        attempts: attempts over all runs.
+        first_attempted_at: when the first attempt started (UTC).
+        last_attempted_at: when the last attempt started (UTC).
+        delivered_at: when it was accepted (UTC), or None.
+        last_error: why the last attempt failed, secrets removed, or None.
+    """
+
+    alert: AlertEvent
+    destination: str
+    sequence: int
+    status: str
+    attempts: int
+    first_attempted_at: datetime | None
+    last_attempted_at: datetime | None = None
+    delivered_at: datetime | None = None
+    last_error: str | None = None
+
+    def row(self) -> dict[str, object]:
+        """The ledger row's parameters for `record` (sql/ops/alert_deliveries.sql)."""
+        alert = self.alert
+        return {
+            "alert_key": alert.alert_key,
+            "destination": self.destination,
+            "sequence": self.sequence,
+            "event": alert.event,
+            "training_run": alert.training_run,
+            "owner": alert.owner,
+            "kind": alert.kind,
+            "threshold": alert.threshold,
+            "crossed_on": alert.crossed_on,
+            "amount": alert.amount,
+            "threshold_amount": alert.threshold_amount,
+            "currency": alert.currency,
+            "status": self.status,
+            "attempts": self.attempts,
+            "first_attempted_at": self.first_attempted_at,
+            "last_attempted_at": self.last_attempted_at,
+            "delivered_at": self.delivered_at,
+            "last_error": self.last_error,
+        }
+
+
+class DeliveryError(Exception):
+    """A message was not accepted; the text holds no secret.
+
+    Attributes:
+        retryable: whether another attempt within the same run may succeed.
+    """
+
+    def __init__(self, message: str, *, retryable: bool) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+def _accepts(destination: Destination, owner: str | None) -> bool:
+    return destination.owners is None or owner in destination.owners
+
+
+def plan_deliveries(
+    alerts: Iterable[AlertEvent],
+    ledger: Iterable[tuple[Delivery, str | None]],
+    destinations: Sequence[Destination],
+    now: datetime,
+) -> tuple[list[Delivery], list[Delivery]]:
+    """What this run sends, claimed, and which failed deliveries it gives up because the alert
+    changed back.
+
+    A destination is told `crossed` for an alert it accepts (its `owners`) and was not told so
+    last; `resolved` for an alert it was last told crossed that `budget_alerts` no longer holds.
+    A failed delivery of the same event is tried again (with the alert's current figures); a
+    failed delivery of another event is superseded. A delivery another run claimed (`sending`)
+    less than `CLAIM_EXPIRES` ago is left to it; an older claim, of a run that died, is taken over.
+
+    Args:
+        alerts: every alert `budget_alerts` holds now, as `crossed` events.
+        ledger: each (alert, destination)'s latest ledger row, with the event it was last
+            delivered (None if none was).
+        destinations: the configured destinations.
+        now: the run's time (UTC), the claims' `last_attempted_at`.
+
+    Returns:
+        (the deliveries to attempt, as `sending` claims; the superseded rows).
+    """
+    current = {alert.alert_key: alert for alert in alerts}
+    latest = {(row.alert.alert_key, row.destination): (row, told) for row, told in ledger}
+    to_send: list[Delivery] = []
+    superseded: list[Delivery] = []
+    for destination in destinations:
+        keys = list(current) + sorted({key for key, name in latest if name == destination.name} - set(current))
+        for key in keys:
+            alert = current.get(key)
+            last, told = latest.get((key, destination.name), (None, None))
+            if last is not None and last.status == SENDING and now - last.last_attempted_at < CLAIM_EXPIRES:
+                continue
+            if alert is not None and _accepts(destination, alert.owner):
+                wanted = None if told == CROSSED else alert
+            elif alert is None and told == CROSSED:
+                wanted = replace(last.alert, event=RESOLVED)
+            else:
+                wanted = None
+            pending = last if last is not None and last.status in (FAILED, SENDING) else None
+            if pending is not None and wanted is not None and pending.alert.event == wanted.event:
+                to_send.append(replace(pending, alert=wanted, status=SENDING, last_attempted_at=now))
+                continue
+            if pending is not None:
+                superseded.append(replace(pending, status=SUPERSEDED))
+            if wanted is not None:
+                sequence = last.sequence + 1 if last is not None else 1
+                to_send.append(Delivery(wanted, destination.name, sequence, SENDING, 0, now, now))
+    return to_send, superseded
+
+
+def _secrets(destination: Destination) -> tuple[list[str], dict[str, str | None]]:
+    """The destination's secret values from the environment: (every value to strip from texts,
+    each variable's value by name)."""
+    names = (
+        [destination.username_env, destination.password_env]
+        if isinstance(destination, SmtpDestination)
+        else [destination.url_env]
+    )
+    values = {name: os.environ.get(name) or None for name in names if name}
+    secrets = [value for value in values.values() if value]
+    for value in list(secrets):
+        parts = urlsplit(value)
+        secrets += [part for part in (parts.path, parts.query, parts.netloc) if len(part) > 1]
+    return sorted(set(secrets), key=len, reverse=True), values
+
+
+def _redact(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def _post_json(url: str, body: dict[str, object], timeout: float) -> None:
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise DeliveryError("the URL is not an http:// or https:// URL", retryable=False)
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "User-Agent": "RunLedger"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            response.read()
+    except urllib.error.HTTPError as error:
+        raise DeliveryError(
+            f"HTTP {error.code} {error.reason}", retryable=error.code in RETRYABLE_HTTP_STATUSES
+        ) from None
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        raise DeliveryError(f"cannot reach the server: {reason}", retryable=True) from None
+
+
+def _send_email(destination: SmtpDestination, alert: AlertEvent, login: tuple[str, str] | None, timeout: float) -> None:
+    message = EmailMessage()
+    message["Subject"] = alert.subject()
+    message["From"] = destination.from_
+    message["To"] = ", ".join(destination.to)
+    message.set_content(
+        "\n".join(
+            [alert.text(), ""]
+            + [f"{key}: {'' if value is None else value}" for key, value in alert.payload().items() if key != "text"]
+        )
+        + "\n"
+    )
+    try:
+        with smtplib.SMTP(destination.host, destination.port, timeout=timeout) as smtp:
+            if destination.starttls:
+                smtp.starttls(context=ssl.create_default_context())
+            if login is not None:
+                smtp.login(*login)
+            smtp.send_message(message)
+    except smtplib.SMTPResponseException as error:
+        raise DeliveryError(
+            f"SMTP {error.smtp_code} {error.smtp_error.decode(errors='replace')}", retryable=error.smtp_code < 500
+        ) from None
+    except (smtplib.SMTPException, OSError) as error:
+        raise DeliveryError(f"cannot deliver over SMTP: {error}", retryable=True) from None
+
+
+def send(destination: Destination, alert: AlertEvent, timeout: float) -> None:
+    """Sends one message, reading the destination's secrets from the environment.
+
+    Raises:
+        DeliveryError: it was not accepted (a variable unset, an HTTP or SMTP error, no
+            connection); the message may contain secrets and must go through `_redact`.
+    """
+    _, values = _secrets(destination)
+    unset = [name for name, value in values.items() if value is None]
+    if unset:
+        raise DeliveryError(f"environment variable {', '.join(unset)} is not set", retryable=False)
+    if isinstance(destination, SmtpDestination):
+        login = (
+            (values[destination.username_env], values[destination.password_env]) if destination.username_env else None
+        )
+        _send_email(destination, alert, login, timeout)
+    elif destination.kind == "slack":
+        _post_json(values[destination.url_env], {"text": alert.text()}, timeout)
+    else:
+        _post_json(values[destination.url_env], alert.payload(), timeout)
+
+
+def attempt(delivery: Delivery, destination: Destination, settings: Alerts) -> Delivery:
+    """Tries one delivery up to `settings.attempts` times, waiting `backoff_seconds` times 1, 2,
+    4, … between tries; an error another try cannot fix ends it at once.
+
+    Returns:
+        The delivery as the ledger records it: delivered, or failed with the last error (secrets
+        removed) and the attempts counted.
+    """
+    secrets, _ = _secrets(destination)
+    attempts = delivery.attempts
+    error_text = None
+    for number in range(settings.attempts):
+        if number:
+            time.sleep(settings.backoff_seconds * 2 ** (number - 1))
+        started = utc_now()
+        attempts += 1
+        try:
+            send(destination, delivery.alert, settings.timeout_seconds)
+        except DeliveryError as error:
+            error_text = _redact(str(error), secrets)
+            if not error.retryable:
+                break
+            continue
+        return replace(
+            delivery,
+            status=DELIVERED,
+            attempts=attempts,
+            last_attempted_at=started,
+            delivered_at=utc_now(),
+            last_error=None,
+        )
+    return replace(
+        delivery,
+        status=FAILED,
+        attempts=attempts,
+        last_attempted_at=started,
+        last_error=error_text,
+    )
+
+
+def utc_now() -> datetime:
+    """The current UTC time without an offset, as the warehouse's timestamps are."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def current_alerts(conn: duckdb.DuckDBPyConnection) -> list[AlertEvent]:
+    """Every alert `budget_alerts` holds, as a `crossed` event with its key and owner."""
+    cursor = conn.execute(read_sql("ops/alert_deliveries", "alerts"))
+    names = [column[0] for column in cursor.description]
+    fields = set(AlertEvent.__dataclass_fields__)
+    return [
+        AlertEvent(event=CROSSED, **{key: value for key, value in zip(names, row) if key in fields})
+        for row in cursor.fetchall()
+    ]
+
+
+def ledger(conn: duckdb.DuckDBPyConnection) -> list[tuple[Delivery, str | None]]:
+    """Each (alert, destination)'s latest row of `alert_deliveries`, with the event it was last
+    delivered."""
+    cursor = conn.execute(read_sql("ops/alert_deliveries", "latest"))
+    names = [column[0] for column in cursor.description]
+    rows = []
+    for values in cursor.fetchall():
+        row = dict(zip(names, values))
+        alert = AlertEvent(**{key: row[key] for key in AlertEvent.__dataclass_fields__})
+        delivery = Delivery(alert, **{key: row[key] for key in Delivery.__dataclass_fields__ if key != "alert"})
+        rows.append((delivery, row["told"]))
+    return rows
+
+
+def record(conn: duckdb.DuckDBPyConnection, deliveries: Iterable[Delivery]) -> None:
+    """Writes each delivery's row, replacing the row of the same event; the caller owns the
+    transaction."""
+    for delivery in deliveries:
+        row = delivery.row()
+        conn.execute(
+            read_sql("ops/alert_deliveries", "forget"),
+            {key: row[key] for key in ("alert_key", "destination", "sequence")},
+        )
+        conn.execute(read_sql("ops/alert_deliveries", "record"), row)

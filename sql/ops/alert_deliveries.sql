@@ -1,0 +1,72 @@
+-- alert_deliveries: the ledger of what was delivered to whom, appended and updated by
+-- pipelines/budgets/delivery.py, never rebuilt.
+
+-- name: alerts
+-- Every alert budget_alerts holds now, under its stable key (run:kind:threshold; a restatement
+-- that moves the crossing's day or amount keeps it), with the run's owner as run_costs names it.
+with alerts as (
+    select * from budget_alerts
+),
+
+owners as (
+    select training_run, max(owner) as owner
+    from run_costs
+    group by training_run
+),
+
+final as (
+    select
+        concat_ws(':', alerts.training_run, 'cost', alerts.threshold) as alert_key,
+        alerts.training_run,
+        owners.owner,
+        'cost' as kind,
+        alerts.threshold,
+        alerts.threshold_fraction,
+        alerts.estimated_cost,
+        alerts.threshold_amount,
+        alerts.crossed_on,
+        alerts.cumulative_cost as amount,
+        alerts.currency
+    from alerts
+    left join owners on owners.training_run = alerts.training_run
+)
+
+select * from final
+order by crossed_on, training_run, threshold_fraction;
+
+-- name: latest
+-- The last row of every (alert, destination) in the ledger, and the event it was last delivered
+-- (told: crossed, resolved, or NULL when nothing reached it yet).
+with deliveries as (
+    select * from alert_deliveries
+),
+
+final as (
+    select
+        *,
+        last_value(case when status = 'delivered' then event end ignore nulls) over (
+            partition by alert_key, destination order by sequence
+            rows between unbounded preceding and unbounded following
+        ) as told
+    from deliveries
+    qualify row_number() over (partition by alert_key, destination order by sequence desc) = 1
+)
+
+select * from final;
+
+-- name: forget
+-- Removes one event's row before record writes its new state (a retried or superseded event).
+delete from alert_deliveries
+where alert_key = $alert_key and destination = $destination and sequence = $sequence;
+
+-- name: record
+-- One event's row as the run leaves it.
+insert into alert_deliveries (
+    alert_key, destination, sequence, event, training_run, owner, kind, threshold, crossed_on, amount,
+    threshold_amount, currency, status, attempts, first_attempted_at, last_attempted_at, delivered_at, last_error
+)
+values (
+    $alert_key, $destination, $sequence, $event, $training_run, $owner, $kind, $threshold, $crossed_on, $amount,
+    $threshold_amount, $currency, $status, $attempts, $first_attempted_at, $last_attempted_at, $delivered_at,
+    $last_error
+);

@@ -1,0 +1,57 @@
+-- The ledger of alert deliveries: what was sent (or tried) to which destination, never rebuilt.
+create table if not exists alert_deliveries (
+    alert_key varchar not null,
+    destination varchar not null,
+    sequence integer not null,
+    event varchar not null,
+    training_run varchar,
+    owner varchar,
+    kind varchar not null,
+    threshold varchar not null,
+    crossed_on date,
+    amount decimal(38, 10),
+    threshold_amount decimal(38, 10),
+    currency varchar,
+    status varchar not null,
+    attempts integer not null,
+    first_attempted_at timestamp not null,
+    last_attempted_at timestamp not null,
+    delivered_at timestamp,
+    last_error varchar
+);
+
+-- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
+-- docs/warehouse.md).
+comment on table alert_deliveries is
+    'The ledger of alert deliveries: one row per (alert, destination, event) RunLedger delivered or tried to deliver, '
+    'kept across runs (never rebuilt), so each alert of budget_alerts reaches each destination once when it is '
+    'crossed and once more when a restatement resolves it. A failed row is tried again by the next run. Holds no '
+    'secret: URLs and logins stay in the environment. Money is DECIMAL(38,10); timestamps are UTC.';
+comment on column alert_deliveries.alert_key is
+    'The alert''s stable key, run:kind:threshold (e.g. llm-7b-pt-r1:cost:warning): the same alert keeps it when a '
+    'restatement moves its day or amount.';
+comment on column alert_deliveries.destination is 'The destination''s name in alerts.destinations.';
+comment on column alert_deliveries.sequence is
+    'The event''s number for this (alert, destination): 1 the first crossing, 2 its resolution, 3 a new crossing, ...';
+comment on column alert_deliveries.event is
+    'crossed (the alert holds) or resolved (a restatement took a delivered crossing back).';
+comment on column alert_deliveries.training_run is 'The run the alert is about.';
+comment on column alert_deliveries.owner is 'The run''s owner (run_costs) when the event was first tried.';
+comment on column alert_deliveries.kind is 'What was measured: cost (cumulative effective spend against the estimate).';
+comment on column alert_deliveries.threshold is 'warning or over.';
+comment on column alert_deliveries.crossed_on is 'The day budget_alerts gave for the crossing.';
+comment on column alert_deliveries.amount is
+    'The cumulative amount at the end of crossed_on (budget_alerts.cumulative_cost).';
+comment on column alert_deliveries.threshold_amount is 'The amount that reaches the threshold.';
+comment on column alert_deliveries.currency is 'The budget''s currency.';
+comment on column alert_deliveries.status is
+    'delivered; failed (every attempt of the last run failed: tried again next run); sending (claimed by a run that '
+    'is sending it; a claim older than an hour, of a run that died, is sent again); superseded (it failed, then the '
+    'alert changed back, so it is no longer sent).';
+comment on column alert_deliveries.attempts is 'Attempts over all runs, the delivering one included.';
+comment on column alert_deliveries.first_attempted_at is 'When a run first claimed it to send (UTC).';
+comment on column alert_deliveries.last_attempted_at is 'When the last attempt (or the claim) started (UTC).';
+comment on column alert_deliveries.delivered_at is 'When the destination accepted it (UTC); NULL unless delivered.';
+comment on column alert_deliveries.last_error is
+    'Why the last attempt failed (e.g. HTTP 500, connection refused), with every secret value removed; NULL once '
+    'delivered.';

@@ -226,6 +226,7 @@ def run_nightly(
     log.line(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
     log.line(f"  budget alerts: {_metadata(result, 'budget_alerts').get('rows', 0)} threshold crossings")
     log.line(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
+    log.line(f"  variance causes: {_metadata(result, 'variance_causes').get('rows', 0)} rows")
     log.end(f"  reports: {_metadata(result, 'post_mortem_reports').get('files', 0)} files")
     log.finish()
     reports = _metadata(result, "post_mortem_reports").get("paths", [])

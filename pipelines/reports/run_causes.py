@@ -13,6 +13,13 @@ from pipelines.reports.document import money, percent
 from pipelines.reports.run_economics import PRICING_LABELS
 
 WHY_CAUSES = 3
+CAUSES_NOTE = (
+    "The steps are the variance's causes (variance_causes): the compute rate split into GPU-hours "
+    "bought another way than the planned pricing and the planned pricing's price; the compute usage "
+    "into idle after the end, recompute after failures and restart downtime (their GPU-hours at the "
+    "estimated rate), tokens trained against the plan, and throughput, the rest; then each other "
+    "category. Rate and usage causes of 0 are left out."
+)
 SPLIT_PARENTS = ("rate", "usage")
 CAUSE_LABELS = {
     "idle_after_run": "idle after the end",

@@ -29,7 +29,7 @@ from pipelines.reports.run_budget import (
     levels_table,
     waterfall_table,
 )
-from pipelines.reports.run_causes import why_paragraph
+from pipelines.reports.run_causes import CAUSES_NOTE, why_paragraph
 from pipelines.reports.run_economics import economics_blocks
 from pipelines.reports.run_facts import AMOUNTS_NOTE, as_of, currency_of, gpu_hours_of, total_status
 from pipelines.reports.run_spend import daily_table, top_resource_blocks, unattributed_blocks, waste_blocks
@@ -70,7 +70,12 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
         sections.append(
             Section(
                 "Variance: estimate to actual",
-                with_chart("variance_waterfall", waterfall_table(overview), *compute),
+                with_chart(
+                    "variance_waterfall",
+                    waterfall_table(overview),
+                    *((Paragraph(CAUSES_NOTE),) if overview.causes else ()),
+                    *compute,
+                ),
             )
         )
     sections += [

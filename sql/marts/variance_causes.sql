@@ -187,8 +187,8 @@ usage_children as (
         case
             when tokens_trained is null then 'no tokens trained known: the planned tokens taken as trained'
             else format('{:,}', tokens_trained) || ' of ' || format('{:,.0f}', training_tokens)
-                || ' planned tokens trained, ' || format('{:.1f}', 100 * decimal_divide(tokens_trained, training_tokens))
-                || ' %'
+                || ' planned tokens trained, '
+                || format('{:.1f}', 100 * decimal_divide(tokens_trained, training_tokens)) || ' %'
         end
     from usage_amounts
     union all
@@ -241,6 +241,18 @@ mix_children as (
     where not is_planned
 ),
 
+priced_totals as (
+    select training_run, sum(effective_cost) as gpu_cost
+    from priced
+    group by training_run
+),
+
+mix_totals as (
+    select training_run, sum(amount) as mix_amount
+    from mix_children
+    group by training_run
+),
+
 run_rates as (
     select
         splits.training_run,
@@ -248,11 +260,11 @@ run_rates as (
         splits.estimated_rate,
         splits.rate_variance,
         -- compute spend on lines without GPU-hours (CPU instances, a GPU VM's vCPUs and memory)
-        splits.actual_cost - coalesce((select sum(priced.effective_cost) from priced where priced.training_run = splits.training_run), 0)
-            as other_compute_cost,
-        coalesce((select sum(mix_children.amount) from mix_children where mix_children.training_run = splits.training_run), 0)
-            as mix_amount
+        splits.actual_cost - coalesce(priced_totals.gpu_cost, 0) as other_compute_cost,
+        coalesce(mix_totals.mix_amount, 0) as mix_amount
     from splits
+    left join priced_totals on splits.training_run = priced_totals.training_run
+    left join mix_totals on splits.training_run = mix_totals.training_run
 ),
 
 price_children as (

@@ -57,7 +57,9 @@ pricing as (
 ),
 
 causes as (
-    select coalesce(md5(string_agg(cast(variance_causes as varchar), '|' order by training_run, parent, cause, pricing)), '') as digest
+    select coalesce(md5(string_agg(
+        cast(variance_causes as varchar), '|' order by training_run, parent, cause, pricing
+    )), '') as digest
     from variance_causes
 ),
 

@@ -58,6 +58,7 @@ STAGE_ORDER = (
     "budget_variance",
     "run_progress",
     "waste",
+    "variance_causes",
     "reports",
 )
 GIB = 2**30

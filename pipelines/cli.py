@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    import duckdb
+
     from pipelines.budgets.pilot import ScaledEstimate
 
 RUN_FAILED = 1
@@ -191,6 +193,7 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         waste = conn.execute(read_sql("marts/waste", "run_summary"))
         waste_columns = [d[0] for d in waste.description]
         waste_rows = waste.fetchall()
+        whys = _why_paragraphs(conn, [row[0] for row in rows])
     finally:
         conn.close()
     click.echo("")
@@ -207,6 +210,11 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         _print_table(waste_columns, waste_rows)
     else:
         click.echo("waste: none found (see README, Waste, for what each kind needs)")
+    if whys:
+        click.echo("")
+        click.echo("why (each run's variance and its three largest causes):")
+        for training_run, why in whys:
+            click.echo(f"{training_run}: {why}")
     click.echo("")
     click.echo(f"warehouse: {config.lake.describe()}")
     summary = [p for p in reports if p.endswith("summary.html")]
@@ -214,6 +222,16 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
     click.echo(f"reports:   {summary[0] if summary else config.reports_path}")
     for path in html:
         click.echo(f"           {path}")
+
+
+def _why_paragraphs(conn: duckdb.DuckDBPyConnection, training_runs: list[str]) -> list[tuple[str, str]]:
+    """Each budgeted run's "why" paragraph, as its report opens with it, in the order given."""
+    from pipelines.reports.data import known_runs, load_overviews
+    from pipelines.reports.run_causes import why_paragraph
+
+    known = set(known_runs(conn))
+    overviews = load_overviews(conn, [training_run for training_run in training_runs if training_run in known])
+    return [(training_run, why) for training_run, overview in overviews.items() if (why := why_paragraph(overview))]
 
 
 @click.group(

@@ -233,6 +233,7 @@ def run_nightly(
         for failure in deliveries.get("failures", []):
             log.line(f"  warning: alert not delivered: {failure}; the next run tries again")
     log.line(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
+    log.line(f"  variance causes: {_metadata(result, 'variance_causes').get('rows', 0)} rows")
     log.end(f"  reports: {_metadata(result, 'post_mortem_reports').get('files', 0)} files")
     log.finish()
     reports = _metadata(result, "post_mortem_reports").get("paths", [])

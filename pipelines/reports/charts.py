@@ -31,6 +31,8 @@ FONT = "Helvetica, Arial, sans-serif"
 COMPACT_FORMAT = ".3~s"
 TOTAL_KIND = "Estimate / actual"
 WATERFALL_LABEL_WIDTH = 11
+# the waterfall grows wider than WIDTH beyond 8 steps, so that its wrapped labels never overlap
+WATERFALL_STEP_WIDTH = 70
 RESOURCE_LABEL_CHARACTERS = 36
 NO_RESOURCE_ID = "(no resource id)"
 
@@ -323,9 +325,15 @@ def daily_spend_chart(daily: Sequence[DailySpend], currency: str) -> ChartSpec:
     return ChartSpec("daily_spend", title, _styled(bars, rows, title, subtitle))
 
 
-def variance_waterfall_chart(total: CostLine, categories: Sequence[CostLine], currency: str) -> ChartSpec:
-    """Waterfall from the estimate to the actual: compute rate, compute usage, other categories."""
-    steps = waterfall_steps(categories)
+def variance_waterfall_chart(
+    total: CostLine,
+    categories: Sequence[CostLine],
+    currency: str,
+    steps: Sequence[tuple[str, Decimal]] | None = None,
+) -> ChartSpec:
+    """Waterfall from the estimate to the actual: the given steps (the run's variance causes),
+    else compute rate, compute usage and the other categories."""
+    steps = waterfall_steps(categories) if steps is None else steps
     rows = [_waterfall_bar("Estimate", Decimal(0), total.estimated_cost, TOTAL_KIND)]
     running = total.estimated_cost
     for label, delta in steps:
@@ -364,7 +372,9 @@ def variance_waterfall_chart(total: CostLine, categories: Sequence[CostLine], cu
     }
     title = "Variance waterfall: estimate to actual"
     subtitle = f"{currency}; red adds to the estimate, green saves against it"
-    return ChartSpec("variance_waterfall", title, _styled({"layer": [bars, labels]}, rows, title, subtitle))
+    spec = _styled({"layer": [bars, labels]}, rows, title, subtitle)
+    spec["width"] = max(WIDTH, WATERFALL_STEP_WIDTH * len(rows))
+    return ChartSpec("variance_waterfall", title, spec)
 
 
 def waterfall_steps(categories: Sequence[CostLine]) -> list[tuple[str, Decimal]]:

@@ -240,12 +240,26 @@ class RunPricing:
 
 
 @dataclass(frozen=True)
+class VarianceCause:
+    """A row of `variance_causes`: part of its parent's variance (`total`, `rate` or `usage`)."""
+
+    parent: str
+    cause: str
+    pricing: str | None
+    amount: Decimal
+    gpu_hours: Decimal | None
+    evidence: str | None
+
+
+@dataclass(frozen=True)
 class RunOverview:
-    """What the summary needs of a run: its header and numbers table."""
+    """What the summary needs of a run: its header, numbers table and variance causes (in the
+    waterfall's order; none without a budget)."""
 
     header: RunHeader
     categories: tuple[CostLine, ...]
     total: CostLine
+    causes: tuple[VarianceCause, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -299,9 +313,10 @@ def _rows_by_run(
 
 
 def load_overviews(conn: duckdb.DuckDBPyConnection, training_runs: Sequence[str]) -> dict[str, RunOverview]:
-    """Reads the runs' headers and numbers tables (categories and total)."""
+    """Reads the runs' headers, numbers tables (categories and total) and variance causes."""
     headers = _rows_by_run(conn, read_sql("reports/run_header"), training_runs)
     lines_by_run = _rows_by_run(conn, read_sql("reports/run_categories"), training_runs)
+    causes_by_run = _rows_by_run(conn, read_sql("reports/run_causes"), training_runs)
     overviews = {}
     for training_run in training_runs:
         (header_row,) = headers[training_run]
@@ -310,7 +325,10 @@ def load_overviews(conn: duckdb.DuckDBPyConnection, training_runs: Sequence[str]
         (total,) = [line for line in lines if line.cost_category == TOTAL]
         categories = tuple(line for line in lines if line.cost_category != TOTAL)
         overviews[training_run] = RunOverview(
-            header=RunHeader(training_run=training_run, **header_row), categories=categories, total=total
+            header=RunHeader(training_run=training_run, **header_row),
+            categories=categories,
+            total=total,
+            causes=tuple(VarianceCause(**row) for row in causes_by_run[training_run]),
         )
     return overviews
 

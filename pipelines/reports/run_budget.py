@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-from pipelines.reports.charts import ordered_categories, waterfall_steps
+from pipelines.reports.charts import ordered_categories
 from pipelines.reports.data import BudgetAlert, CostLine, RunOverview
 from pipelines.reports.document import (
     MISSING,
@@ -21,6 +21,7 @@ from pipelines.reports.document import (
     status_cell,
     timestamp,
 )
+from pipelines.reports.run_causes import variance_steps
 from pipelines.reports.run_facts import as_of, currency_of
 
 VARIANCE_SPLIT_NOTE = (
@@ -104,7 +105,7 @@ def waterfall_table(overview: RunOverview) -> Table:
     total = overview.total
     rows = [(Cell("Estimate"), Cell(MISSING), Cell(money(total.estimated_cost)))]
     running = total.estimated_cost
-    for label, delta in waterfall_steps(overview.categories):
+    for label, delta in variance_steps(overview):
         running += delta
         rows.append((Cell(label), Cell(money(delta, signed=True)), Cell(money(running))))
     rows.append((Cell("Actual"), Cell(money(total.variance, signed=True)), Cell(money(total.actual_cost))))

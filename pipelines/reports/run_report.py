@@ -29,6 +29,7 @@ from pipelines.reports.run_budget import (
     levels_table,
     waterfall_table,
 )
+from pipelines.reports.run_causes import CAUSES_NOTE, why_paragraph
 from pipelines.reports.run_economics import economics_blocks
 from pipelines.reports.run_facts import AMOUNTS_NOTE, as_of, currency_of, gpu_hours_of, total_status
 from pipelines.reports.run_spend import daily_table, top_resource_blocks, unattributed_blocks, waste_blocks
@@ -69,7 +70,12 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
         sections.append(
             Section(
                 "Variance: estimate to actual",
-                with_chart("variance_waterfall", waterfall_table(overview), *compute),
+                with_chart(
+                    "variance_waterfall",
+                    waterfall_table(overview),
+                    *((Paragraph(CAUSES_NOTE),) if overview.causes else ()),
+                    *compute,
+                ),
             )
         )
     sections += [
@@ -137,7 +143,9 @@ def _overview_blocks(overview: RunOverview, details: RunDetails) -> tuple[Block,
     ]
     if header.has_budget:
         facts.append(("Thresholds first reached", Cell(_crossings_text(details.alerts))))
-    blocks: list[Block] = [Facts(tuple(facts))]
+    why = why_paragraph(overview)
+    blocks: list[Block] = [] if why is None else [Paragraph(why, tone=total.status)]
+    blocks.append(Facts(tuple(facts)))
     if not header.has_budget:
         blocks.append(
             Paragraph(

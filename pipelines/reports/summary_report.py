@@ -24,6 +24,7 @@ from pipelines.reports.document import (
     text_cell,
     timestamp,
 )
+from pipelines.reports.run_causes import why_paragraph
 from pipelines.reports.run_facts import AMOUNTS_NOTE, WASTE_NOTE, as_of, gpu_hours_of, total_status
 
 
@@ -70,6 +71,7 @@ def summary_document(
                 if runs
                 else (Paragraph("No run has a budget or attributed cost in the warehouse yet."),),
             ),
+            Section("Why each run is over or under", _why_blocks(runs)),
             Section("Budget alerts", _alerts_blocks(runs, alerts)),
             Section("Waste by run and owner", _waste_ranking_blocks(runs, waste_ranking)),
             Section(
@@ -78,6 +80,16 @@ def summary_document(
             ),
         ),
     )
+
+
+def _why_blocks(runs: Sequence[SummaryRun]) -> tuple[Block, ...]:
+    """Each budgeted run's "why" paragraph, as its report opens with it."""
+    paragraphs = [
+        Paragraph(f"{run.overview.header.training_run}: {why}", tone=run.overview.total.status)
+        for run in runs
+        if (why := why_paragraph(run.overview)) is not None
+    ]
+    return tuple(paragraphs) or (Paragraph("No run has a budget to explain a variance against."),)
 
 
 def _alerts_blocks(runs: Sequence[SummaryRun], alerts: Sequence[BudgetAlert]) -> tuple[Block, ...]:

@@ -39,6 +39,7 @@ from pipelines.reports.data import (
 )
 from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
+from pipelines.reports.run_causes import variance_steps
 from pipelines.reports.run_facts import currency_of
 from pipelines.reports.run_report import run_document
 from pipelines.reports.summary_report import SummaryRun, summary_document
@@ -247,7 +248,7 @@ def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
     if details.daily_spend:
         charts.append(daily_spend_chart(details.daily_spend, currency))
     if has_budget:
-        charts.append(variance_waterfall_chart(overview.total, overview.categories, currency))
+        charts.append(variance_waterfall_chart(overview.total, overview.categories, currency, variance_steps(overview)))
     if details.top_resources.top:
         charts.append(top_resources_chart(details.top_resources.top, currency))
     if details.waste.effective_cost > 0:

@@ -3,12 +3,13 @@
 import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry
-from pipelines.budgets.assets import budget_baselines
+from pipelines.budgets.assets import budget_baselines, budget_variance
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
+from pipelines.waste.causes import build_variance_causes
 from pipelines.waste.events import read_source_events, replace_run_events
 from pipelines.waste.progress import build_run_progress
 from pipelines.waste.tables import build_waste_if_changed
@@ -116,3 +117,25 @@ def run_progress(runledger: RunLedgerResource) -> dg.MaterializeResult:
             ),
         }
     )
+
+
+@dg.asset(
+    deps=[reconciliation, budget_baselines, budget_variance, waste, run_progress],
+    group_name="waste",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    metadata=holds_tables("variance_causes"),
+    pool=WAREHOUSE_POOL,
+)
+def variance_causes(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """`variance_causes`: why each budgeted run is over or under — its variance split into compute
+    rate (pricing mix, price), compute usage (idle after the end, recompute after failures,
+    restart downtime, scope, throughput) and the other categories, each level summing exactly to
+    its parent, each cause with its GPU-hours and evidence. Rebuilt whole after the budget
+    variance, the waste analysis and the run progress."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        for attempt in transactions(conn):
+            with attempt:
+                rows = build_variance_causes(conn)
+    return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(rows)})

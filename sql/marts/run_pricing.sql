@@ -7,7 +7,7 @@ delete from run_pricing;
 
 insert into run_pricing by name
 with allocations as (
-    select x_LineItemKey, training_run, BillingCurrency, effective_cost, gpu_hours
+    select x_LineItemKey, training_run, BillingCurrency, ResourceId, effective_cost, gpu_hours
     from cost_allocations
     where training_run is not null and gpu_hours <> 0
 ),
@@ -23,6 +23,7 @@ priced as (
         allocations.training_run,
         allocations.BillingCurrency as currency,
         pricing_type(line_items.PricingCategory, line_items.CommitmentDiscountType) as pricing,
+        allocations.ResourceId as resource_id,
         allocations.effective_cost,
         allocations.gpu_hours
     from allocations
@@ -30,7 +31,13 @@ priced as (
 ),
 
 by_pricing as (
-    select training_run, currency, pricing, sum(gpu_hours) as gpu_hours, sum(effective_cost) as effective_cost
+    select
+        training_run,
+        currency,
+        pricing,
+        sum(gpu_hours) as gpu_hours,
+        sum(effective_cost) as effective_cost,
+        count(distinct resource_id) as resources
     from priced
     group by training_run, currency, pricing
 ),
@@ -42,6 +49,7 @@ final as (
         currency,
         gpu_hours,
         effective_cost,
+        resources,
         decimal_divide(effective_cost, gpu_hours) as cost_per_gpu_hour,
         decimal_divide(gpu_hours, sum(gpu_hours) over (partition by training_run, currency)) as gpu_hours_share
     from by_pricing

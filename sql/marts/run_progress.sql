@@ -108,6 +108,7 @@ run_times as (
     select
         training_run,
         coalesce(sum(seconds) filter (where state = 'up'), 0) as productive_seconds,
+        coalesce(sum(seconds * gpus) filter (where state = 'failed'), 0) as downtime_gpu_seconds,
         sum(seconds) filter (where state = 'up' and steps is not null) as stepping_seconds,
         sum(steps) filter (where state = 'up') as steps_advanced,
         sum(seconds * gpus) filter (where state = 'up' and steps is not null) as stepping_gpu_seconds
@@ -148,6 +149,7 @@ progress as (
         ) as tokens_trained,
         date_diff('second', run_windows.first_start, run_windows.wall_end) as wall_clock_seconds,
         coalesce(run_times.productive_seconds, 0) as productive_seconds,
+        coalesce(run_times.downtime_gpu_seconds, 0) as downtime_gpu_seconds,
         run_times.stepping_seconds,
         run_times.steps_advanced,
         run_times.stepping_gpu_seconds,
@@ -174,6 +176,7 @@ final as (
         decimal_divide(wall_clock_seconds, 3600) as wall_clock_hours,
         decimal_divide(productive_seconds, 3600) as productive_hours,
         decimal_divide(wall_clock_seconds, 3600) - decimal_divide(productive_seconds, 3600) as downtime_hours,
+        decimal_divide(downtime_gpu_seconds, 3600) as downtime_gpu_hours,
         decimal_divide(stepping_seconds, steps_advanced) as step_time_seconds,
         decimal_divide(cast(tokens_per_step as hugeint) * steps_advanced, stepping_gpu_seconds)
             as tokens_per_gpu_second,

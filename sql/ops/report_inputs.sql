@@ -56,12 +56,19 @@ pricing as (
     from run_pricing
 ),
 
+causes as (
+    select coalesce(md5(string_agg(
+        cast(variance_causes as varchar), '|' order by training_run, parent, cause, pricing
+    )), '') as digest
+    from variance_causes
+),
+
 final as (
     select md5(concat_ws(
         '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest,
-        loads_recorded.digest, waste_items.digest, progress.digest, pricing.digest
+        loads_recorded.digest, waste_items.digest, progress.digest, pricing.digest, causes.digest
     )) as inputs_digest
-    from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items, progress, pricing
+    from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items, progress, pricing, causes
 )
 
 select * from final;

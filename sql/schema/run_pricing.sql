@@ -6,9 +6,13 @@ create table if not exists run_pricing (
     currency varchar,
     gpu_hours decimal(38, 10) not null,
     effective_cost decimal(38, 10) not null,
+    resources bigint,
     cost_per_gpu_hour decimal(38, 10),
     gpu_hours_share decimal(38, 10)
 );
+
+-- warehouses created before these columns existed
+alter table run_pricing add column if not exists resources bigint;
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -23,6 +27,7 @@ comment on column run_pricing.pricing is
 comment on column run_pricing.currency is 'The billing currency.';
 comment on column run_pricing.gpu_hours is 'GPU-hours of the run priced this way.';
 comment on column run_pricing.effective_cost is 'Their effective cost.';
+comment on column run_pricing.resources is 'Distinct resources (ResourceId) with GPU-hours priced this way.';
 comment on column run_pricing.cost_per_gpu_hour is 'effective_cost / gpu_hours; NULL when gpu_hours is 0.';
 comment on column run_pricing.gpu_hours_share is
     'gpu_hours / the run''s GPU-hours in the currency: the shares of a run add up to 1 up to the 10th decimal.';

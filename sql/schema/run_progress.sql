@@ -7,6 +7,7 @@ create table if not exists run_progress (
     wall_clock_hours decimal(38, 10),
     productive_hours decimal(38, 10),
     downtime_hours decimal(38, 10),
+    downtime_gpu_hours decimal(38, 10),
     step_time_seconds decimal(38, 10),
     tokens_per_gpu_second decimal(38, 10),
     gpu_hours decimal(38, 10),
@@ -16,6 +17,9 @@ create table if not exists run_progress (
     estimated_cost_per_1e9_tokens decimal(38, 10),
     as_of timestamp
 );
+
+-- warehouses created before these columns existed
+alter table run_progress add column if not exists downtime_gpu_hours decimal(38, 10);
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -38,6 +42,8 @@ comment on column run_progress.productive_hours is
     'wall_clock_hours - downtime_hours: the hours the run was training.';
 comment on column run_progress.downtime_hours is
     'Hours from each failure to the next start or resume (to the end, or as_of, when none follows).';
+comment on column run_progress.downtime_gpu_hours is
+    'GPU-hours held while down: each failure-to-resume interval x the GPUs of the start or resume before it.';
 comment on column run_progress.step_time_seconds is
     'Seconds per optimizer step while training: over every pair of consecutive events between a start or resume '
     'and the next failure or end, the seconds / the steps advanced; NULL when no pair advanced.';

@@ -6,6 +6,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from fnmatch import fnmatchcase
+from html import escape
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -291,6 +292,7 @@ def test_a_second_run_changes_nothing(demo: tuple[Path, Path]) -> None:
         "waste": "select * from waste order by all",
         "run_progress": "select * from run_progress order by training_run",
         "run_pricing": "select * from run_pricing order by all",
+        "variance_causes": "select * from variance_causes order by all",
     }
     before = {name: query(warehouse, sql) for name, sql in tables.items()}
     run_nightly(root / "runledger.yaml", echo=lambda line: None)
@@ -555,3 +557,130 @@ def test_the_7b_runs_progress_and_unit_economics(demo: tuple[Path, Path]) -> Non
         "<h2>Progress and unit economics</h2>"
         in (root / ".runledger" / "reports" / "llm-7b-pt-r1" / "report.html").read_text()
     )
+
+
+def causes_of(warehouse: Path, run: str) -> dict[tuple[str, str, str | None], tuple[Decimal, Decimal | None, str]]:
+    """A run's variance causes by (parent, cause, pricing): amount, GPU-hours, evidence."""
+    with reading(warehouse) as conn:
+        rows = conn.execute(
+            "select parent, cause, pricing, amount, gpu_hours, evidence from variance_causes where training_run = $run",
+            {"run": run},
+        ).fetchall()
+    return {(parent, cause, pricing): tuple(values) for parent, cause, pricing, *values in rows}
+
+
+def test_the_7b_runs_variance_causes_against_a_hand_computation(demo: tuple[Path, Path]) -> None:
+    """The 7B story's own inputs: 16 p5 nodes of 8 GPUs for 186 hours (10-03 00:00 to 10-10
+    18:00), 14 under the Savings Plan at 36.50 a node-hour and 2 on demand at 55.04; the budget
+    prices every GPU-hour at the Savings Plan's 36.50 / 8 = 4.5625 and plans 6 x 7e9 x 6.5e11
+    FLOPs at 40 % of 989 TFLOP/s plus 10 % overhead. Two crashes lose the work since the last
+    six-hourly checkpoint (09:30 - 06:00 and 16:45 - 12:00) and wait 45 minutes each for the
+    resume; training ends at 12:00, six hours before the nodes stop, at step 141,308 of 1,024 x
+    4,096 tokens."""
+    _, warehouse = demo
+    rate = Decimal("36.50") / 8
+    planned_gpu_hours = (
+        Decimal(6) * Decimal("7e9") * Decimal("6.5e11") / (Decimal("989e12") * 3600) / Decimal("0.4") * Decimal("1.1")
+    )
+    actual_gpu_hours = Decimal(16 * 8 * 186)
+    recompute = (Decimal("3.5") + Decimal("4.75")) * 128
+    downtime = 2 * Decimal("0.75") * 128
+    idle = Decimal(6 * 128)
+    tokens_trained = 141_308 * 4_194_304
+    assert (actual_gpu_hours, recompute, downtime, idle) == (23_808, 1_056, 192, 768)
+    causes = causes_of(warehouse, "llm-7b-pt-r1")
+    ((estimated_gpu_hours, usage_variance, rate_variance),) = query(
+        warehouse,
+        "select estimated_gpu_hours, usage_variance, rate_variance from budget_variance "
+        "where training_run = 'llm-7b-pt-r1' and cost_category = 'compute'",
+    )
+    assert abs(estimated_gpu_hours - planned_gpu_hours) < Decimal("1e-9")
+    assert causes["usage", "recompute_after_failure", None][:2] == (Decimal("4818.00"), recompute)
+    assert causes["usage", "restart_downtime", None][:2] == (Decimal("876.00"), downtime)
+    assert causes["usage", "idle_after_run", None][:2] == (Decimal("3504.00"), idle)
+    # scope: the planned GPU-hours of the tokens trained (their share of 6.5e11 at 10 decimals)
+    # less the planned GPU-hours, at the estimated rate
+    share = (Decimal(tokens_trained) / Decimal("6.5e11")).quantize(TEN_DECIMALS, ROUND_HALF_UP)
+    scope_gpu_hours = (estimated_gpu_hours * share).quantize(TEN_DECIMALS, ROUND_HALF_UP) - estimated_gpu_hours
+    scope, scope_hours, scope_evidence = causes["usage", "scope", None]
+    assert (scope, scope_hours) == ((scope_gpu_hours * rate).quantize(TEN_DECIMALS, ROUND_HALF_UP), scope_gpu_hours)
+    assert round(scope, 2) == Decimal("-8482.55")
+    assert scope_evidence == "592,688,709,632 of 650,000,000,000 planned tokens trained, 91.2 %"
+    # throughput: the rest of the 2,721.9 GPU-hours over plan; 7,555 tokens/s/GPU over the
+    # GPU-hours not idle, recomputed or down, against 6.5e11 over the planned GPU-hours
+    throughput, throughput_hours, throughput_evidence = causes["usage", "throughput", None]
+    assert throughput_hours == actual_gpu_hours - estimated_gpu_hours - recompute - downtime - idle - scope_gpu_hours
+    assert throughput == usage_variance - Decimal("4818.00") - Decimal("876.00") - Decimal("3504.00") - scope
+    assert round(throughput, 2) == Decimal("11703.15")
+    observed = Decimal(tokens_trained) / ((actual_gpu_hours - recompute - downtime - idle) * 3600)
+    planned = Decimal("6.5e11") / (planned_gpu_hours * 3600)
+    assert throughput_evidence == f"{observed:,.0f} tokens/s/GPU over the GPU-hours left against {planned:,.0f} planned"
+    assert (round(observed), round(planned)) == (7_555, 8_563)
+    # rate: 2 nodes on demand at 55.04 / 8 = 6.88 instead of 4.5625; the Savings Plan's price is the plan's
+    mix, mix_hours, mix_evidence = causes["rate", "pricing_mix", "on_demand"]
+    assert (mix, mix_hours) == ((Decimal("6.88") - rate) * 2 * 8 * 186, Decimal(2976))
+    assert mix == Decimal("6896.88") == rate_variance
+    assert mix_evidence.startswith("2 resources on demand: 2,976 GPU-h, 12.5 % of the run's, at 6.8800 per GPU-h")
+    assert causes["rate", "price", "savings_plan"][:2] == (Decimal(0), Decimal(14 * 8 * 186))
+    assert {key for key in causes if key[0] == "total"} == {
+        ("total", name, None) for name in ("rate", "usage", "storage", "network", "data", "monitoring")
+    }
+    # per 1e9 tokens: 117,051.55 over the tokens trained
+    ((cost_per_1e9_tokens,),) = query(
+        warehouse, "select cost_per_1e9_tokens from run_progress where training_run = 'llm-7b-pt-r1'"
+    )
+    assert round(cost_per_1e9_tokens, 2) == Decimal("197.49")
+
+
+def test_every_level_of_the_variance_causes_sums_exactly_to_its_parent(demo: tuple[Path, Path]) -> None:
+    _, warehouse = demo
+    parents = {
+        (run, category): (variance, rate_variance, usage_variance)
+        for run, category, variance, rate_variance, usage_variance in query(
+            warehouse,
+            "select training_run, cost_category, variance, rate_variance, usage_variance from budget_variance",
+        )
+    }
+    runs = {run for run, _ in parents}
+    assert runs == {"llm-7b-pt-r1", "llm-13b-ft-r2", "llm-3b-pt-gcp"}
+    for run in runs:
+        causes = causes_of(warehouse, run)
+        by_parent: dict[str, Decimal] = defaultdict(Decimal)
+        for (parent, _, _), (amount, _, _) in causes.items():
+            by_parent[parent] += amount
+        variance, _, _ = parents[run, "total"]
+        _, rate_variance, usage_variance = parents[run, "compute"]
+        assert dict(by_parent) == {"total": variance, "rate": rate_variance, "usage": usage_variance}, run
+        assert causes["total", "rate", None][0] == rate_variance and causes["total", "usage", None][0] == usage_variance
+
+
+def test_the_reports_and_the_summary_open_with_the_why_paragraph(demo: tuple[Path, Path]) -> None:
+    root, _ = demo
+    reports = root / ".runledger" / "reports"
+    why = (
+        "+19,582.85 (+20.1 %): slower throughput +11,703.15 (7,555 tokens/s/GPU over the GPU-hours left against "
+        "8,563 planned), fewer tokens than planned -8,482.55 (592,688,709,632 of 650,000,000,000 planned tokens "
+        "trained, 91.2 %), On demand GPU-hours +6,896.88 (2 resources on demand: 2,976 GPU-h, 12.5 % of the "
+        "run's, at 6.8800 per GPU-h instead of the estimated 4.5625)."
+    )
+    markdown = (reports / "llm-7b-pt-r1" / "report.md").read_text()
+    assert markdown.split("## Overview\n\n", 1)[1].startswith(f"> {why}\n")
+    html = (reports / "llm-7b-pt-r1" / "report.html").read_text()
+    assert html.split("<h2>Overview</h2>", 1)[1].lstrip().startswith(f'<p class="note tone-over">{escape(why)}</p>')
+    assert f"llm-7b-pt-r1: {why}" in (reports / "summary.md").read_text()
+    # the waterfall: estimate, then the leaves (rate's and usage's, zero ones left out), then actual
+    waterfall = markdown.split("## Variance: estimate to actual", 1)[1].split("| **Actual**", 1)[0]
+    steps = re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|", waterfall, re.MULTILINE)[2:]
+    assert steps == [
+        ("Estimate", "—"),
+        ("On demand GPU-hours", "+6,896.88"),
+        ("idle after the end", "+3,504.00"),
+        ("recompute after failures", "+4,818.00"),
+        ("restart downtime", "+876.00"),
+        ("fewer tokens than planned", "-8,482.55"),
+        ("slower throughput", "+11,703.15"),
+        ("storage", "+627.09"),
+        ("network", "+21.75"),
+        ("data", "-166.40"),
+        ("monitoring", "-215.08"),
+    ]

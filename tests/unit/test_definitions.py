@@ -36,6 +36,7 @@ LAYER_ASSETS = {
     "run_events",
     "waste",
     "run_progress",
+    "variance_causes",
 }
 
 
@@ -81,6 +82,7 @@ UPSTREAM = {
         "run_events",
     },
     "run_progress": {"focus_line_items", "cost_allocations", "reconciliation", "budget_baselines", "run_events"},
+    "variance_causes": {"reconciliation", "budget_baselines", "budget_variance", "waste", "run_progress"},
     "post_mortem_reports": {
         "focus_line_items",
         "cost_allocations",
@@ -93,6 +95,7 @@ UPSTREAM = {
         "budget_alerts",
         "waste",
         "run_progress",
+        "variance_causes",
     },
 }
 

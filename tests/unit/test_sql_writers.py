@@ -34,6 +34,7 @@ WRITER_LAYER = {
     "waste_by_run": "marts",
     "run_progress": "marts",
     "run_pricing": "marts",
+    "variance_causes": "marts",
 }
 NAME = r"(?:\"[^\"]+\"|[\w.]+)"
 WRITE = re.compile(

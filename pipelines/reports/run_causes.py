@@ -1,0 +1,85 @@
+"""Why a run is over or under its estimate, from its `variance_causes`: the waterfall's steps
+(estimate → rate causes → usage causes → other categories → actual) and the one paragraph that
+opens its report, the summary and `runledger run`'s output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from pipelines.reports.charts import ordered_categories, waterfall_steps
+from pipelines.reports.data import RunOverview, VarianceCause
+from pipelines.reports.document import money, percent
+from pipelines.reports.run_economics import PRICING_LABELS
+
+WHY_CAUSES = 3
+CAUSES_NOTE = (
+    "The steps are the variance's causes (variance_causes): the compute rate split into GPU-hours "
+    "bought another way than the planned pricing and the planned pricing's price; the compute usage "
+    "into idle after the end, recompute after failures and restart downtime (their GPU-hours at the "
+    "estimated rate), tokens trained against the plan, and throughput, the rest; then each other "
+    "category. Rate and usage causes of 0 are left out."
+)
+SPLIT_PARENTS = ("rate", "usage")
+CAUSE_LABELS = {
+    "idle_after_run": "idle after the end",
+    "recompute_after_failure": "recompute after failures",
+    "restart_downtime": "restart downtime",
+}
+
+
+def leaf_causes(causes: Sequence[VarianceCause]) -> list[VarianceCause]:
+    """The causes with no causes of their own, in the waterfall's order: rate's, usage's, then
+    the other categories in the reports' category order."""
+    parents = {cause.parent for cause in causes}
+    leaves = [cause for cause in causes if cause.cause not in parents]
+    split = [cause for cause in leaves if cause.parent in SPLIT_PARENTS]
+    by_category = {cause.cause: cause for cause in leaves if cause.parent not in SPLIT_PARENTS}
+    return split + [by_category[name] for name in ordered_categories(by_category)]
+
+
+def cause_label(cause: VarianceCause) -> str:
+    """A cause as the reports name it, e.g. `On demand GPU-hours`, `slower throughput`."""
+    pricing = PRICING_LABELS.get(cause.pricing or "", cause.pricing or "compute")
+    if cause.cause == "pricing_mix":
+        return f"{pricing} GPU-hours"
+    if cause.cause == "price":
+        return f"{pricing} price"
+    if cause.cause == "scope":
+        return f"{'fewer' if cause.amount < 0 else 'more'} tokens than planned"
+    if cause.cause == "throughput":
+        return f"{'faster' if cause.amount < 0 else 'slower'} throughput"
+    return CAUSE_LABELS.get(cause.cause, cause.cause)
+
+
+def variance_steps(overview: RunOverview) -> list[tuple[str, Decimal]]:
+    """The waterfall's steps from the estimate to the actual: each leaf cause (rate's and usage's
+    causes of 0 left out), or the compute rate, usage and categories while the run has no causes."""
+    if not overview.causes:
+        return waterfall_steps(overview.categories)
+    return [
+        (cause_label(cause), cause.amount)
+        for cause in leaf_causes(overview.causes)
+        if cause.amount != 0 or cause.parent not in SPLIT_PARENTS
+    ]
+
+
+def why_paragraph(overview: RunOverview) -> str | None:
+    """The run's variance with its percentage, then its three largest causes by absolute amount,
+    each with its amount and evidence; None for a run without causes (no budget)."""
+    if not overview.causes or overview.total.variance is None:
+        return None
+    total = overview.total
+    largest = sorted((cause for cause in leaf_causes(overview.causes) if cause.amount != 0), key=_size)[:WHY_CAUSES]
+    head = f"{money(total.variance, signed=True)} ({percent(total.variance_ratio, signed=True)})"
+    if not largest:
+        return f"{head}: on the estimate."
+    parts = [
+        f"{cause_label(cause)} {money(cause.amount, signed=True)}" + (f" ({cause.evidence})" if cause.evidence else "")
+        for cause in largest
+    ]
+    return f"{head}: " + ", ".join(parts) + "."
+
+
+def _size(cause: VarianceCause) -> Decimal:
+    return -abs(cause.amount)

@@ -54,8 +54,8 @@ STAGE_ORDER = (
     "cost_allocations",
     "run_costs",
     "views",
-    "budget_variance",
     "run_progress",
+    "budget_variance",
     "waste",
     "reports",
 )

@@ -38,7 +38,8 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 
 @dg.asset(
-    deps=[budget_baselines, cost_allocations, reconciliation],
+    # run_progress (a key: its asset is a layer above) gives the progress the forecast is made from
+    deps=[budget_baselines, cost_allocations, reconciliation, dg.AssetKey("run_progress")],
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},
@@ -47,9 +48,9 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
 )
 def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """`budget_variance`: actual (effective) spend against the estimate per budgeted run and cost
-    category plus a `total` row: variance, status, forecast at completion, and for compute the
-    rate and usage variances that add up to the compute variance exactly. Rebuilt whole, only
-    after reconciliation passed."""
+    category plus a `total` row: variance, status, forecast at completion (from `run_progress`),
+    and for compute the rate and usage variances that add up to the compute variance exactly.
+    Rebuilt whole, only after reconciliation passed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):

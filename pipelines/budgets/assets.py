@@ -9,10 +9,17 @@ from pipelines.budgets.tables import (
     build_budget_variance,
     replace_budget_baselines,
 )
+from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
+
+# Assets of the layer above (pipelines.waste) that the budget tables read, by key: the progress the
+# forecast is made from, the events that list a run before it has spend. The as_of of both tables
+# comes from the usage lines of focus_line_items.
+RUN_EVENTS = dg.AssetKey("run_events")
+RUN_PROGRESS = dg.AssetKey("run_progress")
 
 
 @dg.asset(
@@ -38,8 +45,7 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 
 @dg.asset(
-    # run_progress (a key: its asset is a layer above) gives the progress the forecast is made from
-    deps=[budget_baselines, cost_allocations, reconciliation, dg.AssetKey("run_progress")],
+    deps=[budget_baselines, cost_allocations, reconciliation, FOCUS_LINE_ITEMS, RUN_EVENTS, RUN_PROGRESS],
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},
@@ -69,7 +75,7 @@ def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 
 @dg.asset(
-    deps=[budget_baselines, cost_allocations, reconciliation],
+    deps=[budget_baselines, cost_allocations, reconciliation, FOCUS_LINE_ITEMS, RUN_EVENTS],
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},

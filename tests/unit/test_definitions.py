@@ -67,8 +67,15 @@ UPSTREAM = {
     "run_costs": {"cost_allocations", "run_registry"},
     "unattributed_costs": {"focus_line_items", "cost_allocations"},
     "reconciliation": {"focus_line_items", "cost_allocations"},
-    "budget_variance": {"budget_baselines", "cost_allocations", "reconciliation"},
-    "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation"},
+    "budget_variance": {
+        "budget_baselines",
+        "cost_allocations",
+        "reconciliation",
+        "focus_line_items",
+        "run_events",
+        "run_progress",
+    },
+    "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation", "focus_line_items", "run_events"},
     "waste": {
         "focus_line_items",
         "cost_allocations",

@@ -149,7 +149,7 @@ def cumulative_spend_chart(header: RunHeader, total: CostLine, daily: Sequence[D
     """
     actual = _Series("Actual (cumulative)", ACTUAL_COLOR, SOLID)
     planned = _Series("Planned burn", PLANNED_COLOR, DASHED)
-    forecast = _Series("Forecast at completion (linear burn)", FORECAST_COLOR, DASH_DOT)
+    forecast = _Series("Forecast at completion", FORECAST_COLOR, DASH_DOT)
     planned_points = _planned_burn(header, total)
     forecast_points = _forecast(header, total)
     series = [actual]

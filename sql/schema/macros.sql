@@ -227,9 +227,10 @@ from focus_line_items
 where ChargeCategory = 'Usage' and ChargePeriodEnd <= ChargePeriodStart + interval 1 day
 group by x_SourceName;
 
--- run_as_of(): the data's "now" per training run, from its sources' source_as_of. A run's as_of is the earliest as_of of the sources carrying its spend (its bill is complete only
--- that far), else (no spend, or none from a source with usage) the latest as_of of any source;
--- NULL while no source has usage. as_of_by_source: the as_of of each source carrying the run's
+-- run_as_of(): the data's "now" per training run, from its sources' source_as_of. A run's as_of
+-- is the earliest as_of of the sources carrying its spend (its bill is complete only that far),
+-- else (no spend, or none from a source with usage) the latest as_of of any source; NULL while no
+-- source has usage. as_of_by_source: the as_of of each source carrying the run's
 -- spend. One row per run with allocations, a budget or events.
 create or replace macro run_as_of() as table
 with source_as_of as (

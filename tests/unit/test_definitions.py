@@ -98,6 +98,7 @@ UPSTREAM = {
         "budget_alerts",
         "waste",
         "run_progress",
+        "run_events",
     },
 }
 

@@ -97,3 +97,14 @@ def test_no_threshold_crossed_and_progress_stops_at_the_cut(cut_demo: Path) -> N
         ).fetchone()
     assert alerts == (0,)
     assert progress == ("training", 56_232 * TOKENS_PER_STEP, Decimal(72), MID_RUN_CUT)
+
+
+def test_the_report_header_shows_each_sources_as_of_where_they_differ(cut_demo: Path) -> None:
+    html = (cut_demo / ".runledger/reports/llm-7b-pt-r1/report.html").read_text()
+    with reading(lake_of(cut_demo)) as conn:
+        ((gcp_as_of,),) = conn.execute("select as_of from source_as_of() where source_name = 'gcp-main'").fetchall()
+
+    header = html[html.index("As of, per source") :]
+    header = header[: header.index("</tr>")]
+    assert "aws-main 2026-10-06 00:00" in header
+    assert f"gcp-main {gcp_as_of:%Y-%m-%d %H:%M}" in header

@@ -10,10 +10,17 @@ from pipelines.budgets.tables import (
     build_budget_variance,
     replace_budget_baselines,
 )
+from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
+
+# Assets of the layer above (pipelines.waste) that the budget tables read, by key: the progress the
+# forecast is made from, the events that list a run before it has spend. The as_of of both tables
+# comes from the usage lines of focus_line_items.
+RUN_EVENTS = dg.AssetKey("run_events")
+RUN_PROGRESS = dg.AssetKey("run_progress")
 
 
 @dg.asset(
@@ -39,7 +46,7 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 
 @dg.asset(
-    deps=[budget_baselines, cost_allocations, reconciliation],
+    deps=[budget_baselines, cost_allocations, reconciliation, FOCUS_LINE_ITEMS, RUN_EVENTS, RUN_PROGRESS],
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},
@@ -48,9 +55,9 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
 )
 def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """`budget_variance`: actual (effective) spend against the estimate per budgeted run and cost
-    category plus a `total` row: variance, status, forecast at completion, and for compute the
-    rate and usage variances that add up to the compute variance exactly. Rebuilt whole, only
-    after reconciliation passed."""
+    category plus a `total` row: variance, status, forecast at completion (from `run_progress`),
+    and for compute the rate and usage variances that add up to the compute variance exactly.
+    Rebuilt whole, only after reconciliation passed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
@@ -69,7 +76,7 @@ def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 
 @dg.asset(
-    deps=[budget_baselines, cost_allocations, reconciliation],
+    deps=[budget_baselines, cost_allocations, reconciliation, FOCUS_LINE_ITEMS, RUN_EVENTS],
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},

@@ -175,6 +175,7 @@ def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any
                 "training_tokens": _quantize(budget.model.tokens) if derived_compute else None,
                 "gpu_hours_at_peak": result.gpu_hours_at_peak if derived_compute else None,
                 "tokens_per_step": result.tokens_per_step if derived_compute else None,
+                "estimated_wall_clock_hours": result.wall_hours if derived_compute else None,
                 "checkpoints_retained": (
                     budget.storage.checkpoints_retained if category == "storage" and budget.storage else None
                 ),

@@ -38,6 +38,7 @@ The package, from the story down:
 from __future__ import annotations
 
 import random
+from datetime import datetime
 from pathlib import Path
 
 from pipelines.config import ConfigError
@@ -53,6 +54,7 @@ from pipelines.demo.project import (
     EARLIER_WAREHOUSE_FILE,
     EVENTS_FOLDER,
     GCP_EXPORT_FOLDER,
+    NIGHTLY_RUN_AFTER,
     RUNS_FILE,
 )
 from pipelines.demo.story import llm_3b, llm_7b, llm_13b, untagged
@@ -62,12 +64,15 @@ from pipelines.demo.story.registry import RUN_REGISTRY
 SEED = 20261003
 
 
-def write_demo(root: Path) -> Path:
+def write_demo(root: Path, data_end: datetime | None = None) -> Path:
     """Writes the demo project under `root`: config, exports, run registry and budgets.
 
     Args:
         root: the project folder; created if needed. Data goes under `root/.runledger/demo/`,
             only `runledger.yaml` sits in `root` itself. Existing demo files are overwritten.
+        data_end: the project as it stood at this moment (UTC) instead of at the demo's end: the
+            exports hold what was billed and exported by then, the event logs what happened by
+            then, and freshness is judged the morning after. The story is the same, only cut.
 
     Returns:
         The path of `root/runledger.yaml`.
@@ -86,12 +91,19 @@ def write_demo(root: Path) -> Path:
     # Every generator draws from the one `rng` in turn: their order is part of the data set.
     rng = random.Random(SEED)
     aws_usage = llm_7b.cur_lines(rng) + llm_13b.cur_lines(rng) + untagged.aws_lines(rng)
-    write_cur_export(root / AWS_EXPORT_FOLDER, aws_usage, rng)
-    write_gcp_export(root / GCP_EXPORT_FOLDER, llm_3b.billing_rows(rng) + untagged.gcp_rows(rng))
+    write_cur_export(root / AWS_EXPORT_FOLDER, aws_usage, rng, data_end)
+    write_gcp_export(root / GCP_EXPORT_FOLDER, llm_3b.billing_rows(rng) + untagged.gcp_rows(rng), data_end)
     write_yaml(root / RUNS_FILE, {"runs": list(RUN_REGISTRY)})
     for run, budget in BUDGETS.items():
         write_yaml(root / BUDGETS_FOLDER / f"{run}.yaml", budget)
     for run, events in ((llm_7b.RUN_7B, llm_7b.run_events()), (llm_3b.RUN_3B, llm_3b.run_events())):
+        if data_end is not None:
+            events = [
+                event for event in events if datetime.fromisoformat(event["time"]).replace(tzinfo=None) <= data_end
+            ]
         write_json_lines(root / EVENTS_FOLDER / f"{run}.jsonl", events)
-    write_yaml(config_path, CONFIG, header=CONFIG_HEADER)
+    config = CONFIG
+    if data_end is not None:
+        config = CONFIG | {"orchestration": {"freshness_as_of": f"{data_end + NIGHTLY_RUN_AFTER:%Y-%m-%dT%H:%M:%SZ}"}}
+    write_yaml(config_path, config, header=CONFIG_HEADER)
     return config_path

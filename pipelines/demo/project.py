@@ -18,7 +18,8 @@ EVENTS_FOLDER = DEMO_FOLDER / "events"
 EARLIER_WAREHOUSE_FILE = Path(".runledger") / "warehouse.duckdb"
 # The demo's "now", which its freshness checks are judged at: the nightly run (06:00 UTC) the
 # morning its exports end, whatever the clock says.
-AS_OF = max(AWS_DATA_END, GCP_DATA_END) + timedelta(hours=6)
+NIGHTLY_RUN_AFTER = timedelta(hours=6)
+AS_OF = max(AWS_DATA_END, GCP_DATA_END) + NIGHTLY_RUN_AFTER
 
 CONFIG = {
     "warehouse": ".runledger/lake",

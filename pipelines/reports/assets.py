@@ -7,7 +7,7 @@ from pipelines.budgets.assets import budget_alerts, budget_baselines, budget_var
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.reports import write_reports
-from pipelines.waste.assets import run_progress, variance_causes, waste
+from pipelines.waste.assets import run_events, run_progress, variance_causes, waste
 
 
 @dg.asset(
@@ -24,6 +24,7 @@ from pipelines.waste.assets import run_progress, variance_causes, waste
         waste,
         run_progress,
         variance_causes,
+        run_events,
     ],
     group_name="reports",
     owners=["team:finops"],

@@ -148,12 +148,12 @@ def cumulative_spend_chart(header: RunHeader, total: CostLine, daily: Sequence[D
     the forecast.
 
     Each actual point is the spend up to the end of that charge day. The planned burn is linear
-    from nothing at the window's start to the whole estimate at its end; the forecast runs from
+    from nothing at the run's start to the whole estimate after the estimate's wall-clock; the forecast runs from
     the spend so far at the data's as-of to the forecast at completion at the window's end.
     """
     actual = _Series("Actual (cumulative)", ACTUAL_COLOR, SOLID)
     planned = _Series("Planned burn", PLANNED_COLOR, DASHED)
-    forecast = _Series("Forecast at completion (linear burn)", FORECAST_COLOR, DASH_DOT)
+    forecast = _Series("Forecast at completion", FORECAST_COLOR, DASH_DOT)
     planned_points = _planned_burn(header, total)
     forecast_points = _forecast(header, total)
     series = [actual]
@@ -215,7 +215,17 @@ def _cumulative_points(daily: Sequence[DailySpend]) -> list[dict[str, Any]]:
 
 
 def _planned_burn(header: RunHeader, total: CostLine) -> list[dict[str, Any]]:
-    if header.window_start is None or header.window_end is None or total.estimated_cost is None:
+    """Nothing to the whole estimate over the estimate's wall-clock from the run's start, else
+    over the budget window (a budget without a model)."""
+    if total.estimated_cost is None:
+        return []
+    if header.planned_start is not None and header.planned_wall_clock_hours is not None:
+        end = header.planned_start + timedelta(hours=float(header.planned_wall_clock_hours))
+        return [
+            {"day": f"{header.planned_start.isoformat()}Z", "spend": 0.0},
+            {"day": f"{end.isoformat()}Z", "spend": float(total.estimated_cost)},
+        ]
+    if header.window_start is None or header.window_end is None:
         return []
     return [
         {"day": header.window_start.isoformat(), "spend": 0.0},

@@ -43,6 +43,9 @@ class RunHeader:
     billing_periods: tuple[date, ...]
     first_charge: datetime | None
     last_charge: datetime | None
+    planned_start: datetime | None = None
+    planned_wall_clock_hours: Decimal | None = None
+    sources_as_of: dict[str, datetime] | None = None
 
 
 @dataclass(frozen=True)

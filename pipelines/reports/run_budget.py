@@ -79,7 +79,7 @@ def levels_table(overview: RunOverview, alerts: Sequence[BudgetAlert]) -> Table:
     if header.has_budget:
         rows.append(
             (
-                Cell("Forecast at completion (linear burn)"),
+                Cell("Forecast at completion"),
                 Cell(money(total.forecast_at_completion)),
                 share(total.forecast_at_completion),
                 Cell(MISSING),

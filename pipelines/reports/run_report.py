@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date
 
-from pipelines.reports.data import BudgetAlert, ReconciliationRow, RunDetails, RunOverview
+from pipelines.reports.data import BudgetAlert, ReconciliationRow, RunDetails, RunHeader, RunOverview
 from pipelines.reports.document import (
     MISSING,
     Block,
@@ -132,6 +132,7 @@ def _overview_blocks(overview: RunOverview, details: RunDetails) -> tuple[Block,
         ("Owner", text_cell(header.owner)),
         ("Budget window", Cell(window)),
         ("As of", Cell(timestamp(as_of(overview)))),
+        *_sources_as_of(header),
         ("Currency", text_cell(header.currency)),
         ("Status of the total", total_status(overview)),
         (f"Estimate ({currency})", Cell(money(total.estimated_cost))),
@@ -194,3 +195,16 @@ def reconciliation_paragraph(periods: Sequence[date], rows: Sequence[Reconciliat
 
 def _periods_text(periods: Sequence[date]) -> str:
     return ", ".join(map(billing_period_label, periods))
+
+
+def _sources_as_of(header: RunHeader) -> list[tuple[str, Cell]]:
+    """Each billing source's as_of, when the sources are not all as far."""
+    sources = header.sources_as_of or {}
+    if len(set(sources.values())) < 2:
+        return []
+    return [
+        (
+            "As of, per source",
+            Cell(", ".join(f"{name} {timestamp(moment)}" for name, moment in sorted(sources.items()))),
+        )
+    ]

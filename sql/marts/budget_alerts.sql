@@ -3,9 +3,11 @@
 -- name: insert
 -- Rebuilds budget_alerts: for every budgeted run and threshold (warning, over), the first UTC
 -- charge day at whose end the run's cumulative effective spend (all billing periods, every
--- category) reached threshold x the run's total estimate: the same comparison as the status of
--- budget_variance's total row. A run that never reached a threshold has no row for it; a crossing
--- stays recorded when later credits bring the cumulative spend back below the threshold.
+-- category, spread by day over each charge period) reached threshold x the run's total estimate:
+-- the same comparison as the status of budget_variance's total row. Only days from the run's first
+-- own usage to the day before its as_of count (macros run_day_parts and run_as_of). A run that
+-- never reached a threshold has no row for it; a crossing stays recorded when later credits bring
+-- the cumulative spend back below the threshold.
 delete from budget_alerts;
 
 insert into budget_alerts by name
@@ -13,14 +15,12 @@ with baselines as (
     select * from budget_baselines
 ),
 
--- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
--- materializing every allocation row as a CTE
-allocations as not materialized (
-    select * from cost_allocations
+day_parts as (
+    select * from run_day_parts()
 ),
 
-data_as_of as (
-    select max(ChargePeriodEnd) as as_of from allocations
+runs_as_of as (
+    select * from run_as_of()
 ),
 
 budgets as (
@@ -44,29 +44,38 @@ thresholds as (
     from budgets
 ),
 
+-- every allocation spread over its charge period by day (run_day_parts), each run's days from its
+-- first own usage up to its as_of: spend charged before (a month's fees, say) counts on that first
+-- day, and no threshold is crossed before the run used anything, nor on a day the data has not reached
 daily_spend as (
     select
-        training_run,
-        cast(coalesce(ChargePeriodStart, BillingPeriodStart) as date) as charge_day,
-        sum(effective_cost) as day_cost
-    from allocations
-    where training_run in (select training_run from budgets)
-    group by training_run, charge_day
+        day_parts.training_run,
+        day_parts.charge_day,
+        day_parts.first_usage_day,
+        runs_as_of.as_of,
+        sum(day_parts.effective_cost) as day_cost
+    from day_parts
+    inner join runs_as_of on day_parts.training_run = runs_as_of.training_run
+    where day_parts.training_run in (select training_run from budgets)
+    group by all
 ),
 
 cumulative_spend as (
     select
         training_run,
         charge_day,
+        as_of,
         sum(day_cost) over (partition by training_run order by charge_day) as cumulative_cost
     from daily_spend
+    qualify charge_day >= first_usage_day and charge_day < as_of
 ),
 
 crossings as (
     select
         thresholds.*,
         cumulative_spend.charge_day,
-        cumulative_spend.cumulative_cost
+        cumulative_spend.cumulative_cost,
+        cumulative_spend.as_of
     from thresholds
     inner join cumulative_spend on cumulative_spend.training_run = thresholds.training_run
     where cumulative_spend.cumulative_cost >= thresholds.estimated_cost * thresholds.threshold_fraction
@@ -83,9 +92,8 @@ final as (
         min(crossings.charge_day) as crossed_on,
         arg_min(crossings.cumulative_cost, crossings.charge_day) as cumulative_cost,
         crossings.currency,
-        data_as_of.as_of
+        crossings.as_of
     from crossings
-    cross join data_as_of
     group by all
 )
 

@@ -6,7 +6,8 @@
 -- periods), plus one row cost_category = 'total'. Runs without a baseline are left out.
 -- $elastic_categories: the categories whose spend is elastic where the baseline has no line of
 -- them (pipelines.budgets.schema.cost_behavior).
--- Uses the macros decimal_divide and effective_mfu (sql/schema/macros.sql), created with the schema.
+-- Uses the macros decimal_divide, effective_mfu and run_as_of (sql/schema/macros.sql), created with
+-- the schema, and the run's progress from run_progress (built before it).
 -- Every amount is DECIMAL(38, 10): sums and differences are exact; products are DECIMAL(38, 20)
 -- (exact below 1e18) and rounded back to 10 decimals; quotients come from decimal_divide because
 -- DuckDB divides DECIMALs in DOUBLE.
@@ -23,11 +24,14 @@ allocations as not materialized (
     select * from cost_allocations
 ),
 
--- as_of is the data's "now": the latest ChargePeriodEnd in cost_allocations, over every run and
--- unattributed spend alike. It is not the wall clock, so a rebuild from the same data gives the
--- same table. NULL while cost_allocations is empty, and then no time of any window has elapsed.
-data_as_of as (
-    select max(ChargePeriodEnd) as as_of from allocations
+progress as (
+    select * from run_progress
+),
+
+-- as_of is the data's "now" per run: the newest hour with usage of the sources carrying its spend
+-- (macro run_as_of), not the wall clock, so a rebuild from the same data gives the same table.
+runs_as_of as (
+    select * from run_as_of()
 ),
 
 runs as (
@@ -35,22 +39,43 @@ runs as (
         training_run,
         any_value(currency) as currency,
         any_value(thresholds) as thresholds,
-        any_value("window") as budget_window
+        any_value("window") as budget_window,
+        any_value(training_tokens) filter (where cost_category = 'compute') as training_tokens,
+        any_value(estimated_wall_clock_hours) filter (where cost_category = 'compute') as planned_wall_clock_hours
     from baselines
+    group by training_run
+),
+
+-- the run's first charge of its own spend (not split to it by a shared rule): where a run without
+-- events starts its wall-clock
+first_usage as (
+    select training_run, min(coalesce(ChargePeriodStart, BillingPeriodStart)) as first_usage
+    from allocations
+    where training_run in (select training_run from runs) and allocation_method <> 'shared'
     group by training_run
 ),
 
 run_windows as (
     select
         runs.*,
-        data_as_of.as_of,
+        coalesce(progress.as_of, runs_as_of.as_of) as as_of,
+        runs_as_of.as_of_by_source,
+        progress.state as progress_state,
+        progress.tokens_trained,
+        first_usage.first_usage,
         cast(runs.budget_window['start'] as timestamp) as window_start,
         cast(runs.budget_window['end'] as timestamp) as window_end
     from runs
-    cross join data_as_of
+    left join runs_as_of on runs.training_run = runs_as_of.training_run
+    left join progress on runs.training_run = progress.training_run
+    left join first_usage on runs.training_run = first_usage.training_run
 ),
 
--- elapsed: the fraction of the run's window [start, end) behind as_of, clamped to [0, 1].
+-- elapsed: the fraction of the budget window [start, end) behind as_of, clamped to [0, 1].
+-- done: how far the run is, in [0, 1]: with events and planned tokens, tokens trained / planned
+-- tokens (method progress); else the wall-clock since its first own usage / the planned wall-clock
+-- (or, without a model, the elapsed budget window; method linear). A run is ended once its latest
+-- event is an end, or, without events, once its budget window has passed (method actual).
 run_elapsed as (
     select
         *,
@@ -65,6 +90,35 @@ run_elapsed as (
             )
         end as elapsed
     from run_windows
+),
+
+run_methods as (
+    select
+        *,
+        case
+            when progress_state = 'ended' then 'actual'
+            when progress_state is null and elapsed = 1 then 'actual'
+            when progress_state is not null and tokens_trained is not null and training_tokens > 0 then 'progress'
+            else 'linear'
+        end as forecast_method
+    from run_elapsed
+),
+
+run_progress_done as (
+    select
+        *,
+        case forecast_method
+            when 'actual' then cast(1 as decimal(38, 10))
+            when 'progress' then least(1, decimal_divide(tokens_trained, training_tokens))
+            when 'linear' then case
+                when planned_wall_clock_hours is null then elapsed
+                when first_usage is null or as_of is null then cast(0 as decimal(38, 10))
+                else least(1, greatest(0, decimal_divide(
+                    date_diff('second', first_usage, as_of), planned_wall_clock_hours * 3600
+                )))
+            end
+        end as done
+    from run_methods
 ),
 
 actuals as (
@@ -101,7 +155,9 @@ category_amounts as (
         case
             when run_categories.cost_category = 'compute'
                 then coalesce(actuals.actual_gpu_hours, cast(0 as decimal(38, 10)))
-        end as actual_gpu_hours
+        end as actual_gpu_hours,
+        -- the budget's fixed lines are committed once: neither pro-rated nor extrapolated
+        coalesce(baselines.cost_behavior = 'fixed', false) as is_fixed
     from run_categories
     left join baselines
         on baselines.training_run = run_categories.training_run
@@ -111,18 +167,45 @@ category_amounts as (
         and actuals.cost_category = run_categories.cost_category
 ),
 
+-- forecast_at_completion per category: an ended run's actual; a fixed amount at least its
+-- estimate; else the spend so far / done: with progress, the spend of the remaining planned tokens
+-- at the GPU-hours per token and the cost per GPU-hour observed so far (for compute), and likewise
+-- for the other elastic categories. reference: what the run should have spent by now, the fixed
+-- estimate once the run has started or the estimate pro rata to done, for the status.
+category_forecasts as (
+    select
+        category_amounts.*,
+        run_progress_done.forecast_method,
+        case
+            when run_progress_done.forecast_method = 'actual' then category_amounts.actual_cost
+            when category_amounts.is_fixed then greatest(category_amounts.actual_cost, category_amounts.estimated_cost)
+            else decimal_divide(category_amounts.actual_cost, run_progress_done.done)
+        end as forecast_at_completion,
+        case
+            when run_progress_done.done = 0 then cast(0 as decimal(38, 10))
+            when category_amounts.is_fixed then category_amounts.estimated_cost
+            else round(category_amounts.estimated_cost * run_progress_done.done, 10)
+        end as reference_cost
+    from category_amounts
+    inner join run_progress_done on category_amounts.training_run = run_progress_done.training_run
+),
+
 total_amounts as (
     select
         training_run,
         'total' as cost_category,
         sum(estimated_cost) as estimated_cost,
-        sum(actual_cost) as actual_cost
-    from category_amounts
+        sum(actual_cost) as actual_cost,
+        any_value(forecast_method) as forecast_method,
+        -- NULL when a category has none (a run with no progress yet)
+        if(count(*) = count(forecast_at_completion), sum(forecast_at_completion), null) as forecast_at_completion,
+        sum(reference_cost) as reference_cost
+    from category_forecasts
     group by training_run
 ),
 
 amounts as (
-    select * from category_amounts
+    select * from category_forecasts
     union all by name
     select * from total_amounts
 ),
@@ -138,20 +221,18 @@ amounts as (
 variances as (
     select
         amounts.*,
-        run_elapsed.currency,
-        run_elapsed.elapsed,
-        run_elapsed.as_of,
+        run_progress_done.currency,
+        run_progress_done.elapsed,
+        run_progress_done.as_of,
+        run_progress_done.as_of_by_source,
         amounts.actual_cost - amounts.estimated_cost as variance,
         round(
             (amounts.actual_gpu_hours - amounts.estimated_gpu_hours) * amounts.estimated_rate, 10
         ) as usage_variance,
-        amounts.estimated_cost * run_elapsed.thresholds['over'] as over_from,
-        amounts.estimated_cost * run_elapsed.thresholds['warning'] as warning_from,
-        -- under: more than 10 % below the pro-rata burn of the estimate
-        round(amounts.estimated_cost * run_elapsed.elapsed, 10) * cast(0.9 as decimal(2, 1))
-            as under_below
+        amounts.estimated_cost * run_progress_done.thresholds['over'] as over_from,
+        amounts.estimated_cost * run_progress_done.thresholds['warning'] as warning_from
     from amounts
-    inner join run_elapsed on run_elapsed.training_run = amounts.training_run
+    inner join run_progress_done on run_progress_done.training_run = amounts.training_run
 ),
 
 final as (
@@ -164,15 +245,19 @@ final as (
         actual_cost,
         variance,
         decimal_divide(variance, estimated_cost) as variance_pct,
+        -- within +-10 % of the reference: on_track while the run trains, within once it ended
         case
             when estimated_cost = 0 then if(actual_cost > 0, 'over', 'on_track')
             when actual_cost >= over_from then 'over'
+            when forecast_method = 'actual' then
+                if(actual_cost < estimated_cost * cast(0.9 as decimal(2, 1)), 'under', 'within')
             when actual_cost >= warning_from then 'warning'
-            when actual_cost < under_below then 'under'
+            when actual_cost > reference_cost * cast(1.1 as decimal(2, 1)) then 'warning'
+            when actual_cost < reference_cost * cast(0.9 as decimal(2, 1)) then 'under'
             else 'on_track'
         end as status,
-        -- linear burn over the window; NULL while no time of it has elapsed
-        decimal_divide(actual_cost, elapsed) as forecast_at_completion,
+        forecast_at_completion,
+        forecast_method,
         estimated_gpu_hours,
         actual_gpu_hours,
         estimated_rate,
@@ -188,7 +273,8 @@ final as (
             as actual_effective_mfu,
         if(elapsed = 1, decimal_divide(training_tokens, actual_gpu_hours * 3600), null)
             as actual_tokens_per_gpu_second,
-        as_of
+        as_of,
+        as_of_by_source
     from variances
 )
 

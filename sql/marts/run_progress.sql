@@ -22,12 +22,9 @@ baselines as (
     select * from budget_baselines
 ),
 
--- the data's now, as in budget_variance; the latest event while there are no allocations
-data_as_of as (
-    select coalesce(
-        (select max(ChargePeriodEnd) from allocations),
-        (select max(event_time) from events)
-    ) as as_of
+-- the data's now per run (the macro run_as_of: its sources' newest hour with usage)
+runs_as_of as (
+    select * from run_as_of()
 ),
 
 -- state after each event: up (training), failed or ended; NULL before the first start. Events at
@@ -77,13 +74,13 @@ run_spans as (
 run_windows as (
     select
         run_spans.*,
-        greatest(data_as_of.as_of, run_spans.last_event) as as_of,
+        greatest(runs_as_of.as_of, run_spans.last_event) as as_of,
         case
             when run_spans.final_state = 'ended' then run_spans.last_end
-            else greatest(data_as_of.as_of, run_spans.last_event)
+            else greatest(runs_as_of.as_of, run_spans.last_event)
         end as wall_end
     from run_spans
-    cross join data_as_of
+    left join runs_as_of on run_spans.training_run = runs_as_of.training_run
 ),
 
 intervals as (
@@ -141,6 +138,7 @@ progress as (
     select
         run_windows.training_run,
         run_spend.currency,
+        run_windows.final_state,
         run_windows.last_step,
         -- the events' own count of tokens where they give one, else steps x tokens per step
         coalesce(
@@ -171,6 +169,7 @@ final as (
     select
         training_run,
         currency,
+        case final_state when 'up' then 'training' when 'failed' then 'down' else final_state end as state,
         last_step,
         tokens_trained,
         decimal_divide(wall_clock_seconds, 3600) as wall_clock_hours,

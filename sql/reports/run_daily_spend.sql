@@ -1,22 +1,18 @@
--- The effective spend of each run in $training_runs per charge day (UTC) and cost category.
+-- The effective spend of each run in $training_runs per charge day (UTC) and cost category, each
+-- allocation spread over its charge period by day (the macro run_day_parts, as budget_alerts).
 with requested as (
     select distinct unnest($training_runs) as training_run
 ),
 
-allocations as (
-    select
-        training_run,
-        cast(coalesce(ChargePeriodStart, BillingPeriodStart) as date) as charge_day,
-        x_CostCategory as cost_category,
-        effective_cost
-    from cost_allocations
+day_parts as (
+    select training_run, charge_day, cost_category, effective_cost
+    from run_day_parts()
     where training_run in (select training_run from requested)
 ),
 
 final as (
-    select training_run, charge_day, cost_category, sum(effective_cost) as effective_cost
-    from allocations
-    group by training_run, charge_day, cost_category
+    select training_run, charge_day, cost_category, effective_cost
+    from day_parts
 )
 
 select * from final

@@ -31,6 +31,20 @@ allocated as (
     group by training_run
 ),
 
+-- where the planned burn starts: the run's first start event, else its first charge
+first_starts as (
+    select training_run, min(event_time) as first_start
+    from run_events
+    where event in ('start', 'resume') and training_run in (select training_run from requested)
+    group by training_run
+),
+
+-- every billing source's as_of (macro source_as_of), shown when they differ
+sources as (
+    select map(list(source_name order by source_name), list(as_of order by source_name)) as sources_as_of
+    from source_as_of()
+),
+
 baseline as (
     select
         training_run,
@@ -40,7 +54,8 @@ baseline as (
         -- "over" and "start" are DuckDB keywords naming struct fields: they stay quoted, as "end" must
         any_value(thresholds."over") as over_threshold,  -- noqa: RF06
         any_value("window"."start") as window_start,  -- noqa: RF06
-        any_value("window"."end") as window_end
+        any_value("window"."end") as window_end,
+        any_value(estimated_wall_clock_hours) filter (where cost_category = 'compute') as planned_wall_clock_hours
     from budget_baselines
     group by training_run
 ),
@@ -76,12 +91,17 @@ final as (
         variance.as_of,
         allocated.billing_periods,
         allocated.first_charge,
-        allocated.last_charge
+        allocated.last_charge,
+        coalesce(first_starts.first_start, allocated.first_charge) as planned_start,
+        baseline.planned_wall_clock_hours,
+        sources.sources_as_of
     from requested
     left join allocated on requested.training_run = allocated.training_run
     left join dimensions on requested.training_run = dimensions.training_run
     left join baseline on requested.training_run = baseline.training_run
     left join variance on requested.training_run = variance.training_run
+    left join first_starts on requested.training_run = first_starts.training_run
+    cross join sources
 )
 
 select * from final

@@ -14,6 +14,8 @@ create table if not exists budget_baselines (
     gpu_hours_at_peak decimal(38, 10),
     -- compute rows of a model with batch_size and sequence_length: tokens per optimizer step
     tokens_per_step bigint,
+    -- compute rows with a resource model: the planned wall-clock (GPU-hours / GPUs)
+    estimated_wall_clock_hours decimal(38, 10),
     -- storage rows of budgets with `storage`: how many checkpoints the estimate keeps
     checkpoints_retained integer,
     thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)) not null,
@@ -27,6 +29,7 @@ alter table budget_baselines add column if not exists gpu_hours_at_peak decimal(
 alter table budget_baselines add column if not exists checkpoints_retained integer;
 alter table budget_baselines add column if not exists tokens_per_step bigint;
 alter table budget_baselines add column if not exists cost_behavior varchar;
+alter table budget_baselines add column if not exists estimated_wall_clock_hours decimal(38, 10);
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -59,6 +62,9 @@ comment on column budget_baselines.gpu_hours_at_peak is
 comment on column budget_baselines.tokens_per_step is
     'Compute row of a budget with a model giving batch_size and sequence_length: batch_size x sequence_length, the '
     'tokens of one optimizer step (run_progress counts the tokens trained with it); NULL otherwise.';
+comment on column budget_baselines.estimated_wall_clock_hours is
+    'Compute row of a budget with a model: the planned wall-clock hours, estimated_gpu_hours / gpus (the planned '
+    'burn of the report and the linear forecast of a run without events run over it); NULL on other rows.';
 comment on column budget_baselines.checkpoints_retained is
     'Storage row of a budget with storage: how many checkpoints the estimate keeps (the checkpoint_retention '
     'waste counts those beyond it); NULL on other rows.';

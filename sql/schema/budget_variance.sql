@@ -22,7 +22,9 @@ create table if not exists budget_variance (
     estimated_effective_mfu decimal(38, 10),
     actual_effective_mfu decimal(38, 10),
     actual_tokens_per_gpu_second decimal(38, 10),
-    as_of timestamp
+    as_of timestamp,
+    forecast_method varchar,
+    as_of_by_source map(varchar, timestamp)
 );
 
 -- warehouses created before these columns existed
@@ -30,6 +32,8 @@ alter table budget_variance add column if not exists estimated_effective_mfu dec
 alter table budget_variance add column if not exists actual_effective_mfu decimal(38, 10);
 alter table budget_variance add column if not exists actual_tokens_per_gpu_second decimal(38, 10);
 alter table budget_variance add column if not exists cost_behavior varchar;
+alter table budget_variance add column if not exists forecast_method varchar;
+alter table budget_variance add column if not exists as_of_by_source map(varchar, timestamp);
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -52,10 +56,21 @@ comment on column budget_variance.variance is 'actual_cost - estimated_cost: pos
 comment on column budget_variance.variance_pct is
     'variance / estimated_cost as a fraction (0.201 is 20.1 % over); NULL when estimated_cost is 0.';
 comment on column budget_variance.status is
-    'over (actual >= the over threshold x estimate, or spend without an estimate), warning (>= the warning '
-    'threshold x estimate), under (below 90 % of the estimate pro rata to the elapsed window) or on_track.';
+    'over (actual >= the over threshold x estimate, or spend without an estimate). Once the run ended: under '
+    '(below 90 % of the estimate) or within. While it trains: warning (>= the warning threshold x estimate, or '
+    'more than 10 % above the estimate pro rata to its progress), under (more than 10 % below it) or on_track. '
+    'A fixed amount''s pro rata is its whole estimate.';
 comment on column budget_variance.forecast_at_completion is
-    'actual_cost / the elapsed fraction of the budget window (a linear burn); NULL while none of it has elapsed.';
+    'What the run will have spent when it ends, by forecast_method: the actual once ended; a fixed amount at '
+    'least its estimate; else actual_cost / the share of the run done (tokens trained / planned tokens, or the '
+    'wall-clock since its first usage / the planned wall-clock); the total is the sum of its categories. NULL '
+    'while nothing of the run is done.';
+comment on column budget_variance.forecast_method is
+    'How forecast_at_completion was made: progress (from run_progress: the remaining planned tokens at the '
+    'GPU-hours per token and the cost per GPU-hour so far), linear (a run without events: its wall-clock since '
+    'its first usage against the planned wall-clock, or the budget window without a model) or actual (ended).';
+comment on column budget_variance.as_of_by_source is
+    'The as_of of each billing source carrying the run''s spend: each source''s newest hour with usage, UTC.';
 comment on column budget_variance.estimated_gpu_hours is
     'Compute row with a resource model: the planned GPU-hours; NULL otherwise.';
 comment on column budget_variance.actual_gpu_hours is
@@ -80,5 +95,6 @@ comment on column budget_variance.actual_tokens_per_gpu_second is
     'Compute row with a resource model, once the budget window has ended: training_tokens / (actual_gpu_hours x '
     '3600); NULL before and otherwise.';
 comment on column budget_variance.as_of is
-    'The data''s now: the latest ChargePeriodEnd in cost_allocations, UTC (not the wall clock); NULL while there '
-    'are no allocations.';
+    'The data''s now for the run (not the wall clock): the earliest as_of of the billing sources carrying its '
+    'spend, a source''s as_of being the latest end of its usage lines lasting at most a day (never the end of a '
+    'month-long fee), else the latest of any source; NULL while no source has usage.';

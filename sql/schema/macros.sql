@@ -217,3 +217,148 @@ select
 from cost_allocations
 where period is null or in_billing_period(BillingPeriodStart, cast(period as date))
 group by all;
+
+-- source_as_of(): each billing source's as_of: the latest ChargePeriodEnd of its usage lines
+-- (ChargeCategory Usage) lasting at most a day, the newest hour with usage, never the end of a
+-- month-long fee, tax, support or credit line. One row per source with usage.
+create or replace macro source_as_of() as table
+select x_SourceName as source_name, max(ChargePeriodEnd) as as_of
+from focus_line_items
+where ChargeCategory = 'Usage' and ChargePeriodEnd <= ChargePeriodStart + interval 1 day
+group by x_SourceName;
+
+-- run_as_of(): the data's "now" per training run, from its sources' source_as_of. A run's as_of
+-- is the earliest as_of of the sources carrying its spend (its bill is complete only that far),
+-- else (no spend, or none from a source with usage) the latest as_of of any source; NULL while no
+-- source has usage. as_of_by_source: the as_of of each source carrying the run's
+-- spend. One row per run with allocations, a budget or events.
+create or replace macro run_as_of() as table
+with source_as_of as (
+    select source_name as x_SourceName, as_of from source_as_of()
+),
+
+run_sources as (
+    select distinct training_run, x_SourceName
+    from cost_allocations
+    where training_run is not null
+),
+
+runs as (
+    select training_run from run_sources
+    union
+    select training_run from budget_baselines
+    union
+    select training_run from run_events
+),
+
+run_source_as_of as (
+    select
+        run_sources.training_run,
+        min(source_as_of.as_of) as as_of,
+        map(
+            list(run_sources.x_SourceName order by run_sources.x_SourceName),
+            list(source_as_of.as_of order by run_sources.x_SourceName)
+        ) as as_of_by_source
+    from run_sources
+    inner join source_as_of on run_sources.x_SourceName = source_as_of.x_SourceName
+    group by run_sources.training_run
+),
+
+final as (
+    select
+        runs.training_run,
+        coalesce(run_source_as_of.as_of, (select max(as_of) from source_as_of)) as as_of,
+        run_source_as_of.as_of_by_source
+    from runs
+    left join run_source_as_of on runs.training_run = run_source_as_of.training_run
+)
+
+select * from final;
+
+-- run_day_parts(): every run's effective spend per UTC charge day and cost category, each
+-- allocation spread over its charge period. An allocation inside one UTC day falls on that day
+-- (ChargePeriodStart, else BillingPeriodStart); a longer one (a month's RI or Savings Plan fee,
+-- tax, support, a credit) is spread by the seconds of each day it covers: every day but the last
+-- gets round(cost x its seconds / the period's seconds, 10) (decimal_divide), the last day the
+-- remainder, so the day parts of an allocation sum exactly to it. The one rule of every daily
+-- series, cumulative curve and threshold crossing. first_usage_day: the run's first charge day
+-- of its own spend (allocated by tag, resource tags or the registry, not by a shared rule).
+create or replace macro run_day_parts() as table
+with allocations as (
+    select
+        training_run,
+        x_CostCategory as cost_category,
+        allocation_method,
+        coalesce(ChargePeriodStart, BillingPeriodStart) as charge_start,
+        ChargePeriodEnd as charge_end,
+        effective_cost
+    from cost_allocations
+    where training_run is not null
+),
+
+one_day as (
+    select training_run, cost_category, allocation_method, cast(charge_start as date) as charge_day, effective_cost
+    from allocations
+    where charge_end is null or charge_end <= date_trunc('day', charge_start) + interval 1 day
+),
+
+multi_day as (
+    select
+        row_number() over () as part_of,
+        *,
+        date_diff('second', charge_start, charge_end) as period_seconds
+    from allocations
+    where charge_end > date_trunc('day', charge_start) + interval 1 day
+),
+
+multi_day_days as (
+    select
+        *,
+        unnest(generate_series(date_trunc('day', charge_start), charge_end - interval 1 microsecond, interval 1 day))
+            as day_start
+    from multi_day
+),
+
+day_shares as (
+    select
+        *,
+        decimal_divide(
+            effective_cost * date_diff(
+                'second', greatest(charge_start, day_start), least(charge_end, day_start + interval 1 day)
+            ),
+            period_seconds
+        ) as rounded_part,
+        day_start = max(day_start) over (partition by part_of) as is_last_day
+    from multi_day_days
+),
+
+spread as (
+    select
+        training_run,
+        cost_category,
+        allocation_method,
+        cast(day_start as date) as charge_day,
+        if(is_last_day, effective_cost - (sum(rounded_part) over (partition by part_of) - rounded_part), rounded_part)
+            as effective_cost
+    from day_shares
+),
+
+parts as (
+    select * from one_day
+    union all
+    select * from spread
+),
+
+final as (
+    select
+        training_run,
+        charge_day,
+        cost_category,
+        sum(effective_cost) as effective_cost,
+        min(min(charge_day) filter (where allocation_method <> 'shared')) over (partition by training_run)
+            as first_usage_day
+    from parts
+    group by training_run, charge_day, cost_category
+)
+
+select * from final;

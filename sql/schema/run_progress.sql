@@ -2,6 +2,7 @@
 create table if not exists run_progress (
     training_run varchar not null,
     currency varchar,
+    state varchar,
     last_step bigint,
     tokens_trained hugeint,
     wall_clock_hours decimal(38, 10),
@@ -20,6 +21,7 @@ create table if not exists run_progress (
 
 -- warehouses created before these columns existed
 alter table run_progress add column if not exists downtime_gpu_hours decimal(38, 10);
+alter table run_progress add column if not exists state varchar;
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -62,5 +64,7 @@ comment on column run_progress.cost_per_1e9_tokens is
 comment on column run_progress.estimated_cost_per_1e9_tokens is
     'The budget''s estimated cost (every category) / its training_tokens x 1e9; NULL without a resource model.';
 comment on column run_progress.as_of is
-    'The data''s now: the latest ChargePeriodEnd in cost_allocations, or the latest event when there are no '
-    'allocations (never before the run''s own latest event), UTC.';
+    'The data''s now for the run: budget_variance.as_of (its billing sources'' newest hour with usage), never '
+    'before the run''s own latest event, UTC.';
+comment on column run_progress.state is
+    'The run at as_of, from its latest event: training (after a start or resume), down (after a failure) or ended.';

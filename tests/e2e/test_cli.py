@@ -59,7 +59,7 @@ def test_run_prints_the_summary_and_the_report_paths(demo: Path) -> None:
     assert code == 0
     assert "llm-7b-pt-r1" in output and "report.html" in output and "2026-11:" in output
     for run in ("llm-7b-pt-r1", "llm-13b-ft-r2", "llm-3b-pt-gcp"):
-        assert re.search(rf"^{run} .* (under|on_track|warning|over)$", output, re.MULTILINE)
+        assert re.search(rf"^{run} .* (under|on_track|warning|over|within)$", output, re.MULTILINE)
         assert f"{run}/report.html" in output
     assert "budget alerts (first day the cumulative effective spend reached the threshold):" in output
     assert re.search(r"^llm-7b-pt-r1\s+over\s+2026-10-\d\d\s", output, re.MULTILINE)

@@ -21,15 +21,15 @@ Connection = duckdb.DuckDBPyConnection
 VarianceRows = dict[tuple[str, str], dict[str, Any]]
 
 # llm-a's model gives exactly 1000 GPU-hours: 6 x 1e9 x 3e11 = 1.8e21 FLOPs at 1000 TFLOP/s x 0.5
-# MFU x 3600 s = 1.8e18 FLOPs per GPU-hour. Compute 1000 x 2.5 = 2500; 100 wall hours on 10 GPUs;
-# storage (10 x 2 + 53) GB x 0.1 x 100 h / 730 = 1; network 100 x 0.05 = 5; data 200; support 0.
+# MFU x 3600 s = 1.8e18 FLOPs per GPU-hour. Compute 1000 x 2.5 = 2500; 1000 wall hours on 1 GPU;
+# storage (10 x 2 + 53) GB x 0.01 x 1000 h / 730 = 1; network 100 x 0.05 = 5; data 200; support 0.
 RUN_A = """\
 training_run: llm-a
 currency: USD
 window: {start: 2026-10-01, end: 2026-11-01}
-model: {parameters: 1e9, tokens: 3e11, gpu_peak_tflops: 1000, mfu: 0.5, overhead: 0, gpus: 10,
+model: {parameters: 1e9, tokens: 3e11, gpu_peak_tflops: 1000, mfu: 0.5, overhead: 0, gpus: 1,
         gpu_hour_price: 2.5}
-storage: {checkpoint_gb: 10, checkpoints_retained: 2, dataset_gb: 53, price_gb_month: 0.1}
+storage: {checkpoint_gb: 10, checkpoints_retained: 2, dataset_gb: 53, price_gb_month: 0.01}
 network: {egress_gb: 100, price_gb: 0.05}
 fixed: {data: 200, support: 0}
 thresholds: {warning: 0.8, over: 1.0}
@@ -55,8 +55,9 @@ window: {start: 2026-12-01, end: 2027-01-01}
 fixed: {data: 100}
 thresholds: {warning: 0.8, over: 1.0}
 """
-# The latest charge in cost_allocations, halfway through llm-a's 31-day October window.
-AS_OF = datetime(2026, 10, 16, 12)
+# The newest usage: 500 hours after llm-a's first usage (2026-09-30 00:00), halfway through its
+# planned 1000 wall-clock hours (llm-a has no events: a linear forecast).
+AS_OF = datetime(2026, 10, 20, 20)
 OCTOBER = datetime(2026, 10, 1)
 
 INSERT_ALLOCATION = """
@@ -67,6 +68,15 @@ insert into cost_allocations (
 )
 values ($key, 'test', $period, $currency, $charge_start, $charge_end, 'AWS', $category, $run,
         'tag', 1, $cost, $cost, $gpu_hours)
+"""
+# the line item of each allocation: usage, whose newest end is the data's as_of
+INSERT_LINE_ITEM = """
+insert into focus_line_items (
+    x_LineItemKey, x_SourceName, x_SourceFormat, BillingPeriodStart, BillingCurrency, ChargePeriodStart,
+    ChargePeriodEnd, ChargeCategory, x_CostCategory, EffectiveCost, BilledCost, x_GpuHours
+)
+values ($key, 'test', 'test', $period, $currency, $charge_start, $charge_end, 'Usage', $category, $cost, $cost,
+        $gpu_hours)
 """
 
 
@@ -97,20 +107,18 @@ def allocate(
     currency: str = "USD",
 ) -> None:
     (count,) = conn.execute("select count(*) from cost_allocations").fetchone()
-    conn.execute(
-        INSERT_ALLOCATION,
-        {
-            "key": f"line-{count}",
-            "period": period,
-            "currency": currency,
-            "charge_start": charge_end.replace(hour=0),
-            "charge_end": charge_end,
-            "category": category,
-            "run": run,
-            "cost": Decimal(cost),
-            "gpu_hours": Decimal(gpu_hours),
-        },
-    )
+    values = {
+        "key": f"line-{count}",
+        "period": period,
+        "currency": currency,
+        "charge_start": charge_end.replace(hour=0),
+        "charge_end": charge_end,
+        "category": category,
+        "cost": Decimal(cost),
+        "gpu_hours": Decimal(gpu_hours),
+    }
+    conn.execute(INSERT_ALLOCATION, values | {"run": run})
+    conn.execute(INSERT_LINE_ITEM, values)
 
 
 def build(conn: Connection, budgets: Path) -> int:
@@ -253,21 +261,26 @@ def test_compute_splits_its_variance_into_rate_and_usage(scenario: VarianceRows)
         ("llm-a", "network", "over"),  # 5.0000000001 >= 1.0 x 5
         ("llm-a", "monitoring", "over"),  # spent without a budget
         ("llm-a", "support", "on_track"),  # nothing budgeted, nothing spent
-        ("llm-a", "total", "on_track"),
-        ("llm-ended", "data", "warning"),
-        ("llm-future", "data", "on_track"),  # nothing of the window has elapsed yet
+        ("llm-a", "total", "on_track"),  # 0.9 x 1453 <= 1318.64: the fixed data pro rata whole
+        ("llm-ended", "data", "within"),  # ended 5 % under its estimate
+        ("llm-future", "data", "on_track"),  # nothing of the run is done yet
     ],
 )
 def test_status_follows_the_thresholds(scenario: VarianceRows, run: str, category: str, status: str) -> None:
     assert scenario[run, category]["status"] == status
 
 
-def test_forecast_extrapolates_the_elapsed_share_of_the_window(scenario: VarianceRows) -> None:
-    assert scenario["llm-a", "compute"]["forecast_at_completion"] == Decimal("2501")  # elapsed 0.5
+def test_forecast_of_a_run_without_events_is_linear_on_its_planned_wall_clock(scenario: VarianceRows) -> None:
+    # 500 of the planned 1000 wall-clock hours since llm-a's first usage: done 0.5
+    assert scenario["llm-a", "compute"]["forecast_at_completion"] == Decimal("2501")
     assert scenario["llm-a", "network"]["forecast_at_completion"] == Decimal("10.0000000002")
-    assert scenario["llm-a", "total"]["forecast_at_completion"] == Decimal("2637.2800000002")
-    assert scenario["llm-ended", "data"]["forecast_at_completion"] == Decimal(95)  # elapsed 1
-    assert scenario["llm-future", "data"]["forecast_at_completion"] is None  # elapsed 0
+    assert scenario["llm-a", "data"]["forecast_at_completion"] == Decimal(200)  # fixed: its estimate, once
+    # 2501 + 1.6 + 10.0000000002 + 200 + 0 + 24.68 (monitoring, not budgeted: elastic)
+    assert scenario["llm-a", "total"]["forecast_at_completion"] == Decimal("2737.2800000002")
+    assert scenario["llm-ended", "data"]["forecast_at_completion"] == Decimal(95)  # ended: the actual
+    assert scenario["llm-future", "data"]["forecast_at_completion"] == Decimal(100)  # fixed, not started
+    assert {row["forecast_method"] for key, row in scenario.items() if key[0] == "llm-a"} == {"linear"}
+    assert scenario["llm-ended", "total"]["forecast_method"] == "actual"
 
 
 def test_total_row_is_the_sum_of_the_category_rows(scenario: VarianceRows) -> None:
@@ -354,7 +367,9 @@ def test_large_amounts_keep_every_decimal(warehouse: Connection, tmp_path: Path)
     assert compute["rate_variance"] == compute["variance"] - usage
     assert compute["actual_rate"] == half_up(actual_cost, actual_gpu_hours)
     assert compute["variance_pct"] == half_up(compute["variance"], compute["estimated_cost"])
-    assert compute["forecast_at_completion"] == actual_cost * 2
+    # 20 hours (10-20 00:00 to 20:00) of the planned wall-clock, estimated GPU-hours on 1 GPU
+    done = half_up(Decimal(20 * 3600), estimated_gpu_hours * 3600)
+    assert compute["forecast_at_completion"] == half_up(actual_cost, done)
 
 
 def test_decimal_divide_matches_exact_division(warehouse: Connection) -> None:

@@ -69,8 +69,15 @@ UPSTREAM = {
     "run_costs": {"cost_allocations", "run_registry"},
     "unattributed_costs": {"focus_line_items", "cost_allocations"},
     "reconciliation": {"focus_line_items", "cost_allocations"},
-    "budget_variance": {"budget_baselines", "cost_allocations", "reconciliation"},
-    "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation"},
+    "budget_variance": {
+        "budget_baselines",
+        "cost_allocations",
+        "reconciliation",
+        "focus_line_items",
+        "run_events",
+        "run_progress",
+    },
+    "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation", "focus_line_items", "run_events"},
     "alert_deliveries": {"budget_alerts", "run_costs"},
     "waste": {
         "focus_line_items",
@@ -96,6 +103,7 @@ UPSTREAM = {
         "waste",
         "run_progress",
         "variance_causes",
+        "run_events",
     },
 }
 

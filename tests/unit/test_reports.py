@@ -481,7 +481,7 @@ def test_cumulative_chart_shows_the_forecast_and_the_levels_in_numbers(reports: 
     forecast = actual * 31 / 15  # what the fixture's budget_variance holds: 15 of 31 days
     estimate = sum(ESTIMATES.values(), Decimal(0))
     cumulative = html[: html.index("<h2>Estimate vs actual by category</h2>")]
-    assert "Forecast at completion (linear burn)" in cumulative.split("<table")[0]  # the legend
+    assert "Forecast at completion" in cumulative.split("<table")[0]  # the legend
     for document in (cumulative, markdown):
         assert _money(forecast) in document
         assert _money(estimate * Decimal("0.8")) in document  # the warning threshold
@@ -533,7 +533,7 @@ def test_forecast_line_runs_from_the_spend_at_as_of_to_the_forecast_at_the_windo
     by_series: dict[str, list] = {}
     for point in points:
         by_series.setdefault(point["series"], []).append((point["day"], point["spend"]))
-    assert by_series["Forecast at completion (linear burn)"] == [
+    assert by_series["Forecast at completion"] == [
         ("2026-10-11T12:00:00Z", 300.0),
         ("2026-11-01", 885.7142857143),
     ]
@@ -545,6 +545,32 @@ def test_forecast_line_runs_from_the_spend_at_as_of_to_the_forecast_at_the_windo
         ("2026-10-11T12:00:00Z", 300.0),
     ]
     assert by_series["Planned burn"][-1] == ("2026-11-01", 1000.0)
+
+
+def test_planned_burn_runs_over_the_estimates_wall_clock_from_the_runs_start() -> None:
+    # the demo's 7B: 164.74 planned wall-clock hours (6.86 days) from its start on 2026-10-03
+    header = RunHeader(
+        training_run="r", experiment=None, dataset_version=None, owner=None, currency="USD",
+        has_budget=True, window_start=date(2026, 10, 1), window_end=date(2026, 11, 1),
+        warning_threshold=Decimal("0.8"), over_threshold=Decimal(1), total_status="on_track",
+        as_of=datetime(2026, 10, 6), billing_periods=(date(2026, 10, 1),),
+        first_charge=datetime(2026, 10, 1, 6), last_charge=datetime(2026, 10, 6),
+        planned_start=datetime(2026, 10, 3), planned_wall_clock_hours=Decimal("164.7352"),
+    )  # fmt: skip
+    total = CostLine(
+        "total", Decimal("97468.70"), Decimal(45694), None, None, "warning",
+        Decimal(125192), None, None, None, None, None, None,
+    )  # fmt: skip
+
+    spec = cumulative_spend_chart(header, total, [DailySpend(date(2026, 10, 3), "compute", Decimal(45694))], "USD")
+
+    planned = [
+        (point["day"], point["spend"])
+        for point in spec.vega_lite["data"]["values"]
+        if point["series"] == "Planned burn"
+    ]
+    # 164.7352 h = 6 days 20 h 44 min 6.72 s after the start
+    assert planned == [("2026-10-03T00:00:00Z", 0.0), ("2026-10-09T20:44:06.720000Z", 97468.7)]
 
 
 def test_unchanged_warehouse_keeps_the_reports_and_a_change_rewrites_them(tmp_path: Path) -> None:

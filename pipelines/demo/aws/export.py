@@ -4,13 +4,14 @@ delivery, and a manifest for each billing period's latest delivery."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import math
 import random
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from pipelines.demo.aws.catalog import (
@@ -38,6 +39,7 @@ CUR_EXPORT_ARN = "arn:aws:bcm-data-exports:us-east-1:111122223333:export/cur2-de
 CUR_DATA_FILES_PER_DELIVERY = 2
 OCTOBER_INVOICE_ID = "2026110341179"
 AWS_DATA_END = datetime(2026, 11, 29)  # the November delivery covers usage up to here
+CUR_EXPORT_LAG = timedelta(hours=3, minutes=15)  # each export runs at 03:15 after its data end
 
 
 @dataclass(frozen=True)
@@ -66,10 +68,20 @@ CUR_EXECUTIONS = (
 )
 
 
-def write_cur_export(export_root: Path, usage_lines: list[dict], rng: random.Random) -> None:
-    """Every delivery's data files; a manifest for each period's latest delivery."""
+def write_cur_export(
+    export_root: Path, usage_lines: list[dict], rng: random.Random, data_end: datetime | None = None
+) -> None:
+    """Every delivery's data files; a manifest for each period's latest delivery.
+
+    With `data_end`, the export as it stood then: each delivery stops at `data_end`, and periods
+    starting at or after it have none.
+    """
     for delivery in CUR_EXECUTIONS:
         execution_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        if data_end is not None:
+            if start_of(delivery.period) >= data_end:
+                continue
+            delivery = _delivery_cut_at(delivery, data_end)
         partition = f"BILLING_PERIOD={delivery.period:%Y-%m}"
         execution_folder = f"{delivery.executed_at:%Y%m%dT%H%M%SZ}-{execution_id}"
         lines = _cur_snapshot(delivery, usage_lines)
@@ -79,6 +91,16 @@ def write_cur_export(export_root: Path, usage_lines: list[dict], rng: random.Ran
             _write_cur_manifest(
                 export_root / "metadata" / partition / f"{CUR_EXPORT_NAME}-Manifest.json", execution_id, data_uris
             )
+
+
+def _delivery_cut_at(delivery: CurExecution, data_end: datetime) -> CurExecution:
+    """The delivery of the export's run the night after `data_end`, the period still open."""
+    return dataclasses.replace(
+        delivery,
+        executed_at=min(delivery.executed_at, data_end + CUR_EXPORT_LAG),
+        data_end=min(delivery.data_end, data_end),
+        invoice_id=None,
+    )
 
 
 def _cur_snapshot(delivery: CurExecution, usage_lines: list[dict]) -> list[dict]:

@@ -22,10 +22,13 @@ GCP_TAX_EXPORT_TIMES = {
 }
 
 
-def write_gcp_export(folder: Path, usage_rows: list[dict]) -> None:
+def write_gcp_export(folder: Path, usage_rows: list[dict], data_end: datetime | None = None) -> None:
     """Every row in the order Google appended them (by export time), one newline-delimited JSON
-    file per export day; every third row's cost as a string."""
+    file per export day; every third row's cost as a string. With `data_end`, only the rows of
+    usage up to then that were exported by then (the month's tax row is not yet)."""
     rows = usage_rows + _tax_rows(usage_rows)
+    if data_end is not None:
+        rows = [row for row in rows if _gcp_moment(row["export_time"]) <= data_end]
     rows.sort(key=lambda row: row["export_time"])
     folder.mkdir(parents=True, exist_ok=True)
     lines_by_day: dict[str, list[str]] = defaultdict(list)
@@ -36,6 +39,11 @@ def write_gcp_export(folder: Path, usage_rows: list[dict]) -> None:
         lines_by_day[export_day].append(json.dumps(row, separators=(",", ":")))
     for export_day, lines in sorted(lines_by_day.items()):
         (folder / f"{GCP_EXPORT_FILE_PREFIX}_{export_day}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def _gcp_moment(text: str) -> datetime:
+    """A timestamp of the export (`2026-10-07 00:00:00.123456 UTC`) as a naive UTC datetime."""
+    return datetime.fromisoformat(text.removesuffix(" UTC"))
 
 
 def _tax_rows(rows: list[dict]) -> list[dict]:

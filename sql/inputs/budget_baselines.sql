@@ -18,6 +18,11 @@ insert into budget_baselines (
     tokens_per_step,
     checkpoints_retained,
     thresholds,
+    planned_wall_hours,
+    gpu_hours_thresholds,
+    wall_clock_thresholds,
+    storage_thresholds,
+    daily_spend_anomaly_thresholds,
     "window",
     budget_file
 )
@@ -33,6 +38,11 @@ values (
     cast($tokens_per_step as bigint),
     cast($checkpoints_retained as integer),
     cast($thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($planned_wall_hours as decimal(38, 10)),
+    cast($gpu_hours_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($wall_clock_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($storage_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($daily_spend_anomaly_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
     cast($window as struct("start" date, "end" date)),
     $budget_file
 );

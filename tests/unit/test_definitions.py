@@ -68,7 +68,7 @@ UPSTREAM = {
     "unattributed_costs": {"focus_line_items", "cost_allocations"},
     "reconciliation": {"focus_line_items", "cost_allocations"},
     "budget_variance": {"budget_baselines", "cost_allocations", "reconciliation"},
-    "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation"},
+    "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation", "run_events"},
     "waste": {
         "focus_line_items",
         "cost_allocations",
@@ -206,6 +206,11 @@ def test_checks_blocking_and_warning(demo_defs: dg.Definitions) -> None:
         ("raw/aws_main", "freshness"),
         ("raw/gcp_main", "schema_drift"),
         ("raw/gcp_main", "freshness"),
+        ("budget_alerts", "gpu_hours_threshold"),
+        ("budget_alerts", "wall_clock_threshold"),
+        ("budget_alerts", "storage_threshold"),
+        ("budget_alerts", "daily_spend_anomaly_threshold"),
+        ("budget_alerts", "idle_gpus_threshold"),
     }
     assert {name for (_, name), spec in checks.items() if spec.blocking} == {"conservation", "zero_differences"}
 

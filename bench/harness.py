@@ -56,6 +56,7 @@ STAGE_ORDER = (
     "views",
     "budget_variance",
     "run_progress",
+    "provisional_spend",
     "waste",
     "reports",
 )

@@ -185,6 +185,9 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         waste = conn.execute(read_sql("marts/waste", "run_summary"))
         waste_columns = [d[0] for d in waste.description]
         waste_rows = waste.fetchall()
+        provisional = conn.execute(read_sql("marts/provisional_spend", "provisional"))
+        provisional_columns = [d[0] for d in provisional.description]
+        provisional_rows = provisional.fetchall()
     finally:
         conn.close()
     click.echo("")
@@ -201,6 +204,10 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         _print_table(waste_columns, waste_rows)
     else:
         click.echo("waste: none found (see README, Waste, for what each kind needs)")
+    if provisional_rows:
+        click.echo("")
+        click.echo("provisional spend (estimated from run events since the newest billed hour, not billed yet):")
+        _print_table(provisional_columns, provisional_rows)
     click.echo("")
     click.echo(f"warehouse: {config.lake.describe()}")
     summary = [p for p in reports if p.endswith("summary.html")]

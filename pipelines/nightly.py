@@ -236,6 +236,9 @@ def run_nightly(
     log.line(f"  budget variance: {_metadata(result, 'budget_variance').get('rows', 0)} rows")
     log.line(f"  budget alerts: {_metadata(result, 'budget_alerts').get('rows', 0)} threshold crossings")
     log.line(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
+    log.line(
+        f"  provisional spend: {_metadata(result, 'provisional_spend').get('rows', 0)} runs with spend not billed yet"
+    )
     log.end(f"  reports: {_metadata(result, 'post_mortem_reports').get('files', 0)} files")
     log.finish()
     reports = _metadata(result, "post_mortem_reports").get("paths", [])

@@ -7,7 +7,7 @@ from pipelines.budgets.assets import budget_alerts, budget_baselines, budget_var
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.reports import write_reports
-from pipelines.waste.assets import run_progress, waste
+from pipelines.waste.assets import provisional_spend, run_progress, waste
 
 
 @dg.asset(
@@ -23,6 +23,7 @@ from pipelines.waste.assets import run_progress, waste
         budget_alerts,
         waste,
         run_progress,
+        provisional_spend,
     ],
     group_name="reports",
     owners=["team:finops"],

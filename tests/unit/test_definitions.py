@@ -35,6 +35,7 @@ LAYER_ASSETS = {
     "run_events",
     "waste",
     "run_progress",
+    "provisional_spend",
 }
 
 
@@ -79,6 +80,7 @@ UPSTREAM = {
         "run_events",
     },
     "run_progress": {"focus_line_items", "cost_allocations", "reconciliation", "budget_baselines", "run_events"},
+    "provisional_spend": {"cost_allocations", "reconciliation", "run_events"},
     "post_mortem_reports": {
         "focus_line_items",
         "cost_allocations",
@@ -91,6 +93,7 @@ UPSTREAM = {
         "budget_alerts",
         "waste",
         "run_progress",
+        "provisional_spend",
     },
 }
 

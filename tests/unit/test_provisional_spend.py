@@ -10,6 +10,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.reports.data import ProvisionalSpend, fetch_rows
+from pipelines.reports.run_report import provisional_paragraphs
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.sql import read_sql
 from pipelines.waste.provisional import build_provisional_spend
@@ -144,3 +146,25 @@ def test_a_run_whose_events_stop_before_its_newest_billed_hour_has_nothing_provi
     bill_hours(warehouse, datetime(2026, 10, 3), 13, "25")
 
     assert night(warehouse) == []
+
+
+def test_the_run_report_marks_the_estimate_provisional_and_states_the_last_error(warehouse: Connection) -> None:
+    night(warehouse)
+    bill_hours(warehouse, datetime(2026, 10, 3), 12, "27")
+    add_event(warehouse, datetime(2026, 10, 3, 18), "checkpoint", 600)
+    night(warehouse)
+    rows = fetch_rows(warehouse, read_sql("reports/run_provisional"), {"training_runs": ["llm-p"]})
+
+    provisional, settled = provisional_paragraphs(
+        [ProvisionalSpend(**{key: value for key, value in row.items() if key != "training_run"}) for row in rows]
+    )
+
+    assert provisional.tone == "warning"
+    assert provisional.text.startswith(
+        "Provisional, not billed yet: about 154.00 USD for 60.0 GPU-hours trained from the newest billed hour "
+        "(2026-10-03 12:00 UTC) to the latest event (2026-10-03 18:00 UTC)"
+    )
+    assert settled.text == (
+        "The latest estimate the bill has replaced (2026-10-03 00:00 UTC to 2026-10-03 12:00 UTC): estimated 250.00, "
+        "billed 324.00, off by -74.00 (-22.84 %)."
+    )

@@ -12,9 +12,9 @@ import duckdb
 import pytest
 
 from pipelines.budgets.assets import threshold_check_result
-from pipelines.budgets.files import load_budgets_with_files
+from pipelines.budgets.files import BudgetError, load_budgets_with_files
 from pipelines.budgets.tables import build_budget_alerts, replace_budget_baselines
-from pipelines.config import AlertThresholds, IdleGpus
+from pipelines.config import AlertThresholds, ConfigError, IdleGpus, load_config
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.sql import read_sql
 
@@ -247,3 +247,24 @@ def test_each_kind_is_an_asset_check_warning_at_warning_and_error_at_over(wareho
         "warning: llm-t gpu_hours: 800.00 GPU-hours reached the warning level 800.00 GPU-hours on 2026-10-03; "
         "over: llm-t gpu_hours: 1050.00 GPU-hours reached the over level 1000.00 GPU-hours on 2026-10-04"
     )
+
+
+def test_bad_levels_are_errors_naming_the_file_and_key(tmp_path: Path) -> None:
+    budget = tmp_path / "budgets" / "llm-t.yaml"
+    budget.parent.mkdir()
+    budget.write_text(RUN_T.replace("wall_clock: {warning: 0.5, over: 0.9}", "wallclock: {warning: 0.9, over: 0.5}"))
+    with pytest.raises(BudgetError, match=r"llm-t\.yaml: thresholds\.wallclock: unknown key.*wall_clock"):
+        load_budgets_with_files(budget.parent)
+    budget.write_text(RUN_T.replace("wall_clock: {warning: 0.5, over: 0.9}", "wall_clock: {warning: 0.9, over: 0.5}"))
+    with pytest.raises(BudgetError, match=r"llm-t\.yaml: thresholds\.wall_clock\.over: must be at least warning"):
+        load_budgets_with_files(budget.parent)
+
+    config = tmp_path / "runledger.yaml"
+    config.write_text("thresholds:\n  idle_gpus: {warning_hours: 10, over_hours: 5}\n")
+    with pytest.raises(
+        ConfigError, match=r"runledger\.yaml: thresholds\.idle_gpus\.over_hours: .*at least warning_hours"
+    ):
+        load_config(config)
+    config.write_text("thresholds:\n  daily_spend_anomaly: {trailing_days: 0}\n")
+    with pytest.raises(ConfigError, match=r"thresholds\.daily_spend_anomaly\.trailing_days"):
+        load_config(config)

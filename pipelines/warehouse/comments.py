@@ -26,7 +26,7 @@ PARTITIONING = re.compile(r"alter\s+table\s+\w+\s+set\s+partitioned\s+by\b", re.
 # `alter table <table> alter column <column> drop not null`: DuckLake refuses it for a column
 # without the constraint, so it runs only where a warehouse of an earlier version still has one
 DROP_NOT_NULL = re.compile(
-    r"alter\s+table\s+(?P<table>\w+)\s+alter\s+column\s+(?P<column>\w+)\s+drop\s+not\s+null\s*;?\s*",
+    r"alter\s+table\s+(?P<table_name>\w+)\s+alter\s+column\s+(?P<column_name>\w+)\s+drop\s+not\s+null\s*;?\s*",
     re.IGNORECASE,
 )
 

@@ -118,7 +118,9 @@ run_plans as (
 ),
 
 threshold_names as (
-    select * from (values ('warning'), ('over')) as threshold_names (threshold)
+    select 'warning' as threshold
+    union all
+    select 'over' as threshold
 ),
 
 kind_plans as (
@@ -252,7 +254,7 @@ anomaly_days as (
             *,
             min(charge_day) filter (where day_gpu_hours > 0) over (partition by training_run) as first_gpu_day
         from usage_days
-    )
+    ) as days_from_gpus
     where first_gpu_day is null or charge_day >= first_gpu_day
 ),
 
@@ -328,7 +330,7 @@ idle_stretches as (
             *,
             lag(period_end) over (partition by resource_id, currency order by period_start) as previous_end
         from idle_periods
-    )
+    ) as idle_with_previous
 ),
 
 idle_cumulative as (
@@ -369,7 +371,8 @@ idle_alerts as (
     from idle_cumulative
     cross join idle_levels
     where idle_cumulative.idle_hours > idle_levels.threshold_fraction
-    group by idle_cumulative.resource_id, idle_cumulative.currency, idle_levels.threshold, idle_levels.threshold_fraction
+    group by
+        idle_cumulative.resource_id, idle_cumulative.currency, idle_levels.threshold, idle_levels.threshold_fraction
 ),
 
 run_kind_alerts as (
@@ -405,8 +408,11 @@ final as (
             cast(round(alerts.threshold_amount, 2) as varchar),
             alerts.unit,
             case
-                when alerts.kind = 'daily_spend_anomaly' then format(' on {}, {} x the trailing median', alerts.crossed_on,
-                    cast(round(alerts.threshold_fraction, 2) as varchar))
+                when alerts.kind = 'daily_spend_anomaly' then format(
+                    ' on {}, {} x the trailing median',
+                    alerts.crossed_on,
+                    cast(round(alerts.threshold_fraction, 2) as varchar)
+                )
                 else format(' on {}', alerts.crossed_on)
             end
         ) as detail

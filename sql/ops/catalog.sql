@@ -78,7 +78,7 @@ with columns as (
 final as (
     select count(*) > 0 as is_not_null
     from columns
-    where table_name = $table and column_name = $column and not is_nullable
+    where table_name = $table_name and column_name = $column_name and not is_nullable
 )
 
 select * from final;

@@ -63,8 +63,9 @@ pricing as (
 
 provisional as (
     select
-        coalesce(md5(string_agg(cast(provisional_spend as varchar), '|' order by training_run, billed_through, status)), '')
-            as digest
+        coalesce(
+            md5(string_agg(cast(provisional_spend as varchar), '|' order by training_run, billed_through, status)), ''
+        ) as digest
     from provisional_spend
 ),
 

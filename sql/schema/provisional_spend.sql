@@ -34,7 +34,8 @@ comment on column provisional_spend.gpu_hours is
 comment on column provisional_spend.rate is
     'The run''s observed effective cost per GPU-hour: the effective cost of its usage lines of a day or shorter / '
     'their GPU-hours, up to billed_through.';
-comment on column provisional_spend.estimated_cost is 'The spend estimated for the window: gpu_hours x the cost and GPU-hours the rate is of, rounded to 10 places.';
+comment on column provisional_spend.estimated_cost is
+    'The spend estimated for the window: gpu_hours x the cost the rate divides / its GPU-hours, rounded to 10 places.';
 comment on column provisional_spend.status is
     'provisional (estimated, not billed yet) or billed (the bill covers the window: billed_through has passed '
     'estimated_through).';

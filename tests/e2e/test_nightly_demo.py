@@ -561,8 +561,8 @@ def test_the_thresholds_besides_cost_fire_where_the_demo_runs_cross_them(demo: t
     _, warehouse = demo
     crossings = query(
         warehouse,
-        "select kind, coalesce(training_run, resource_id), threshold, crossed_on, round(observed, 2) from budget_alerts "
-        "where kind <> 'cost' order by all",
+        "select kind, coalesce(training_run, resource_id), threshold, crossed_on, round(observed, 2) "
+        "from budget_alerts where kind <> 'cost' order by all",
     )
 
     assert crossings == [

@@ -57,6 +57,7 @@ STAGE_ORDER = (
     "views",
     "run_progress",
     "budget_variance",
+    "provisional_spend",
     "waste",
     "variance_causes",
     "reports",

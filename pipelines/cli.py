@@ -194,6 +194,9 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         waste_columns = [d[0] for d in waste.description]
         waste_rows = waste.fetchall()
         whys = _why_paragraphs(conn, [row[0] for row in rows])
+        provisional = conn.execute(read_sql("marts/provisional_spend", "provisional"))
+        provisional_columns = [d[0] for d in provisional.description]
+        provisional_rows = provisional.fetchall()
     finally:
         conn.close()
     click.echo("")
@@ -215,6 +218,10 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         click.echo("why (each run's variance and its three largest causes):")
         for training_run, why in whys:
             click.echo(f"{training_run}: {why}")
+    if provisional_rows:
+        click.echo("")
+        click.echo("provisional spend (estimated from run events since the newest billed hour, not billed yet):")
+        _print_table(provisional_columns, provisional_rows)
     click.echo("")
     click.echo(f"warehouse: {config.lake.describe()}")
     summary = [p for p in reports if p.endswith("summary.html")]

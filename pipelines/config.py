@@ -25,6 +25,7 @@ from pydantic import (
     Field,
     Tag,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -392,6 +393,59 @@ class Alerts(_Strict):
         return destinations
 
 
+class ThresholdLevels(_Strict):
+    """A warning and an over level of one alert threshold kind, as fractions or multiples (the one rule
+    of both `thresholds:` in runledger.yaml and a budget's `thresholds:`)."""
+
+    warning: Decimal = Field(gt=0, lt=Decimal(10) ** 28)
+    over: Decimal = Field(gt=0, lt=Decimal(10) ** 28)
+
+    @field_validator("over")
+    @classmethod
+    def _over_at_least_warning(cls, over: Decimal, info: ValidationInfo) -> Decimal:
+        warning = info.data.get("warning")
+        if warning is not None and over < warning:
+            raise ValueError(f"must be at least warning ({warning}), got {over}")
+        return over
+
+
+class DailySpendAnomaly(ThresholdLevels):
+    """A day far above the run's trailing median: the day's spend at `warning` (`over`) times the
+    median daily spend of the `trailing_days` days before it, once `minimum_days` of them had spend."""
+
+    warning: Decimal = Field(default=Decimal(3), gt=1, lt=Decimal(10) ** 28)
+    over: Decimal = Field(default=Decimal(5), gt=1, lt=Decimal(10) ** 28)
+    trailing_days: int = Field(default=7, ge=1, le=366)
+    minimum_days: int = Field(default=3, ge=1, le=366)
+
+
+class IdleGpus(_Strict):
+    """GPU instances with spend and no run: warned at `warning_hours` charged hours, over at `over_hours`."""
+
+    warning_hours: Decimal = Field(default=Decimal(6), gt=0, lt=Decimal(10) ** 28)
+    over_hours: Decimal = Field(default=Decimal(24), gt=0, lt=Decimal(10) ** 28)
+
+    @field_validator("over_hours")
+    @classmethod
+    def _over_at_least_warning(cls, over_hours: Decimal, info: ValidationInfo) -> Decimal:
+        warning_hours = info.data.get("warning_hours")
+        if warning_hours is not None and over_hours < warning_hours:
+            raise ValueError(f"must be at least warning_hours ({warning_hours}), got {over_hours}")
+        return over_hours
+
+
+class AlertThresholds(_Strict):
+    """The thresholds besides cost (`thresholds:`), the defaults of every budget; a budget's own
+    `thresholds:` overrides each kind. A kind left out here (gpu_hours, wall_clock, storage) takes
+    each budget's cost fractions."""
+
+    gpu_hours: ThresholdLevels | None = None
+    wall_clock: ThresholdLevels | None = None
+    storage: ThresholdLevels | None = None
+    daily_spend_anomaly: DailySpendAnomaly = Field(default_factory=DailySpendAnomaly)
+    idle_gpus: IdleGpus = Field(default_factory=IdleGpus)
+
+
 LAKE_FOLDER = ".runledger/lake"
 # Where an earlier RunLedger kept its warehouse file by default: found there, it is converted once
 # by `runledger migrate`.
@@ -493,6 +547,7 @@ class RunLedgerConfig(_Strict):
     orchestration: Orchestration = Field(default_factory=Orchestration)
     waste: Waste = Field(default_factory=Waste)
     alerts: Alerts = Field(default_factory=Alerts)
+    thresholds: AlertThresholds = Field(default_factory=AlertThresholds)
 
     @field_validator("sources")
     @classmethod

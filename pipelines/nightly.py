@@ -15,6 +15,7 @@ from pathlib import Path
 import dagster as dg
 
 from connectors.errors import SourceError
+from pipelines.budgets.assets import THRESHOLD_CHECK_KEYS
 from pipelines.config import RunLedgerConfig, load_config
 from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_graph
 from pipelines.ingest.readers import reader_for
@@ -118,12 +119,18 @@ def _metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict[str, object
     return {key: value.value for key, value in materializations[-1].metadata.items()}
 
 
-def _failed_checks(result: dg.ExecuteInProcessResult, severity: dg.AssetCheckSeverity) -> list[str]:
+def _failed_checks(
+    result: dg.ExecuteInProcessResult, severity: dg.AssetCheckSeverity | None, *, alerts: bool = False
+) -> list[str]:
+    """The failed checks of a severity (None: any), either the threshold checks of budget_alerts
+    (`alerts`) or the others."""
     return [
         f"{evaluation.asset_key.to_user_string()}.{evaluation.check_name}: "
         f"{evaluation.description or evaluation.metadata}"
         for evaluation in result.get_asset_check_evaluations()
-        if not evaluation.passed and evaluation.severity == severity
+        if not evaluation.passed
+        and (severity is None or evaluation.severity == severity)
+        and (evaluation.asset_check_key in THRESHOLD_CHECK_KEYS) == alerts
     ]
 
 
@@ -147,6 +154,9 @@ def _materialize(
     )
     for warning in _failed_checks(result, dg.AssetCheckSeverity.WARN):
         log.line(f"  warning: {warning}")
+    # a threshold reached is news for the run's owner, not a fault of the run: it never fails it
+    for alert in _failed_checks(result, None, alerts=True):
+        log.line(f"  alert: {alert}")
     failed = _failed_checks(result, dg.AssetCheckSeverity.ERROR)
     if failed:
         raise RunFailed("blocking check failed: " + "; ".join(failed))
@@ -234,6 +244,9 @@ def run_nightly(
             log.line(f"  warning: alert not delivered: {failure}; the next run tries again")
     log.line(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
     log.line(f"  variance causes: {_metadata(result, 'variance_causes').get('rows', 0)} rows")
+    log.line(
+        f"  provisional spend: {_metadata(result, 'provisional_spend').get('rows', 0)} runs with spend not billed yet"
+    )
     log.end(f"  reports: {_metadata(result, 'post_mortem_reports').get('files', 0)} files")
     log.finish()
     reports = _metadata(result, "post_mortem_reports").get("paths", [])

@@ -39,7 +39,7 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                rows = replace_budget_baselines(conn, budgets)
+                rows = replace_budget_baselines(conn, budgets, config.thresholds)
     return dg.MaterializeResult(
         metadata={"budgets": dg.MetadataValue.int(len(budgets)), "rows": dg.MetadataValue.int(rows)}
     )
@@ -75,6 +75,23 @@ def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
     )
 
 
+THRESHOLD_CHECKS = {
+    "gpu_hours": "GPU-hours of each budgeted run stay below the warning share of its estimated GPU-hours.",
+    "wall_clock": "Each budgeted run's wall-clock since its first start stays below the warning share of the "
+    "plan (the model's wall_hours).",
+    "storage": "Each budgeted run's storage spend stays below the warning share of its storage estimate.",
+    "daily_spend_anomaly": "No day of a budgeted run's usage spend reaches the warning multiple of its trailing "
+    "median daily spend.",
+    "idle_gpus": "No GPU instance is charged for more than thresholds.idle_gpus.warning_hours in a row with no run.",
+}
+"""The asset checks of budget_alerts, one per threshold kind besides cost (named `<kind>_threshold`):
+warning crossings fail at WARN, over crossings at ERROR; none blocks the run."""
+THRESHOLD_CHECK_KEYS = frozenset(
+    dg.AssetCheckKey(dg.AssetKey("budget_alerts"), f"{kind}_threshold") for kind in THRESHOLD_CHECKS
+)
+"""Their keys: `runledger run` prints their failures as alerts and never fails a run on them."""
+
+
 @dg.asset(
     deps=[budget_baselines, cost_allocations, reconciliation, FOCUS_LINE_ITEMS, RUN_EVENTS],
     group_name="budgets",
@@ -82,17 +99,23 @@ def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
     kinds={"duckdb"},
     metadata=holds_tables("budget_alerts"),
     pool=WAREHOUSE_POOL,
+    check_specs=[
+        dg.AssetCheckSpec(f"{kind}_threshold", asset="budget_alerts", description=description)
+        for kind, description in THRESHOLD_CHECKS.items()
+    ],
 )
 def budget_alerts(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """`budget_alerts`: the first day each budgeted run's cumulative effective spend reached its
-    warning and its over threshold, rebuilt from the whole history every run, only after
-    reconciliation passed."""
+    """`budget_alerts`: the first day each budgeted run's cumulative effective spend, GPU-hours,
+    wall-clock and storage spend reached its warning and its over threshold, the days far above a
+    run's trailing median, and GPU instances idle with no run; rebuilt from the whole history every
+    run, only after reconciliation passed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                rows = build_budget_alerts(conn)
+                rows = build_budget_alerts(conn, config.thresholds)
         alerts = conn.execute(read_sql("marts/budget_alerts", "summary")).fetchall()
+        crossings = conn.execute(read_sql("marts/budget_alerts", "kind_crossings")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(rows),
@@ -102,7 +125,28 @@ def budget_alerts(runledger: RunLedgerResource) -> dg.MaterializeResult:
                     for run, threshold, day, *_ in alerts
                 ]
             ),
-        }
+        },
+        check_results=[threshold_check_result(kind, crossings) for kind in THRESHOLD_CHECKS],
+    )
+
+
+def threshold_check_result(kind: str, crossings: list[tuple]) -> dg.AssetCheckResult:
+    """The check of one threshold kind: passed without crossings, else WARN, or ERROR once a level
+    `over` was reached.
+
+    Args:
+        kind: a kind of THRESHOLD_CHECKS.
+        crossings: the `kind_crossings` rows of budget_alerts (kind, threshold, detail).
+    """
+    details = [(threshold, detail) for row_kind, threshold, detail in crossings if row_kind == kind]
+    over = any(threshold == "over" for threshold, _ in details)
+    return dg.AssetCheckResult(
+        check_name=f"{kind}_threshold",
+        passed=not details,
+        severity=dg.AssetCheckSeverity.ERROR if over else dg.AssetCheckSeverity.WARN,
+        description="; ".join(f"{threshold}: {detail}" for threshold, detail in details)
+        or f"no {kind} threshold crossed",
+        metadata={"crossings": dg.MetadataValue.int(len(details))},
     )
 
 

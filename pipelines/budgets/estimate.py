@@ -23,6 +23,7 @@ from pipelines.budgets.schema import (
     Storage,
     cost_behavior,
 )
+from pipelines.config import AlertThresholds
 from pipelines.ingest.mappings import COST_CATEGORIES
 
 HOURS_PER_MONTH = Decimal(730)
@@ -136,7 +137,9 @@ def estimate(budget: Budget) -> Estimate:
         )
 
 
-def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any]]:
+def baseline_rows(
+    budget: Budget, source_file: Path | str, defaults: AlertThresholds | None = None
+) -> list[dict[str, Any]]:
     """One `budget_baselines` row per estimated category of a budget.
 
     Only the compute row derived from `model` carries estimated_gpu_hours and estimated_rate
@@ -149,15 +152,19 @@ def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any
     Every Decimal is quantized to 10 places (DuckDB misreads bound Decimals with a positive
     exponent such as Decimal('1.2E+4')).
 
+    Every row carries the run's levels of the thresholds besides cost (`alert_levels`).
+
     Args:
         budget: the validated budget.
         source_file: the budget's file, stored as `budget_file`.
+        defaults: runledger.yaml's `thresholds:`; None: its defaults.
     """
     result = estimate(budget)
     thresholds = {
         "warning": _quantize(budget.thresholds.warning),
         "over": _quantize(budget.thresholds.over),
     }
+    levels = alert_levels(budget, defaults or AlertThresholds())
     window = {"start": budget.window.start, "end": budget.window.end}
     rows = []
     gpu_hour_price = _quantize(budget.model.gpu_hour_price) if budget.model is not None else None
@@ -180,11 +187,30 @@ def baseline_rows(budget: Budget, source_file: Path | str) -> list[dict[str, Any
                     budget.storage.checkpoints_retained if category == "storage" and budget.storage else None
                 ),
                 "thresholds": thresholds,
+                **levels,
                 "window": window,
                 "budget_file": str(source_file),
             }
         )
     return rows
+
+
+ALERT_KINDS = ("gpu_hours", "wall_clock", "storage", "daily_spend_anomaly")
+"""The threshold kinds besides cost a budget can set; each is a `<kind>_thresholds` column."""
+
+
+def alert_levels(budget: Budget, defaults: AlertThresholds) -> dict[str, dict[str, Decimal]]:
+    """The run's warning and over levels of each threshold kind besides cost: the budget's own,
+    else runledger.yaml's, else (GPU-hours, wall-clock, storage) the budget's cost fractions.
+
+    Returns:
+        `{"<kind>_thresholds": {"warning": ..., "over": ...}}` for every kind of ALERT_KINDS.
+    """
+    levels = {}
+    for kind in ALERT_KINDS:
+        chosen = getattr(budget.thresholds, kind) or getattr(defaults, kind) or budget.thresholds
+        levels[f"{kind}_thresholds"] = {"warning": _quantize(chosen.warning), "over": _quantize(chosen.over)}
+    return levels
 
 
 def _speed(model: ResourceModel, flops: Decimal) -> _Speed:

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from pipelines.config import ThresholdLevels
 from pipelines.ingest.mappings import COST_CATEGORIES, currency_problem
 
 SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}
@@ -220,10 +221,15 @@ class Network(_Section):
 
 
 class Thresholds(_Section):
-    """Status thresholds as fractions of the estimate."""
+    """Status thresholds as fractions of the estimate, and the run's own levels of the thresholds
+    besides cost (each None: runledger.yaml's `thresholds:`, else these cost fractions)."""
 
     warning: PositiveNumber
     over: PositiveNumber
+    gpu_hours: ThresholdLevels | None = None
+    wall_clock: ThresholdLevels | None = None
+    storage: ThresholdLevels | None = None
+    daily_spend_anomaly: ThresholdLevels | None = None
 
     @field_validator("over")
     @classmethod
@@ -300,5 +306,9 @@ SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
     ("storage",): Storage,
     ("network",): Network,
     ("thresholds",): Thresholds,
+    ("thresholds", "gpu_hours"): ThresholdLevels,
+    ("thresholds", "wall_clock"): ThresholdLevels,
+    ("thresholds", "storage"): ThresholdLevels,
+    ("thresholds", "daily_spend_anomaly"): ThresholdLevels,
 }
 """The model of each section of a budget file, by its key path (the file itself at `()`)."""

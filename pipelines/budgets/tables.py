@@ -11,12 +11,15 @@ import duckdb
 from pipelines.budgets.estimate import baseline_rows
 from pipelines.budgets.files import BudgetError
 from pipelines.budgets.schema import Budget, cost_behavior
+from pipelines.config import AlertThresholds
 from pipelines.ingest.mappings import COST_CATEGORIES
 from pipelines.warehouse.sql import read_sql
 
 
 def replace_budget_baselines(
-    conn: duckdb.DuckDBPyConnection, budgets_with_files: Iterable[tuple[Budget, Path | str]]
+    conn: duckdb.DuckDBPyConnection,
+    budgets_with_files: Iterable[tuple[Budget, Path | str]],
+    defaults: AlertThresholds | None = None,
 ) -> int:
     """Replaces every row of `budget_baselines` with the estimates of the given budgets.
 
@@ -24,11 +27,12 @@ def replace_budget_baselines(
         conn: a writable warehouse connection, inside the caller's transaction.
         budgets_with_files: each budget with the file it was read from, as returned by
             `load_budgets_with_files`.
+        defaults: runledger.yaml's `thresholds:`, the defaults of each budget's alert levels.
 
     Returns:
         The number of rows written.
     """
-    rows = [row for budget, path in budgets_with_files for row in baseline_rows(budget, path)]
+    rows = [row for budget, path in budgets_with_files for row in baseline_rows(budget, path, defaults)]
     conn.execute(read_sql("inputs/budget_baselines", "delete"))
     if rows:
         conn.executemany(read_sql("inputs/budget_baselines", "insert"), rows)
@@ -61,19 +65,32 @@ def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
     }
 
 
-def build_budget_alerts(conn: duckdb.DuckDBPyConnection) -> int:
-    """Rebuilds `budget_alerts`: the first day each run's cumulative spend reached a threshold.
+def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThresholds | None = None) -> int:
+    """Rebuilds `budget_alerts`: the first day each run's cumulative spend, GPU-hours, wall-clock
+    and storage spend reached a threshold, the days far above a run's trailing median, and idle
+    GPU instances.
 
-    Recomputed whole from `budget_baselines` and `cost_allocations`, so rebuilding from the same
-    data gives the same rows.
+    Recomputed whole from `budget_baselines`, `cost_allocations` and `run_events`, so rebuilding
+    from the same data gives the same rows.
 
     Args:
         conn: a writable warehouse connection, inside the caller's transaction.
+        settings: runledger.yaml's `thresholds:` (the anomaly's trailing days and the idle hours);
+            None: its defaults.
 
     Returns:
         The number of rows written.
     """
-    (written,) = conn.execute(read_sql("marts/budget_alerts", "insert")).fetchone()
+    settings = settings or AlertThresholds()
+    (written,) = conn.execute(
+        read_sql("marts/budget_alerts", "insert"),
+        {
+            "anomaly_trailing_days": settings.daily_spend_anomaly.trailing_days,
+            "anomaly_minimum_days": settings.daily_spend_anomaly.minimum_days,
+            "idle_warning_hours": settings.idle_gpus.warning_hours,
+            "idle_over_hours": settings.idle_gpus.over_hours,
+        },
+    ).fetchone()
     return written
 
 

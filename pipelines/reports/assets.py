@@ -7,7 +7,7 @@ from pipelines.budgets.assets import budget_alerts, budget_baselines, budget_var
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.reports import write_reports
-from pipelines.waste.assets import run_events, run_progress, variance_causes, waste
+from pipelines.waste.assets import provisional_spend, run_events, run_progress, variance_causes, waste
 
 
 @dg.asset(
@@ -25,6 +25,7 @@ from pipelines.waste.assets import run_events, run_progress, variance_causes, wa
         run_progress,
         variance_causes,
         run_events,
+        provisional_spend,
     ],
     group_name="reports",
     owners=["team:finops"],

@@ -254,6 +254,22 @@ class VarianceCause:
     evidence: str | None
 
 
+class ProvisionalSpend:
+    """A run's spend since its newest billed hour, estimated from its events (`provisional_spend`),
+    or such an estimate the bill has since covered (status `billed`)."""
+
+    status: str
+    billed_through: datetime
+    estimated_through: datetime
+    gpu_hours: Decimal
+    rate: Decimal
+    estimated_cost: Decimal
+    billed_cost: Decimal | None
+    error: Decimal | None
+    error_pct: Decimal | None
+    currency: str | None
+
+
 @dataclass(frozen=True)
 class RunOverview:
     """What the summary needs of a run: its header, numbers table and variance causes (in the
@@ -277,6 +293,7 @@ class RunDetails:
     waste: RunWaste
     progress: RunProgress | None = None
     pricing: tuple[RunPricing, ...] = ()
+    provisional: tuple[ProvisionalSpend, ...] = ()
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -342,7 +359,7 @@ def load_details(
     reconciliation: Sequence[ReconciliationRow],
 ) -> dict[str, RunDetails]:
     """Reads the runs' daily spend, top resources, threshold crossings, waste, progress, GPU-hours
-    by pricing and unattributed neighbours; picks each run's reconciliation rows.
+    by pricing, provisional spend and unattributed neighbours; picks each run's reconciliation rows.
 
     Args:
         conn: warehouse connection, on which `snapshot_unattributed` ran.
@@ -359,6 +376,7 @@ def load_details(
     waste_items = _rows_by_run(conn, read_sql("reports/run_waste_items"), runs, row_limit=TOP_WASTE_ROWS)
     progress = _rows_by_run(conn, read_sql("reports/run_progress"), runs)
     pricing = _rows_by_run(conn, read_sql("reports/run_pricing"), runs)
+    provisional = _rows_by_run(conn, read_sql("reports/run_provisional"), runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for alert in load_alerts(conn):
         if alert.training_run in alerts:
@@ -379,6 +397,7 @@ def load_details(
             ),
             progress=next((RunProgress(**row) for row in progress[training_run]), None),
             pricing=tuple(RunPricing(**row) for row in pricing[training_run]),
+            provisional=tuple(ProvisionalSpend(**row) for row in provisional[training_run]),
         )
     return details
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date
 
-from pipelines.reports.data import BudgetAlert, ReconciliationRow, RunDetails, RunHeader, RunOverview
+from pipelines.reports.data import BudgetAlert, ProvisionalSpend, ReconciliationRow, RunDetails, RunHeader, RunOverview
 from pipelines.reports.document import (
     MISSING,
     Block,
@@ -155,8 +155,39 @@ def _overview_blocks(overview: RunOverview, details: RunDetails) -> tuple[Block,
                 tone="warning",
             )
         )
+    blocks.extend(provisional_paragraphs(details.provisional))
     blocks.append(reconciliation_paragraph(header.billing_periods, details.reconciliation))
     return tuple(blocks)
+
+
+def provisional_paragraphs(rows: Sequence[ProvisionalSpend]) -> tuple[Paragraph, ...]:
+    """The run's spend since its newest billed hour, marked provisional (it is in no other figure of
+    the report), and how far off the latest estimate the bill has covered was."""
+    paragraphs = []
+    for row in rows:
+        if row.status == "provisional":
+            paragraphs.append(
+                Paragraph(
+                    f"Provisional, not billed yet: about {money(row.estimated_cost)} {row.currency or ''} for "
+                    f"{hours(row.gpu_hours)} GPU-hours trained from the newest billed hour "
+                    f"({timestamp(row.billed_through)}) to the latest event ({timestamp(row.estimated_through)}), "
+                    f"estimated from the run's events at its observed {money(row.rate)} per GPU-hour. It is not in "
+                    "the actual, the variance or the charts, and the bill replaces it when it arrives.",
+                    tone="warning",
+                )
+            )
+    settled = next((row for row in rows if row.status == "billed"), None)
+    if settled is not None:
+        paragraphs.append(
+            Paragraph(
+                f"The latest estimate the bill has replaced ({timestamp(settled.billed_through)} to "
+                f"{timestamp(settled.estimated_through)}): estimated {money(settled.estimated_cost)}, billed "
+                f"{money(settled.billed_cost)}, off by {money(settled.error, signed=True)}"
+                + ("" if settled.error_pct is None else f" ({money(settled.error_pct, signed=True)} %)")
+                + "."
+            )
+        )
+    return tuple(paragraphs)
 
 
 def reconciliation_paragraph(periods: Sequence[date], rows: Sequence[ReconciliationRow]) -> Paragraph:

@@ -23,6 +23,12 @@ COMMENT_STATEMENT = re.compile(
 )
 LEADING_SQL_COMMENTS = re.compile(r"^(\s*--[^\n]*\n)*\s*")
 PARTITIONING = re.compile(r"alter\s+table\s+\w+\s+set\s+partitioned\s+by\b", re.IGNORECASE)
+# `alter table <table> alter column <column> drop not null`: DuckLake refuses it for a column
+# without the constraint, so it runs only where a warehouse of an earlier version still has one
+DROP_NOT_NULL = re.compile(
+    r"alter\s+table\s+(?P<table_name>\w+)\s+alter\s+column\s+(?P<column_name>\w+)\s+drop\s+not\s+null\s*;?\s*",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -61,13 +67,18 @@ def execute_ddl(conn: duckdb.DuckDBPyConnection, sql: str, *, partitioned: bool 
     """Runs the statements of a DDL text in order, except its `comment on` statements: those are
     returned, for `apply_comments` once every table and view exists. A table's
     `alter table … set partitioned by` runs only with `partitioned` (a DuckLake catalog; an
-    in-memory DuckDB has no partitions)."""
+    in-memory DuckDB has no partitions), and `alter table … alter column … drop not null` only
+    when the column is NOT NULL."""
     comments = []
     for statement in conn.extract_statements(sql):
         comment = parse_comment(statement.query)
+        query = LEADING_SQL_COMMENTS.sub("", statement.query)
         if comment is not None:
             comments.append(comment)
-        elif partitioned or not PARTITIONING.match(LEADING_SQL_COMMENTS.sub("", statement.query)):
+        elif (drop := DROP_NOT_NULL.fullmatch(query)) is not None:
+            if conn.execute(read_sql("ops/catalog", "is_not_null"), drop.groupdict()).fetchone()[0]:
+                conn.execute(statement)
+        elif partitioned or not PARTITIONING.match(query):
             conn.execute(statement)
     return comments
 

@@ -12,6 +12,7 @@ from pipelines.warehouse.sql import read_sql
 from pipelines.waste.causes import build_variance_causes
 from pipelines.waste.events import read_source_events, replace_run_events
 from pipelines.waste.progress import build_run_progress
+from pipelines.waste.provisional import build_provisional_spend
 from pipelines.waste.tables import build_waste_if_changed
 
 
@@ -139,3 +140,37 @@ def variance_causes(runledger: RunLedgerResource) -> dg.MaterializeResult:
             with attempt:
                 rows = build_variance_causes(conn)
     return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(rows)})
+
+
+@dg.asset(
+    deps=[cost_allocations, reconciliation, run_events],
+    group_name="waste",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    metadata=holds_tables("provisional_spend"),
+    pool=WAREHOUSE_POOL,
+)
+def provisional_spend(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """`provisional_spend`: each run's spend since its newest billed hour, estimated from its events
+    (GPU-hours trained since, at its observed cost per GPU-hour) while the bill lags, and the
+    estimates the bill has covered since, with their error. Only after reconciliation passed."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        for attempt in transactions(conn):
+            with attempt:
+                rows = build_provisional_spend(conn)
+        ledger = conn.execute(read_sql("marts/provisional_spend", "summary")).fetchall()
+    return dg.MaterializeResult(
+        metadata={
+            "rows": dg.MetadataValue.int(rows),
+            "ledger": dg.MetadataValue.md(
+                "| run | status | billed through | estimated through | estimated | billed | error |\n"
+                "|---|---|---|---|---:|---:|---:|\n"
+                + "\n".join(
+                    f"| {run} | {status} | {start:%Y-%m-%d %H:%M} | {end:%Y-%m-%d %H:%M} | {estimated:,.2f} | "
+                    f"{'' if billed is None else f'{billed:,.2f}'} | {'' if error is None else f'{error:,.2f}'} |"
+                    for run, status, start, end, _, estimated, billed, error, *_ in ledger
+                )
+            ),
+        }
+    )

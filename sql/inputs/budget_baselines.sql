@@ -20,6 +20,10 @@ insert into budget_baselines (
     estimated_wall_clock_hours,
     checkpoints_retained,
     thresholds,
+    gpu_hours_thresholds,
+    wall_clock_thresholds,
+    storage_thresholds,
+    daily_spend_anomaly_thresholds,
     "window",
     budget_file
 )
@@ -37,6 +41,10 @@ values (
     cast($estimated_wall_clock_hours as decimal(38, 10)),
     cast($checkpoints_retained as integer),
     cast($thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($gpu_hours_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($wall_clock_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($storage_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($daily_spend_anomaly_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
     cast($window as struct("start" date, "end" date)),
     $budget_file
 );

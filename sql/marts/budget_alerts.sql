@@ -1,4 +1,5 @@
--- budget_alerts: the first day each run's cumulative spend reached a threshold.
+-- budget_alerts: the first day each run's cumulative spend, GPU-hours, wall-clock or storage spend
+-- reached a threshold, the days far above a run's trailing median, and idle GPU instances.
 
 -- name: insert
 -- Rebuilds budget_alerts: for every budgeted run and threshold (warning, over), the first UTC
@@ -7,7 +8,10 @@
 -- the same comparison as the status of budget_variance's total row. Only days from the run's first
 -- own usage to the day before its as_of count (macros run_day_parts and run_as_of). A run that
 -- never reached a threshold has no row for it; a crossing stays recorded when later credits bring
--- the cumulative spend back below the threshold.
+-- the cumulative spend back below the threshold. The kinds besides cost (kind_*, clock_*,
+-- anomaly_*, idle_* CTEs) are described in docs/semantics.md#alerts; their configured parameters
+-- are bound: $anomaly_trailing_days, $anomaly_minimum_days, $idle_warning_hours and
+-- $idle_over_hours. as_of is the run's (run_as_of), for an idle GPU the newest of any source.
 delete from budget_alerts;
 
 insert into budget_alerts by name
@@ -42,6 +46,20 @@ thresholds as (
         -- "over" is a DuckDB keyword naming a struct field: it stays quoted
         thresholds."over" as threshold_fraction  -- noqa: RF06
     from budgets
+),
+
+-- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
+-- materializing every allocation row as a CTE
+allocations as not materialized (
+    select * from cost_allocations
+),
+
+sources_as_of as (
+    select max(as_of) as as_of from source_as_of()
+),
+
+events as (
+    select * from run_events
 ),
 
 -- every allocation spread over its charge period by day (run_day_parts), each run's days from its
@@ -82,7 +100,7 @@ crossings as (
         and cumulative_spend.cumulative_cost > 0
 ),
 
-final as (
+cost_alerts as (
     select
         crossings.training_run,
         crossings.threshold,
@@ -92,15 +110,345 @@ final as (
         min(crossings.charge_day) as crossed_on,
         arg_min(crossings.cumulative_cost, crossings.charge_day) as cumulative_cost,
         crossings.currency,
-        crossings.as_of
+        crossings.as_of,
+        'cost' as kind,
+        crossings.currency as unit,
+        arg_min(crossings.cumulative_cost, crossings.charge_day) as observed
     from crossings
     group by all
+),
+
+-- the plans the kinds besides cost are fractions of, with the run's levels of each kind
+run_plans as (
+    select
+        training_run,
+        any_value(currency) as currency,
+        sum(estimated_cost) as estimated_cost,
+        max(estimated_gpu_hours) as estimated_gpu_hours,
+        max(estimated_wall_clock_hours) as estimated_wall_clock_hours,
+        sum(estimated_cost) filter (where cost_category = 'storage') as storage_estimate,
+        any_value(gpu_hours_thresholds) as gpu_hours_thresholds,
+        any_value(wall_clock_thresholds) as wall_clock_thresholds,
+        any_value(storage_thresholds) as storage_thresholds,
+        any_value(daily_spend_anomaly_thresholds) as daily_spend_anomaly_thresholds
+    from baselines
+    group by training_run
+),
+
+threshold_names as (
+    select 'warning' as threshold
+    union all
+    select 'over' as threshold
+),
+
+kind_plans as (
+    select training_run, currency, estimated_cost, 'gpu_hours' as kind, 'GPU-hours' as unit,
+        estimated_gpu_hours as plan, gpu_hours_thresholds as levels
+    from run_plans
+    union all
+    select training_run, currency, estimated_cost, 'wall_clock' as kind, 'hours' as unit,
+        estimated_wall_clock_hours as plan, wall_clock_thresholds as levels
+    from run_plans
+    union all
+    select training_run, currency, estimated_cost, 'storage' as kind, currency as unit,
+        storage_estimate as plan, storage_thresholds as levels
+    from run_plans
+),
+
+kind_thresholds as (
+    select
+        kind_plans.training_run,
+        kind_plans.currency,
+        kind_plans.estimated_cost,
+        kind_plans.kind,
+        kind_plans.unit,
+        kind_plans.plan,
+        threshold_names.threshold,
+        case threshold_names.threshold
+            when 'warning' then kind_plans.levels.warning
+            -- "over" is a DuckDB keyword naming a struct field: it stays quoted
+            else kind_plans.levels."over"  -- noqa: RF06
+        end as threshold_fraction
+    from kind_plans
+    cross join threshold_names
+    where kind_plans.plan > 0 and kind_plans.levels is not null
+),
+
+-- GPU-hours and storage spend per run and charge day, cumulated
+kind_daily as (
+    select
+        training_run,
+        cast(coalesce(ChargePeriodStart, BillingPeriodStart) as date) as charge_day,
+        sum(gpu_hours) as day_gpu_hours,
+        coalesce(sum(effective_cost) filter (where x_CostCategory = 'storage'), 0) as day_storage_cost
+    from allocations
+    where training_run in (select training_run from run_plans)
+    group by training_run, charge_day
+),
+
+kind_cumulative as (
+    select training_run, charge_day, 'gpu_hours' as kind,
+        sum(day_gpu_hours) over (partition by training_run order by charge_day) as observed
+    from kind_daily
+    union all
+    select training_run, charge_day, 'storage' as kind,
+        sum(day_storage_cost) over (partition by training_run order by charge_day) as observed
+    from kind_daily
+),
+
+kind_crossings as (
+    select
+        kind_thresholds.*,
+        round(kind_thresholds.plan * kind_thresholds.threshold_fraction, 10) as threshold_amount,
+        min(kind_cumulative.charge_day) as crossed_on,
+        arg_min(kind_cumulative.observed, kind_cumulative.charge_day) as observed
+    from kind_thresholds
+    inner join kind_cumulative
+        on kind_thresholds.training_run = kind_cumulative.training_run and kind_thresholds.kind = kind_cumulative.kind
+    where kind_cumulative.observed >= round(kind_thresholds.plan * kind_thresholds.threshold_fraction, 10)
+        and kind_cumulative.observed > 0
+    group by all
+),
+
+-- wall-clock: from the run's first start (or resume) to its latest event (its end once it ended)
+run_clocks as (
+    select
+        training_run,
+        min(event_time) filter (where event in ('start', 'resume')) as first_start,
+        max(event_time) as clock_end
+    from events
+    group by training_run
+),
+
+clock_crossings as (
+    select
+        kind_thresholds.*,
+        round(kind_thresholds.plan * kind_thresholds.threshold_fraction, 10) as threshold_amount,
+        run_clocks.first_start
+        + to_microseconds(cast(round(kind_thresholds.plan * kind_thresholds.threshold_fraction * 3600000000) as bigint))
+            as crossed_at,
+        run_clocks.first_start,
+        run_clocks.clock_end
+    from kind_thresholds
+    inner join run_clocks on kind_thresholds.training_run = run_clocks.training_run
+    where kind_thresholds.kind = 'wall_clock' and run_clocks.first_start is not null
+),
+
+clock_alerts as (
+    select
+        clock_crossings.* exclude (crossed_at, first_start, clock_end, plan),
+        cast(clock_crossings.crossed_at as date) as crossed_on,
+        decimal_divide(
+            date_diff(
+                'second',
+                clock_crossings.first_start,
+                least(clock_crossings.clock_end, cast(cast(clock_crossings.crossed_at as date) + 1 as timestamp))
+            ),
+            3600
+        ) as observed
+    from clock_crossings
+    where clock_crossings.crossed_at <= clock_crossings.clock_end
+),
+
+-- a day's spend of lines a day long or shorter (usage, not month-long fees) against the median of
+-- the run's such days among the $anomaly_trailing_days calendar days before it; from the run's
+-- first day with GPU-hours on (data preparation before training is no baseline for training)
+usage_days as (
+    select
+        training_run,
+        cast(ChargePeriodStart as date) as charge_day,
+        sum(effective_cost) as day_cost,
+        sum(gpu_hours) as day_gpu_hours
+    from allocations
+    where training_run in (select training_run from run_plans)
+        and ChargePeriodEnd <= ChargePeriodStart + interval 1 day
+    group by training_run, charge_day
+),
+
+anomaly_days as (
+    select training_run, charge_day, day_cost
+    from (
+        select
+            *,
+            min(charge_day) filter (where day_gpu_hours > 0) over (partition by training_run) as first_gpu_day
+        from usage_days
+    ) as days_from_gpus
+    where first_gpu_day is null or charge_day >= first_gpu_day
+),
+
+anomaly_medians as (
+    select
+        anomaly_days.training_run,
+        anomaly_days.charge_day,
+        anomaly_days.day_cost,
+        median(earlier_days.day_cost) as trailing_median,
+        count(*) as trailing_days
+    from anomaly_days
+    inner join anomaly_days as earlier_days
+        on anomaly_days.training_run = earlier_days.training_run
+        and earlier_days.charge_day >= anomaly_days.charge_day - cast($anomaly_trailing_days as integer)
+        and earlier_days.charge_day < anomaly_days.charge_day
+    group by anomaly_days.training_run, anomaly_days.charge_day, anomaly_days.day_cost
+),
+
+anomaly_levels as (
+    select
+        run_plans.training_run,
+        run_plans.currency,
+        run_plans.estimated_cost,
+        threshold_names.threshold,
+        case threshold_names.threshold
+            when 'warning' then run_plans.daily_spend_anomaly_thresholds.warning
+            else run_plans.daily_spend_anomaly_thresholds."over"  -- noqa: RF06
+        end as threshold_fraction
+    from run_plans
+    cross join threshold_names
+),
+
+anomaly_alerts as (
+    select
+        anomaly_levels.training_run,
+        anomaly_levels.threshold,
+        anomaly_levels.threshold_fraction,
+        anomaly_levels.estimated_cost,
+        round(anomaly_medians.trailing_median * anomaly_levels.threshold_fraction, 10) as threshold_amount,
+        anomaly_medians.charge_day as crossed_on,
+        anomaly_levels.currency,
+        'daily_spend_anomaly' as kind,
+        anomaly_levels.currency as unit,
+        anomaly_medians.day_cost as observed
+    from anomaly_medians
+    inner join anomaly_levels on anomaly_medians.training_run = anomaly_levels.training_run
+    where anomaly_medians.trailing_days >= cast($anomaly_minimum_days as integer)
+        and anomaly_medians.trailing_median > 0
+        and anomaly_medians.day_cost >= round(anomaly_medians.trailing_median * anomaly_levels.threshold_fraction, 10)
+),
+
+-- idle GPUs: GPU-instance hours charged with no run, in stretches of back-to-back charge periods;
+-- the first day a stretch of the instance was longer than a level
+idle_periods as (
+    select
+        ResourceId as resource_id,
+        BillingCurrency as currency,
+        ChargePeriodStart as period_start,
+        ChargePeriodEnd as period_end,
+        sum(effective_cost) as period_cost
+    from allocations
+    where training_run is null and gpu_hours > 0 and ResourceId is not null
+    group by all
+),
+
+idle_stretches as (
+    select
+        *,
+        sum(case when previous_end >= period_start then 0 else 1 end)
+            over (partition by resource_id, currency order by period_start) as stretch
+    from (
+        select
+            *,
+            lag(period_end) over (partition by resource_id, currency order by period_start) as previous_end
+        from idle_periods
+    ) as idle_with_previous
+),
+
+idle_cumulative as (
+    select
+        resource_id,
+        currency,
+        stretch,
+        period_start,
+        decimal_divide(
+            sum(date_diff('second', period_start, period_end))
+                over (partition by resource_id, currency, stretch order by period_start),
+            3600
+        ) as idle_hours,
+        sum(period_cost) over (partition by resource_id, currency, stretch order by period_start) as idle_cost
+    from idle_stretches
+),
+
+idle_levels as (
+    select 'warning' as threshold, cast($idle_warning_hours as decimal(38, 10)) as threshold_fraction
+    union all
+    select 'over' as threshold, cast($idle_over_hours as decimal(38, 10)) as threshold_fraction
+),
+
+idle_alerts as (
+    select
+        null as training_run,
+        idle_levels.threshold,
+        idle_levels.threshold_fraction,
+        null as estimated_cost,
+        idle_levels.threshold_fraction as threshold_amount,
+        cast(min(idle_cumulative.period_start) as date) as crossed_on,
+        arg_min(idle_cumulative.idle_cost, idle_cumulative.period_start) as cumulative_cost,
+        idle_cumulative.currency,
+        'idle_gpus' as kind,
+        'hours' as unit,
+        arg_min(idle_cumulative.idle_hours, idle_cumulative.period_start) as observed,
+        idle_cumulative.resource_id
+    from idle_cumulative
+    cross join idle_levels
+    where idle_cumulative.idle_hours > idle_levels.threshold_fraction
+    group by
+        idle_cumulative.resource_id, idle_cumulative.currency, idle_levels.threshold, idle_levels.threshold_fraction
+),
+
+run_kind_alerts as (
+    select * exclude (plan) from kind_crossings
+    union all by name
+    select * from clock_alerts
+    union all by name
+    select * from anomaly_alerts
+),
+
+-- the run's cumulative effective cost at the end of the crossing day
+run_kind_costs as (
+    select
+        run_kind_alerts.*,
+        coalesce(cumulative_spend.cumulative_cost, 0) as cumulative_cost
+    from run_kind_alerts
+    asof left join cumulative_spend
+        on run_kind_alerts.training_run = cumulative_spend.training_run
+        and run_kind_alerts.crossed_on >= cumulative_spend.charge_day
+),
+
+final as (
+    select
+        alerts.* exclude (as_of),
+        coalesce(alerts.as_of, runs_as_of.as_of, sources_as_of.as_of) as as_of,
+        format(
+            '{} {}: {} {} reached the {} level {} {}{}',
+            coalesce(alerts.training_run, alerts.resource_id),
+            alerts.kind,
+            cast(round(alerts.observed, 2) as varchar),
+            alerts.unit,
+            alerts.threshold,
+            cast(round(alerts.threshold_amount, 2) as varchar),
+            alerts.unit,
+            case
+                when alerts.kind = 'daily_spend_anomaly' then format(
+                    ' on {}, {} x the trailing median',
+                    alerts.crossed_on,
+                    cast(round(alerts.threshold_fraction, 2) as varchar)
+                )
+                else format(' on {}', alerts.crossed_on)
+            end
+        ) as detail
+    from (
+        select * from cost_alerts
+        union all by name
+        select * from run_kind_costs
+        union all by name
+        select * from idle_alerts
+    ) as alerts
+    left join runs_as_of on alerts.training_run = runs_as_of.training_run
+    cross join sources_as_of
 )
 
 select * from final;
 
 -- name: summary
--- The threshold crossings `runledger run` lists after its summary, money rounded to cents.
+-- The cost threshold crossings `runledger run` lists after its summary, money rounded to cents.
 select
     training_run,
     threshold,
@@ -109,4 +457,12 @@ select
     round(cumulative_cost, 2) as cumulative_cost,
     currency
 from budget_alerts
+where coalesce(kind, 'cost') = 'cost'
 order by crossed_on, training_run, threshold_fraction;
+
+-- name: kind_crossings
+-- The crossings of the threshold kinds besides cost, for their asset checks.
+select kind, threshold, detail
+from budget_alerts
+where kind <> 'cost'
+order by kind, crossed_on, training_run, resource_id, threshold_fraction;

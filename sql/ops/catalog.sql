@@ -66,3 +66,19 @@ final as (
 )
 
 select * from final;
+
+-- name: is_not_null
+-- Whether a column of a table of the warehouse schema is NOT NULL (pipelines.warehouse.comments).
+with columns as (
+    select table_name, column_name, is_nullable
+    from duckdb_columns()
+    where database_name = current_database() and schema_name = current_schema()
+),
+
+final as (
+    select count(*) > 0 as is_not_null
+    from columns
+    where table_name = $table_name and column_name = $column_name and not is_nullable
+)
+
+select * from final;

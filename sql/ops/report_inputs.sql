@@ -30,7 +30,12 @@ variance as (
 ),
 
 alerts as (
-    select coalesce(md5(string_agg(cast(budget_alerts as varchar), '|' order by training_run, threshold)), '') as digest
+    select
+        coalesce(
+            md5(string_agg(cast(budget_alerts as varchar), '|' order by kind, training_run, resource_id, threshold,
+                crossed_on)),
+            ''
+        ) as digest
     from budget_alerts
 ),
 
@@ -63,12 +68,22 @@ causes as (
     from variance_causes
 ),
 
+provisional as (
+    select
+        coalesce(
+            md5(string_agg(cast(provisional_spend as varchar), '|' order by training_run, billed_through, status)), ''
+        ) as digest
+    from provisional_spend
+),
+
 final as (
     select md5(concat_ws(
         '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest,
-        loads_recorded.digest, waste_items.digest, progress.digest, pricing.digest, causes.digest
+        loads_recorded.digest, waste_items.digest, progress.digest, pricing.digest, causes.digest,
+        provisional.digest
     )) as inputs_digest
-    from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items, progress, pricing, causes
+    from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items, progress, pricing, causes,
+        provisional
 )
 
 select * from final;

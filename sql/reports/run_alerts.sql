@@ -1,4 +1,4 @@
--- Threshold crossings (budget_alerts) of every run.
+-- Cost threshold crossings (budget_alerts of kind cost) of every run.
 select
     training_run,
     threshold,
@@ -8,4 +8,5 @@ select
     cumulative_cost,
     currency
 from budget_alerts
+where coalesce(kind, 'cost') = 'cost'
 order by crossed_on, training_run, threshold_fraction, threshold

@@ -19,6 +19,11 @@ create table if not exists budget_baselines (
     -- storage rows of budgets with `storage`: how many checkpoints the estimate keeps
     checkpoints_retained integer,
     thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)) not null,
+    -- the levels of the thresholds besides cost, resolved from the budget and runledger.yaml
+    gpu_hours_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)),
+    wall_clock_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)),
+    storage_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)),
+    daily_spend_anomaly_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)),
     "window" struct("start" date, "end" date) not null,
     budget_file varchar not null
 );
@@ -30,6 +35,18 @@ alter table budget_baselines add column if not exists checkpoints_retained integ
 alter table budget_baselines add column if not exists tokens_per_step bigint;
 alter table budget_baselines add column if not exists cost_behavior varchar;
 alter table budget_baselines add column if not exists estimated_wall_clock_hours decimal(38, 10);
+alter table budget_baselines add column if not exists gpu_hours_thresholds struct(
+    warning decimal(38, 10), "over" decimal(38, 10)
+);
+alter table budget_baselines add column if not exists wall_clock_thresholds struct(
+    warning decimal(38, 10), "over" decimal(38, 10)
+);
+alter table budget_baselines add column if not exists storage_thresholds struct(
+    warning decimal(38, 10), "over" decimal(38, 10)
+);
+alter table budget_baselines add column if not exists daily_spend_anomaly_thresholds struct(
+    warning decimal(38, 10), "over" decimal(38, 10)
+);
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -64,13 +81,24 @@ comment on column budget_baselines.tokens_per_step is
     'tokens of one optimizer step (run_progress counts the tokens trained with it); NULL otherwise.';
 comment on column budget_baselines.estimated_wall_clock_hours is
     'Compute row of a budget with a model: the planned wall-clock hours, estimated_gpu_hours / gpus (the planned '
-    'burn of the report and the linear forecast of a run without events run over it); NULL on other rows.';
+    'burn of the report, the linear forecast of a run without events and the wall_clock alerts run over it); '
+    'NULL on other rows.';
 comment on column budget_baselines.checkpoints_retained is
     'Storage row of a budget with storage: how many checkpoints the estimate keeps (the checkpoint_retention '
     'waste counts those beyond it); NULL on other rows.';
 comment on column budget_baselines.thresholds is
     'The alert thresholds as fractions of the estimate, warning and over (0 < warning <= over); the same on every '
     'row of the run.';
+comment on column budget_baselines.gpu_hours_thresholds is
+    'The gpu_hours alert levels, warning and over, as fractions of estimated_gpu_hours: the budget''s '
+    'thresholds.gpu_hours, else runledger.yaml''s, else the cost thresholds; the same on every row of the run.';
+comment on column budget_baselines.wall_clock_thresholds is
+    'The wall_clock alert levels as fractions of estimated_wall_clock_hours, resolved as gpu_hours_thresholds.';
+comment on column budget_baselines.storage_thresholds is
+    'The storage alert levels as fractions of the storage estimate, resolved as gpu_hours_thresholds.';
+comment on column budget_baselines.daily_spend_anomaly_thresholds is
+    'The daily_spend_anomaly alert levels as multiples of the run''s trailing median daily spend: the '
+    'budget''s thresholds.daily_spend_anomaly, else runledger.yaml''s (default 3 and 5).';
 comment on column budget_baselines."window" is
     'The run''s planned window, start and end dates: [start, end) in UTC; the same on every row of the run.';
 comment on column budget_baselines.budget_file is 'The budget file the row was read from.';

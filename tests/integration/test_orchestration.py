@@ -39,6 +39,7 @@ GATES = {
     "waste": {"reconciliation"},
     "run_progress": {"reconciliation"},
     "variance_causes": {"reconciliation"},
+    "provisional_spend": {"reconciliation"},
 }
 SQL_COMMENT = re.compile(r"--[^\n]*")
 SQL_STRING = re.compile(r"'(?:[^']|'')*'")

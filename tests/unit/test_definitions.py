@@ -37,6 +37,7 @@ LAYER_ASSETS = {
     "waste",
     "run_progress",
     "variance_causes",
+    "provisional_spend",
 }
 
 
@@ -90,6 +91,7 @@ UPSTREAM = {
     },
     "run_progress": {"focus_line_items", "cost_allocations", "reconciliation", "budget_baselines", "run_events"},
     "variance_causes": {"reconciliation", "budget_baselines", "budget_variance", "waste", "run_progress"},
+    "provisional_spend": {"cost_allocations", "reconciliation", "run_events"},
     "post_mortem_reports": {
         "focus_line_items",
         "cost_allocations",
@@ -104,6 +106,7 @@ UPSTREAM = {
         "run_progress",
         "variance_causes",
         "run_events",
+        "provisional_spend",
     },
 }
 
@@ -219,6 +222,11 @@ def test_checks_blocking_and_warning(demo_defs: dg.Definitions) -> None:
         ("raw/aws_main", "freshness"),
         ("raw/gcp_main", "schema_drift"),
         ("raw/gcp_main", "freshness"),
+        ("budget_alerts", "gpu_hours_threshold"),
+        ("budget_alerts", "wall_clock_threshold"),
+        ("budget_alerts", "storage_threshold"),
+        ("budget_alerts", "daily_spend_anomaly_threshold"),
+        ("budget_alerts", "idle_gpus_threshold"),
     }
     assert {name for (_, name), spec in checks.items() if spec.blocking} == {"conservation", "zero_differences"}
 

@@ -35,6 +35,7 @@ WRITER_LAYER = {
     "run_progress": "marts",
     "run_pricing": "marts",
     "variance_causes": "marts",
+    "provisional_spend": "marts",
 }
 NAME = r"(?:\"[^\"]+\"|[\w.]+)"
 WRITE = re.compile(

@@ -32,6 +32,7 @@ PUBLIC = {
     "run_progress",
     "run_pricing",
     "variance_causes",
+    "provisional_spend",
 }
 BOOKKEEPING = {"step_inputs", "schema_version"}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}

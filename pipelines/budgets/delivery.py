@@ -55,12 +55,14 @@ class AlertEvent:
         alert_key: the alert's stable key, run:kind:threshold.
         training_run: the run it is about.
         owner: the run's owner, None when no tag or registry names one.
-        kind: what was measured (`cost`).
+        kind: what was measured (`cost`, `gpu_hours`, `wall_clock`, `storage`,
+            `daily_spend_anomaly`, `idle_gpus`).
         threshold: `warning` or `over`.
         crossed_on: the day the threshold was reached.
-        amount: the cumulative amount at the end of that day.
+        amount: a cost alert's cumulative amount at the end of that day, else the value observed.
         threshold_amount: the amount that reaches the threshold.
         currency: the budget's currency.
+        detail: budget_alerts' sentence on an alert besides cost; None for cost.
     """
 
     event: str
@@ -73,10 +75,15 @@ class AlertEvent:
     amount: Decimal | None
     threshold_amount: Decimal | None
     currency: str | None
+    detail: str | None = None
 
     def text(self) -> str:
         """The one-line message every destination gets."""
-        who = f"{self.training_run} (owner {self.owner or 'unknown'})"
+        who = f"{self.subject_name} (owner {self.owner or 'unknown'})"
+        if self.kind != "cost":
+            if self.event == RESOLVED:
+                return f"RunLedger: resolved: {who} no longer reaches its {self.kind} {self.threshold} level"
+            return f"RunLedger: {who}: {self.detail}"
         reached = f"{self._money(self.threshold_amount)} {self.threshold} threshold"
         if self.event == RESOLVED:
             return (
@@ -87,7 +94,13 @@ class AlertEvent:
 
     def subject(self) -> str:
         """An email's subject line."""
-        return f"[RunLedger] {self.training_run}: {self.threshold} threshold {self.event}"
+        return f"[RunLedger] {self.subject_name}: {self.kind} {self.threshold} threshold {self.event}"
+
+    @property
+    def subject_name(self) -> str:
+        """What the alert is about: its run, or the GPU instance of an `idle_gpus` alert (the
+        key's part before kind and threshold)."""
+        return self.training_run or self.alert_key.rsplit(":", 2)[0]
 
     def payload(self) -> dict[str, object]:
         """The JSON object a generic webhook receives (money as exact decimal text)."""
@@ -151,6 +164,7 @@ class Delivery:
             "amount": alert.amount,
             "threshold_amount": alert.threshold_amount,
             "currency": alert.currency,
+            "detail": alert.detail,
             "status": self.status,
             "attempts": self.attempts,
             "first_attempted_at": self.first_attempted_at,

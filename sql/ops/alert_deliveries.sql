@@ -2,8 +2,9 @@
 -- pipelines/budgets/delivery.py, never rebuilt.
 
 -- name: alerts
--- Every alert budget_alerts holds now, under its stable key (run:kind:threshold; a restatement
--- that moves the crossing's day or amount keeps it), with the run's owner as run_costs names it.
+-- Every alert budget_alerts holds now, under its stable key (run or GPU instance:kind:threshold; a
+-- restatement that moves the crossing's day or amount keeps it), with the run's owner as run_costs
+-- names it; amount is the cumulative cost of a cost alert, else the value observed in its unit.
 with alerts as (
     select * from budget_alerts
 ),
@@ -16,23 +17,25 @@ owners as (
 
 final as (
     select
-        concat_ws(':', alerts.training_run, 'cost', alerts.threshold) as alert_key,
+        concat_ws(':', coalesce(alerts.training_run, alerts.resource_id), alerts.kind, alerts.threshold) as alert_key,
         alerts.training_run,
         owners.owner,
-        'cost' as kind,
+        alerts.kind,
         alerts.threshold,
         alerts.threshold_fraction,
         alerts.estimated_cost,
         alerts.threshold_amount,
         alerts.crossed_on,
-        alerts.cumulative_cost as amount,
-        alerts.currency
+        if(alerts.kind = 'cost', alerts.cumulative_cost, alerts.observed) as amount,
+        alerts.currency,
+        alerts.unit,
+        alerts.detail
     from alerts
     left join owners on owners.training_run = alerts.training_run
 )
 
 select * from final
-order by crossed_on, training_run, threshold_fraction;
+order by crossed_on, alert_key;
 
 -- name: latest
 -- The last row of every (alert, destination) in the ledger, and the event it was last delivered
@@ -63,10 +66,11 @@ where alert_key = $alert_key and destination = $destination and sequence = $sequ
 -- One event's row as the run leaves it.
 insert into alert_deliveries (
     alert_key, destination, sequence, event, training_run, owner, kind, threshold, crossed_on, amount,
-    threshold_amount, currency, status, attempts, first_attempted_at, last_attempted_at, delivered_at, last_error
+    threshold_amount, currency, detail, status, attempts, first_attempted_at, last_attempted_at, delivered_at,
+    last_error
 )
 values (
     $alert_key, $destination, $sequence, $event, $training_run, $owner, $kind, $threshold, $crossed_on, $amount,
-    $threshold_amount, $currency, $status, $attempts, $first_attempted_at, $last_attempted_at, $delivered_at,
-    $last_error
+    $threshold_amount, $currency, $detail, $status, $attempts, $first_attempted_at, $last_attempted_at,
+    $delivered_at, $last_error
 );

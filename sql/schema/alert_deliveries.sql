@@ -12,6 +12,7 @@ create table if not exists alert_deliveries (
     amount decimal(38, 10),
     threshold_amount decimal(38, 10),
     currency varchar,
+    detail varchar,
     status varchar not null,
     attempts integer not null,
     first_attempted_at timestamp not null,
@@ -19,6 +20,9 @@ create table if not exists alert_deliveries (
     delivered_at timestamp,
     last_error varchar
 );
+
+-- warehouses created before this column existed
+alter table alert_deliveries add column if not exists detail varchar;
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -28,7 +32,7 @@ comment on table alert_deliveries is
     'crossed and once more when a restatement resolves it. A failed row is tried again by the next run. Holds no '
     'secret: URLs and logins stay in the environment. Money is DECIMAL(38,10); timestamps are UTC.';
 comment on column alert_deliveries.alert_key is
-    'The alert''s stable key, run:kind:threshold (e.g. llm-7b-pt-r1:cost:warning): the same alert keeps it when a '
+    'The alert''s stable key, run (or GPU instance):kind:threshold (e.g. llm-7b-pt-r1:cost:warning): the same alert keeps it when a '
     'restatement moves its day or amount.';
 comment on column alert_deliveries.destination is 'The destination''s name in alerts.destinations.';
 comment on column alert_deliveries.sequence is
@@ -37,12 +41,16 @@ comment on column alert_deliveries.event is
     'crossed (the alert holds) or resolved (a restatement took a delivered crossing back).';
 comment on column alert_deliveries.training_run is 'The run the alert is about.';
 comment on column alert_deliveries.owner is 'The run''s owner (run_costs) when the event was first tried.';
-comment on column alert_deliveries.kind is 'What was measured: cost (cumulative effective spend against the estimate).';
+comment on column alert_deliveries.kind is
+    'What was measured, as budget_alerts.kind: cost, gpu_hours, wall_clock, storage, daily_spend_anomaly or idle_gpus.';
 comment on column alert_deliveries.threshold is 'warning or over.';
 comment on column alert_deliveries.crossed_on is 'The day budget_alerts gave for the crossing.';
 comment on column alert_deliveries.amount is
-    'The cumulative amount at the end of crossed_on (budget_alerts.cumulative_cost).';
+    'A cost alert''s cumulative amount at the end of crossed_on (budget_alerts.cumulative_cost); for the other kinds '
+    'the value observed in the kind''s unit (budget_alerts.observed).';
 comment on column alert_deliveries.threshold_amount is 'The amount that reaches the threshold.';
+comment on column alert_deliveries.detail is
+    'An alert besides cost: its sentence (budget_alerts.detail), the text its messages carry; NULL for cost.';
 comment on column alert_deliveries.currency is 'The budget''s currency.';
 comment on column alert_deliveries.status is
     'delivered; failed (every attempt of the last run failed: tried again next run); sending (claimed by a run that '

@@ -55,8 +55,22 @@ class Night:
     second_ledger: list[tuple]
 
 
+# The demo's alerts besides cost held back, so the deliveries below are its three cost alerts;
+# test_the_alerts_besides_cost_are_delivered_with_their_sentence lets them through.
+QUIET_THRESHOLDS = """
+thresholds:
+  gpu_hours: {warning: 100, over: 100}
+  wall_clock: {warning: 100, over: 100}
+  storage: {warning: 100, over: 100}
+  daily_spend_anomaly: {warning: 100, over: 100}
+  idle_gpus: {warning_hours: 100000, over_hours: 100000}
+"""
+
+
 def alerts_config(http: HttpRecorder, smtp: SmtpRecorder) -> str:
-    return f"""
+    return (
+        QUIET_THRESHOLDS
+        + f"""
 alerts:
   attempts: 2
   backoff_seconds: 0.01
@@ -75,6 +89,7 @@ alerts:
       owners: [alice]
     - {{name: pager, kind: webhook, url_env: RUNLEDGER_PAGER_URL}}
 """
+    )
 
 
 def query(config: Path, sql: str) -> list[tuple]:
@@ -125,7 +140,7 @@ def expected_alerts(config: Path) -> list[dict[str, object]]:
         config,
         "select a.training_run, c.owner, a.threshold, a.crossed_on, a.cumulative_cost, a.currency "
         "from budget_alerts a join (select distinct training_run, owner from run_costs) c using (training_run) "
-        "order by all",
+        "where a.kind = 'cost' order by all",
     )
     return [
         {
@@ -167,8 +182,8 @@ def test_a_nightly_run_delivers_each_alert_once_to_each_destination(night: Night
     # email: alice's run only (owners: [alice]), one message per alert, after a login
     mails = night.smtp.messages[: night.first_mail]
     assert sorted(mail["Subject"] for mail in mails) == [
-        "[RunLedger] llm-7b-pt-r1: over threshold crossed",
-        "[RunLedger] llm-7b-pt-r1: warning threshold crossed",
+        "[RunLedger] llm-7b-pt-r1: cost over threshold crossed",
+        "[RunLedger] llm-7b-pt-r1: cost warning threshold crossed",
     ]
     assert {(mail["From"], mail["To"]) for mail in mails} == {("runledger@example.com", "finops@example.com")}
     for mail in mails:
@@ -334,3 +349,28 @@ def test_a_claim_of_a_run_still_sending_is_left_alone_and_a_dead_runs_claim_is_t
     assert deliver(copy, "alert_deliveries")[0].success
     assert len(night.http.bodies(pager_path)) == before + 3
     assert {(row[4], row[5]) for row in query(copy, LEDGER) if row[0] == "pager"} == {("delivered", 5)}
+
+
+def test_the_alerts_besides_cost_are_delivered_with_their_sentence(night: Night, copy: Path) -> None:
+    copy.write_text(copy.read_text().replace(QUIET_THRESHOLDS, ""))
+    http_before = len(night.http.requests)
+    result, _ = deliver(copy, "budget_baselines", "budget_alerts", "alert_deliveries")
+    assert result.success
+    expected = {
+        f"{subject}:{kind}:{threshold}": (owner, detail)
+        for subject, owner, kind, threshold, detail in query(
+            copy,
+            "select coalesce(a.training_run, a.resource_id), c.owner, a.kind, a.threshold, a.detail "
+            "from budget_alerts a left join (select distinct training_run, owner from run_costs) c "
+            "using (training_run) where a.kind <> 'cost'",
+        )
+    }
+    hooks = [body for path, body in night.http.requests[http_before:] if path == SECRETS["RUNLEDGER_ALERT_WEBHOOK_URL"]]
+    assert sorted(body["alert_key"] for body in hooks) == sorted(expected)
+    # the demo's untagged GPU dev instance, idle with no run: its alert names the instance
+    idle = next(body for body in hooks if body["kind"] == "idle_gpus")
+    assert idle["alert_key"] == "i-0e7d5c4b3a2910042:idle_gpus:warning" and idle["training_run"] is None
+    for body in hooks:
+        owner, detail = expected[body["alert_key"]]
+        subject = body["training_run"] or body["alert_key"].rsplit(":", 2)[0]
+        assert body["text"] == f"RunLedger: {subject} (owner {owner or 'unknown'}): {detail}"

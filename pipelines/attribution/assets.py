@@ -84,7 +84,11 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         checks = allocate_period_if_changed(
-            conn, billing_period, config.attribution.dimensions, config.attribution.shared
+            conn,
+            billing_period,
+            config.attribution.dimensions,
+            config.attribution.shared,
+            config.attribution.commitments.active_rules,
         )
         recomputed = checks is not None
         if not recomputed:

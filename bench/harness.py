@@ -54,6 +54,7 @@ STAGE_ORDER = (
     "cost_allocations",
     "run_costs",
     "views",
+    "commitment_utilization",
     "budget_variance",
     "run_progress",
     "waste",

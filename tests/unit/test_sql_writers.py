@@ -33,6 +33,7 @@ WRITER_LAYER = {
     "waste_by_run": "marts",
     "run_progress": "marts",
     "run_pricing": "marts",
+    "commitment_utilization": "marts",
 }
 NAME = r"(?:\"[^\"]+\"|[\w.]+)"
 WRITE = re.compile(

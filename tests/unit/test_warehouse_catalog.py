@@ -30,6 +30,7 @@ PUBLIC = {
     "waste_by_run",
     "run_progress",
     "run_pricing",
+    "commitment_utilization",
 }
 BOOKKEEPING = {"step_inputs", "schema_version"}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}

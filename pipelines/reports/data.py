@@ -240,6 +240,19 @@ class RunPricing:
 
 
 @dataclass(frozen=True)
+class CommitmentCharge:
+    """Unused commitment a commitment rule (`attribution.commitments`) charged to a run in one
+    billing period."""
+
+    billing_period: date
+    commitment_type: str | None
+    commitment_id: str
+    allocation_rule: str
+    currency: str | None
+    charged_cost: Decimal
+
+
+@dataclass(frozen=True)
 class RunOverview:
     """What the summary needs of a run: its header and numbers table."""
 
@@ -260,6 +273,7 @@ class RunDetails:
     waste: RunWaste
     progress: RunProgress | None = None
     pricing: tuple[RunPricing, ...] = ()
+    commitment_charges: tuple[CommitmentCharge, ...] = ()
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -321,7 +335,8 @@ def load_details(
     reconciliation: Sequence[ReconciliationRow],
 ) -> dict[str, RunDetails]:
     """Reads the runs' daily spend, top resources, threshold crossings, waste, progress, GPU-hours
-    by pricing and unattributed neighbours; picks each run's reconciliation rows.
+    by pricing, unused commitment charged to them and unattributed neighbours; picks each run's
+    reconciliation rows.
 
     Args:
         conn: warehouse connection, on which `snapshot_unattributed` ran.
@@ -338,6 +353,7 @@ def load_details(
     waste_items = _rows_by_run(conn, read_sql("reports/run_waste_items"), runs, row_limit=TOP_WASTE_ROWS)
     progress = _rows_by_run(conn, read_sql("reports/run_progress"), runs)
     pricing = _rows_by_run(conn, read_sql("reports/run_pricing"), runs)
+    commitment_charges = _rows_by_run(conn, read_sql("reports/run_commitment_charges"), runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for alert in load_alerts(conn):
         if alert.training_run in alerts:
@@ -358,6 +374,7 @@ def load_details(
             ),
             progress=next((RunProgress(**row) for row in progress[training_run]), None),
             pricing=tuple(RunPricing(**row) for row in pricing[training_run]),
+            commitment_charges=tuple(CommitmentCharge(**row) for row in commitment_charges[training_run]),
         )
     return details
 

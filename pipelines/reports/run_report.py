@@ -29,6 +29,7 @@ from pipelines.reports.run_budget import (
     levels_table,
     waterfall_table,
 )
+from pipelines.reports.run_commitments import commitment_blocks
 from pipelines.reports.run_economics import economics_blocks
 from pipelines.reports.run_facts import AMOUNTS_NOTE, as_of, currency_of, gpu_hours_of, total_status
 from pipelines.reports.run_spend import daily_table, top_resource_blocks, unattributed_blocks, waste_blocks
@@ -72,6 +73,9 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
                 with_chart("variance_waterfall", waterfall_table(overview), *compute),
             )
         )
+    commitments = commitment_blocks(overview, details)
+    if commitments:
+        sections.append(Section("Unused commitment charged to the run", commitments))
     sections += [
         Section("Progress and unit economics", economics_blocks(details, currency)),
         Section(

@@ -217,3 +217,8 @@ select
 from cost_allocations
 where period is null or in_billing_period(BillingPeriodStart, cast(period as date))
 group by all;
+
+-- An allocation of unused commitment a commitment rule (attribution.commitments) charged to a run:
+-- sql/attribution/commitment_shares.sql names its rule `commitment <rule> (<split>)`.
+create or replace macro is_commitment_charge(allocation_method, allocation_rule) as
+    allocation_method = 'shared' and allocation_rule like 'commitment %';

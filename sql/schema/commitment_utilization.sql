@@ -30,11 +30,13 @@ comment on column commitment_utilization.billing_period is 'The billing month, a
 comment on column commitment_utilization.source_name is 'The billing source (x_SourceName).';
 comment on column commitment_utilization.provider is 'ProviderName.';
 comment on column commitment_utilization.currency is 'BillingCurrency of the amounts.';
-comment on column commitment_utilization.commitment_id is 'CommitmentDiscountId: the Savings Plan, reservation or commitment.';
+comment on column commitment_utilization.commitment_id is
+    'CommitmentDiscountId: the Savings Plan, reservation or commitment.';
 comment on column commitment_utilization.commitment_type is
     'CommitmentDiscountType (Savings Plan, Reservation, Committed Use Discount).';
 comment on column commitment_utilization.commitment_category is 'CommitmentDiscountCategory: Spend or Usage.';
-comment on column commitment_utilization.commitment_name is 'CommitmentDiscountName; NULL where the provider names none (AWS).';
+comment on column commitment_utilization.commitment_name is
+    'CommitmentDiscountName; NULL where the provider names none (AWS).';
 comment on column commitment_utilization.fee_billed_cost is
     'BilledCost of its fees (ChargeCategory Purchase) in the period: what the invoice charges for it (an upfront '
     'payment made in an earlier period is not in it); NULL when no fee of it is in the period.';
@@ -48,7 +50,8 @@ comment on column commitment_utilization.unused_cost is 'EffectiveCost of its ro
 comment on column commitment_utilization.unused_charged_cost is
     'The part of unused_cost allocated to training runs (cost_allocations): by a tag, the registry, a shared-cost '
     'rule or a commitment chargeback rule (attribution.commitments); the rest is unattributed.';
-comment on column commitment_utilization.utilization is 'used_cost / committed_cost; NULL when committed_cost is NULL or 0.';
+comment on column commitment_utilization.utilization is
+    'used_cost / committed_cost; NULL when committed_cost is NULL or 0.';
 comment on column commitment_utilization.covered_list_cost is
     'ListCost (on-demand equivalent) of the usage it covered (its Usage rows of status Used).';
 comment on column commitment_utilization.eligible_list_cost is

@@ -38,7 +38,7 @@ TABLES = {
     "run_costs": "select * from run_costs order by all",
     "budget_variance": "select * from budget_variance order by training_run, cost_category",
     "cost_allocations": "select * from cost_allocations order by all",
-    "totals": "select training_run, estimated_cost, actual_cost, variance, round(variance_pct, 2), status "
+    "totals": "select training_run, estimated_cost, actual_cost, variance, round(variance_pct * 100, 2), status "
     "from budget_variance where cost_category = 'total' order by training_run",
     "commitment_utilization": "select * from commitment_utilization order by all",
 }

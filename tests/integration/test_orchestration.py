@@ -38,6 +38,7 @@ GATES = {
     "budget_alerts": {"reconciliation"},
     "waste": {"reconciliation"},
     "run_progress": {"reconciliation"},
+    "commitment_utilization": {"reconciliation"},
 }
 SQL_COMMENT = re.compile(r"--[^\n]*")
 SQL_STRING = re.compile(r"'(?:[^']|'')*'")

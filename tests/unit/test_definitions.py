@@ -35,6 +35,7 @@ LAYER_ASSETS = {
     "run_events",
     "waste",
     "run_progress",
+    "commitment_utilization",
 }
 
 
@@ -79,6 +80,7 @@ UPSTREAM = {
         "run_events",
     },
     "run_progress": {"focus_line_items", "cost_allocations", "reconciliation", "budget_baselines", "run_events"},
+    "commitment_utilization": {"focus_line_items", "cost_allocations", "reconciliation"},
     "post_mortem_reports": {
         "focus_line_items",
         "cost_allocations",

@@ -55,6 +55,7 @@ STAGE_ORDER = (
     "cost_allocations",
     "run_costs",
     "views",
+    "commitment_utilization",
     "run_progress",
     "budget_variance",
     "provisional_spend",

@@ -220,16 +220,65 @@ class SharedRule(_Strict):
 
     @model_validator(mode="after")
     def _weights_fit_the_split(self) -> SharedRule:
-        if self.split != "fixed":
-            if self.weights is not None:
-                raise ValueError(f"weights: only a `fixed` split takes weights (this rule splits {self.split})")
-            return self
-        if not self.weights:
-            raise ValueError("weights: a `fixed` split needs weights per training run, summing to 1")
-        total = sum(self.weights.values())
-        if total != 1:
-            raise ValueError(f"weights: must sum to exactly 1, they sum to {total}")
+        _require_split_weights(self.split, self.weights)
         return self
+
+
+def _require_split_weights(split: str, weights: dict[str, Decimal] | None) -> None:
+    """The one rule for a split's weights (shared-cost and commitment rules): a `fixed` split
+    takes weights per training run summing to exactly 1, any other split none."""
+    if split != "fixed":
+        if weights is not None:
+            raise ValueError(f"weights: only a `fixed` split takes weights (this rule splits {split})")
+        return
+    if not weights:
+        raise ValueError("weights: a `fixed` split needs weights per training run, summing to 1")
+    total = sum(weights.values())
+    if total != 1:
+        raise ValueError(f"weights: must sum to exactly 1, they sum to {total}")
+
+
+class CommitmentRule(_Strict):
+    """A chargeback rule: the unused part of every commitment whose CommitmentDiscountId matches
+    the glob `commitment` is charged to runs — by fixed weights, or by each run's effective cost
+    of the usage that commitment covered in the same billing period (`covered_usage`)."""
+
+    name: str = Field(min_length=1)
+    commitment: str = Field(min_length=1)
+    split: Literal["covered_usage", "fixed"]
+    weights: dict[str, Weight] | None = None
+
+    @model_validator(mode="after")
+    def _weights_fit_the_split(self) -> CommitmentRule:
+        _require_split_weights(self.split, self.weights)
+        return self
+
+
+class Commitments(_Strict):
+    """Charging unused commitment back to runs (`attribution.commitments`): off unless
+    `chargeback` is true; the rules apply in order, the first whose glob matches wins."""
+
+    chargeback: bool = False
+    rules: list[CommitmentRule] = Field(default_factory=list)
+
+    @field_validator("rules")
+    @classmethod
+    def _unique_rule_names(cls, rules: list[CommitmentRule]) -> list[CommitmentRule]:
+        duplicates = repeated([rule.name for rule in rules])
+        if duplicates:
+            raise ValueError(f"rule names must be unique, repeated: {', '.join(duplicates)}")
+        return rules
+
+    @model_validator(mode="after")
+    def _rules_when_on(self) -> Commitments:
+        if self.chargeback and not self.rules:
+            raise ValueError("rules: `chargeback: true` needs at least one rule naming the commitments to charge")
+        return self
+
+    @property
+    def active_rules(self) -> list[CommitmentRule]:
+        """The rules attribution applies: none while chargeback is off."""
+        return self.rules if self.chargeback else []
 
 
 class Attribution(_Strict):
@@ -240,6 +289,7 @@ class Attribution(_Strict):
     )
     runs: str | None = None
     shared: list[SharedRule] = Field(default_factory=list)
+    commitments: Commitments = Field(default_factory=Commitments)
 
     @field_validator("dimensions")
     @classmethod

@@ -14,7 +14,7 @@ from datetime import date
 
 import duckdb
 
-from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
+from pipelines.config import DEFAULT_DIMENSIONS, CommitmentRule, SharedRule
 from pipelines.orchestration.partitions import partition_key
 from pipelines.warehouse.connection import transactions, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
@@ -53,15 +53,33 @@ def _load_shared_rules(conn: duckdb.DuckDBPyConnection, rules: Sequence[SharedRu
             )
 
 
+def _load_commitment_rules(conn: duckdb.DuckDBPyConnection, rules: Sequence[CommitmentRule]) -> None:
+    conn.execute(read_sql("attribution/working_tables", "create_commitment_rules"))
+    for priority, rule in enumerate(rules):
+        conn.execute(
+            read_sql("attribution/working_tables", "insert_commitment_rule"),
+            {"rule_name": rule.name, "priority": priority, "split": rule.split, "pattern": rule.commitment},
+        )
+        for training_run, weight in (rule.weights or {}).items():
+            conn.execute(
+                read_sql("attribution/working_tables", "insert_commitment_rule_weight"),
+                {"rule_name": rule.name, "training_run": training_run, "weight": weight},
+            )
+
+
 def allocation_inputs(
     conn: duckdb.DuckDBPyConnection,
     billing_period: date,
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
+    commitment_rules: Sequence[CommitmentRule] = (),
 ) -> StepInputs:
     """What the period's allocations are computed from: its loads, the run registry, the resource
-    tag snapshots and the attribution settings (sql/ops/allocation_inputs.sql)."""
+    tag snapshots and the attribution settings (sql/ops/allocation_inputs.sql). Commitment rules
+    count only when there are any, so allocations made without them stay current."""
     settings = repr((sorted(dimensions.items()), [rule.model_dump(mode="json") for rule in shared_rules]))
+    if commitment_rules:
+        settings += repr([rule.model_dump(mode="json") for rule in commitment_rules])
     return step_inputs(
         conn,
         ALLOCATIONS_STEP,
@@ -76,6 +94,7 @@ def allocate_period_if_changed(
     billing_period: date,
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
+    commitment_rules: Sequence[CommitmentRule] = (),
 ) -> list[dict] | None:
     """Recomputes the period's allocations unless they were computed from the same inputs.
 
@@ -86,10 +105,10 @@ def allocate_period_if_changed(
     Raises:
         ConservationError: the recomputed allocations do not balance; nothing was replaced.
     """
-    inputs = allocation_inputs(conn, billing_period, dimensions, shared_rules)
+    inputs = allocation_inputs(conn, billing_period, dimensions, shared_rules, commitment_rules)
     if inputs.unchanged(conn):
         return None
-    return allocate_period(conn, billing_period, dimensions, shared_rules, inputs=inputs)
+    return allocate_period(conn, billing_period, dimensions, shared_rules, commitment_rules, inputs=inputs)
 
 
 def allocate_period(
@@ -97,6 +116,7 @@ def allocate_period(
     billing_period: date,
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
+    commitment_rules: Sequence[CommitmentRule] = (),
     inputs: StepInputs | None = None,
 ) -> list[dict]:
     """Replaces the period's allocations atomically, once they pass the per-line conservation
@@ -107,6 +127,8 @@ def allocate_period(
         billing_period: first day of the billing month.
         dimensions: tag keys per dimension, in priority order (`attribution.dimensions`).
         shared_rules: shared-cost rules in the order they apply (`attribution.shared`).
+        commitment_rules: the commitment chargeback rules in force, in the order they apply
+            (`attribution.commitments`; none while its chargeback is off).
         inputs: what the allocations are computed from (`allocation_inputs`), recorded with them,
             in the same transaction, when given.
 
@@ -119,26 +141,34 @@ def allocate_period(
     """
     _load_dimension_keys(conn, dimensions)
     _load_shared_rules(conn, shared_rules)
+    _load_commitment_rules(conn, commitment_rules)
     params = {"billing_period": billing_period}
     with unordered_inserts(conn):
-        checks = _replace_allocations(conn, params, inputs)
+        checks = _replace_allocations(conn, params, inputs, charge_commitments=bool(commitment_rules))
     conn.execute(read_sql("attribution/working_tables", "drop"))
     return checks
 
 
-def _replace_allocations(conn: duckdb.DuckDBPyConnection, params: dict, inputs: StepInputs | None) -> list[dict]:
+def _replace_allocations(
+    conn: duckdb.DuckDBPyConnection, params: dict, inputs: StepInputs | None, charge_commitments: bool
+) -> list[dict]:
     """The attribution steps and their conservation check in one transaction, with the inputs
-    when given."""
+    when given; the commitment chargeback's statements run only when rules are in force."""
     for attempt in transactions(conn):
         with attempt:
             conn.execute(read_sql("attribution/cost_allocations", "delete_period"), params)
             conn.execute(read_sql("attribution/line_dimensions"), params | _dimension_tag_keys(conn, params))
             conn.execute(read_sql("attribution/shares"), params)
+            if charge_commitments:
+                conn.execute(read_sql("attribution/commitment_matches", "match"), params)
+                conn.execute(read_sql("attribution/commitment_matches", "drop_from_shares"))
             conn.execute(read_sql("attribution/shared_matches", "match"), params)
             conn.execute(read_sql("attribution/shared_matches", "drop_from_shares"))
             # steps 1-3 and 5 are written first: step 4's proportional split reads the runs' cost from them
             conn.execute(read_sql("attribution/cost_allocations_insert"), params)
             conn.execute(read_sql("attribution/shared_shares"), params)
+            if charge_commitments:
+                conn.execute(read_sql("attribution/commitment_shares"), params)
             conn.execute(read_sql("attribution/cost_allocations_insert"), params)
             checks = check_period(conn, params["billing_period"])
             unbalanced = [check for check in checks if check["unbalanced_line_items"]]

@@ -6,6 +6,7 @@ import dagster as dg
 import duckdb
 
 from pipelines.attribution.allocate import allocate_period_if_changed, period_totals
+from pipelines.attribution.commitments import build_commitment_utilization
 from pipelines.attribution.registry import load_registry, replace_run_registry
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
@@ -84,7 +85,11 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         checks = allocate_period_if_changed(
-            conn, billing_period, config.attribution.dimensions, config.attribution.shared
+            conn,
+            billing_period,
+            config.attribution.dimensions,
+            config.attribution.shared,
+            config.attribution.commitments.active_rules,
         )
         recomputed = checks is not None
         if not recomputed:
@@ -308,3 +313,45 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
             )
         ],
     )
+
+
+@dg.asset(
+    deps=[FOCUS_LINE_ITEMS, cost_allocations, reconciliation],
+    group_name="attribution",
+    owners=["team:finops"],
+    kinds={"duckdb"},
+    metadata=holds_tables("commitment_utilization"),
+    pool=WAREHOUSE_POOL,
+)
+def commitment_utilization(runledger: RunLedgerResource) -> dg.MaterializeResult:
+    """`commitment_utilization`: every Savings Plan, reservation and committed use discount per
+    billing period — its amortized cost, the part covered usage used and the unused part, how much
+    of that unused part runs carry (`attribution.commitments`), utilization and coverage. Rebuilt
+    whole, only after reconciliation passed."""
+    config = runledger.load_config()
+    with runledger.warehouse(config) as conn:
+        for attempt in transactions(conn):
+            with attempt:
+                rows = build_commitment_utilization(conn)
+    return dg.MaterializeResult(
+        metadata={
+            "rows": dg.MetadataValue.int(len(rows)),
+            "by_commitment": dg.MetadataValue.md(
+                "| period | type | commitment | currency | committed | unused | charged to runs | utilization "
+                "| coverage |\n|---|---|---|---|---:|---:|---:|---:|---:|\n"
+                + "\n".join(
+                    f"| {p:%Y-%m} | {t or ''} | {i} | {c} | {_amount(committed)} | {unused:,.2f} | {charged:,.2f} | "
+                    f"{_share(utilization)} | {_share(coverage)} |"
+                    for p, t, i, c, committed, unused, charged, utilization, coverage in rows
+                )
+            ),
+        }
+    )
+
+
+def _amount(value: Decimal | None) -> str:
+    return "" if value is None else f"{value:,.2f}"
+
+
+def _share(value: Decimal | None) -> str:
+    return "" if value is None else f"{value:.1%}"

@@ -254,6 +254,7 @@ class VarianceCause:
     evidence: str | None
 
 
+@dataclass(frozen=True)
 class ProvisionalSpend:
     """A run's spend since its newest billed hour, estimated from its events (`provisional_spend`),
     or such an estimate the bill has since covered (status `billed`)."""
@@ -268,6 +269,19 @@ class ProvisionalSpend:
     error: Decimal | None
     error_pct: Decimal | None
     currency: str | None
+
+
+@dataclass(frozen=True)
+class CommitmentCharge:
+    """Unused commitment a commitment rule (`attribution.commitments`) charged to a run in one
+    billing period."""
+
+    billing_period: date
+    commitment_type: str | None
+    commitment_id: str
+    allocation_rule: str
+    currency: str | None
+    charged_cost: Decimal
 
 
 @dataclass(frozen=True)
@@ -294,6 +308,7 @@ class RunDetails:
     progress: RunProgress | None = None
     pricing: tuple[RunPricing, ...] = ()
     provisional: tuple[ProvisionalSpend, ...] = ()
+    commitment_charges: tuple[CommitmentCharge, ...] = ()
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -359,7 +374,8 @@ def load_details(
     reconciliation: Sequence[ReconciliationRow],
 ) -> dict[str, RunDetails]:
     """Reads the runs' daily spend, top resources, threshold crossings, waste, progress, GPU-hours
-    by pricing, provisional spend and unattributed neighbours; picks each run's reconciliation rows.
+    by pricing, provisional spend, unused commitment charged to them and unattributed neighbours;
+    picks each run's reconciliation rows.
 
     Args:
         conn: warehouse connection, on which `snapshot_unattributed` ran.
@@ -377,6 +393,7 @@ def load_details(
     progress = _rows_by_run(conn, read_sql("reports/run_progress"), runs)
     pricing = _rows_by_run(conn, read_sql("reports/run_pricing"), runs)
     provisional = _rows_by_run(conn, read_sql("reports/run_provisional"), runs)
+    commitment_charges = _rows_by_run(conn, read_sql("reports/run_commitment_charges"), runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for alert in load_alerts(conn):
         if alert.training_run in alerts:
@@ -398,6 +415,7 @@ def load_details(
             progress=next((RunProgress(**row) for row in progress[training_run]), None),
             pricing=tuple(RunPricing(**row) for row in pricing[training_run]),
             provisional=tuple(ProvisionalSpend(**row) for row in provisional[training_run]),
+            commitment_charges=tuple(CommitmentCharge(**row) for row in commitment_charges[training_run]),
         )
     return details
 

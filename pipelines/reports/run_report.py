@@ -30,6 +30,7 @@ from pipelines.reports.run_budget import (
     waterfall_table,
 )
 from pipelines.reports.run_causes import CAUSES_NOTE, why_paragraph
+from pipelines.reports.run_commitments import commitment_blocks
 from pipelines.reports.run_economics import economics_blocks
 from pipelines.reports.run_facts import AMOUNTS_NOTE, as_of, currency_of, gpu_hours_of, total_status
 from pipelines.reports.run_spend import daily_table, top_resource_blocks, unattributed_blocks, waste_blocks
@@ -78,6 +79,9 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
                 ),
             )
         )
+    commitments = commitment_blocks(overview, details)
+    if commitments:
+        sections.append(Section("Unused commitment charged to the run", commitments))
     sections += [
         Section("Progress and unit economics", economics_blocks(details, currency)),
         Section(

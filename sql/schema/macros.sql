@@ -362,3 +362,7 @@ final as (
 )
 
 select * from final;
+-- An allocation of unused commitment a commitment rule (attribution.commitments) charged to a run:
+-- sql/attribution/commitment_shares.sql names its rule `commitment <rule> (<split>)`.
+create or replace macro is_commitment_charge(allocation_method, allocation_rule) as
+    allocation_method = 'shared' and allocation_rule like 'commitment %';

@@ -40,6 +40,7 @@ GATES = {
     "run_progress": {"reconciliation"},
     "variance_causes": {"reconciliation"},
     "provisional_spend": {"reconciliation"},
+    "commitment_utilization": {"reconciliation"},
 }
 SQL_COMMENT = re.compile(r"--[^\n]*")
 SQL_STRING = re.compile(r"'(?:[^']|'')*'")

@@ -38,6 +38,7 @@ LAYER_ASSETS = {
     "run_progress",
     "variance_causes",
     "provisional_spend",
+    "commitment_utilization",
 }
 
 
@@ -92,6 +93,7 @@ UPSTREAM = {
     "run_progress": {"focus_line_items", "cost_allocations", "reconciliation", "budget_baselines", "run_events"},
     "variance_causes": {"reconciliation", "budget_baselines", "budget_variance", "waste", "run_progress"},
     "provisional_spend": {"cost_allocations", "reconciliation", "run_events"},
+    "commitment_utilization": {"focus_line_items", "cost_allocations", "reconciliation"},
     "post_mortem_reports": {
         "focus_line_items",
         "cost_allocations",

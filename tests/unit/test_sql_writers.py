@@ -36,6 +36,7 @@ WRITER_LAYER = {
     "run_pricing": "marts",
     "variance_causes": "marts",
     "provisional_spend": "marts",
+    "commitment_utilization": "marts",
 }
 NAME = r"(?:\"[^\"]+\"|[\w.]+)"
 WRITE = re.compile(

@@ -33,6 +33,7 @@ PUBLIC = {
     "run_pricing",
     "variance_causes",
     "provisional_spend",
+    "commitment_utilization",
 }
 BOOKKEEPING = {"step_inputs", "schema_version"}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}

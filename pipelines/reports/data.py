@@ -7,8 +7,8 @@ sums are exact and rounding happens only when a number is formatted for display.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -43,6 +43,7 @@ class RunHeader:
     billing_periods: tuple[date, ...]
     first_charge: datetime | None
     last_charge: datetime | None
+    custom_dimensions: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

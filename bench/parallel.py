@@ -48,9 +48,7 @@ class FinishConfig(dg.Config):
 def load_period(config: LoadPeriodConfig) -> str:
     runledger_config = load_config(Path(config.config_path))
     billing_period = date.fromisoformat(config.billing_period)
-    rules = read_mapping_rules(
-        runledger_config.cost_categories_path, runledger_config.gpu_instance_table()
-    )
+    rules = read_mapping_rules(runledger_config.cost_categories_path, runledger_config.gpu_instance_table())
     with writer_lock(runledger_config.lake):
         conn = connect(runledger_config.lake)
         try:

@@ -410,9 +410,23 @@ class RunLedgerConfig(_Strict):
     attribution: Attribution = Field(default_factory=Attribution)
     budgets: str | None = None
     cost_categories: str | None = None
-    gpu_instance_types: dict[str, Annotated[int, Field(gt=0)]] | str | None = None
+    gpu_instance_types: dict[str, int] | str | None = None
     orchestration: Orchestration = Field(default_factory=Orchestration)
     waste: Waste = Field(default_factory=Waste)
+
+    @field_validator("gpu_instance_types", mode="before")
+    @classmethod
+    def _gpu_instance_types(cls, value: object) -> object:
+        if value is None or isinstance(value, str):
+            return value
+        if not isinstance(value, dict):
+            raise ValueError("a mapping of instance type to GPUs (e.g. {my-gpu-box: 8}), or a CSV file")
+        for instance_type, gpus in value.items():
+            if not isinstance(instance_type, str) or not instance_type.strip():
+                raise ValueError(f"{instance_type!r}: an instance type is a non-empty text")
+            if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0:
+                raise ValueError(f"{instance_type}: {gpus!r} is not a positive whole number of GPUs")
+        return value
 
     @field_validator("sources")
     @classmethod
@@ -612,7 +626,10 @@ def _check_paths_exist(file: Path, config: RunLedgerConfig) -> None:
         ("attribution.runs", config.runs_path),
         ("budgets", config.budgets_path),
         ("cost_categories", config.cost_categories_path),
-        ("gpu_instance_types", config.resolve(config.gpu_instance_types) if isinstance(config.gpu_instance_types, str) else None),
+        (
+            "gpu_instance_types",
+            config.resolve(config.gpu_instance_types) if isinstance(config.gpu_instance_types, str) else None,
+        ),
     ):
         if value is not None and not value.exists():
             raise ConfigError(f"{file}: {key}: {value} does not exist")

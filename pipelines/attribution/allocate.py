@@ -164,7 +164,9 @@ def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[s
     found = dict(conn.execute(read_sql("attribution/tag_keys"), params).fetchall())
     return {f"{dimension}_keys": found.get(dimension, []) for dimension in DEFAULT_DIMENSIONS} | {
         "custom_dimension_keys": [
-            {"dimension": dimension, "keys": keys} for dimension, keys in found.items() if dimension not in DEFAULT_DIMENSIONS
+            {"dimension": dimension, "keys": keys}
+            for dimension, keys in found.items()
+            if dimension not in DEFAULT_DIMENSIONS
         ]
     }
 

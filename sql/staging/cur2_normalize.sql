@@ -407,7 +407,9 @@ line_items as (
         case
             when is_usage
                 -- EC2 instance hours, and SageMaker's (`USE1-Train:ml.p5.48xlarge`, `Host:ml.…`)
-                and regexp_matches(coalesce(priced.detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage|:ml\.)')
+                and regexp_matches(
+                    coalesce(priced.detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage|:ml\.)'
+                )
                 and gpu_types.gpus is not null
                 then cast(usage_amount * gpu_types.gpus as decimal(38, 10))
             else cast(0 as decimal(38, 10))

@@ -36,9 +36,15 @@ built_in as (
     )
 ),
 
+instance_types as (
+    select * from configured
+    union all
+    select * from built_in
+),
+
 final as (
     select gpu_instance_key(instance_type) as instance_type, gpus
-    from (select * from configured union all select * from built_in) as instance_types
+    from instance_types
     qualify row_number() over (partition by gpu_instance_key(instance_type) order by priority) = 1
 )
 

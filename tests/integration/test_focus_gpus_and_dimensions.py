@@ -55,10 +55,7 @@ def bill() -> list[dict]:
     p5 = json.dumps({"InstanceType": "p5.48xlarge", "CoreCount": 192})
     return [
         # 4 days of one p5.48xlarge: 96 instance hours x 8 GPUs = 768 GPU-hours
-        *(
-            line(day, "AWS", "p5 capacity", "24", 24 * P5_HOUR, SkuPriceDetails=p5, Tags=PROD)
-            for day in (2, 3, 4, 5)
-        ),
+        *(line(day, "AWS", "p5 capacity", "24", 24 * P5_HOUR, SkuPriceDetails=p5, Tags=PROD) for day in (2, 3, 4, 5)),
         # SageMaker training on ml.p5.48xlarge, named only by its description: 2 h x 8 = 16
         line(6, "AWS", "$55.04 per Hour for Training on ml.p5.48xlarge", "2", 2 * P5_HOUR),
         # the real FOCUS sample's wording of a g5.4xlarge (1 A10G): 3 h x 1 = 3
@@ -75,7 +72,9 @@ def bill() -> list[dict]:
         # a type of the config's own table: 5 h x 4 = 20
         line(7, "Example Cloud", "gpu box", "5", Decimal("40"), x_InstanceType="Lab-Box-4"),
         # none of these is GPU usage: storage of the run, a p5 reservation's unused hours, a CPU instance
-        line(8, "AWS", "$0.08 per GB-month of gp3", "100", Decimal("8"), ConsumedUnit="GB-Mo", ServiceCategory="Storage"),
+        line(
+            8, "AWS", "$0.08 per GB-month of gp3", "100", Decimal("8"), ConsumedUnit="GB-Mo", ServiceCategory="Storage"
+        ),
         line(8, "AWS", "unused reservation", "10", Decimal("0"), SkuPriceDetails=p5, CommitmentDiscountStatus="Unused"),
         line(8, "AWS", "$0.34 per On Demand Linux c5.2xlarge Instance Hour", "24", Decimal("8.16")),
     ]

@@ -94,7 +94,8 @@ comment on column run_costs.dataset_version is
 comment on column run_costs.owner is 'The run''s owner, chosen as experiment is; NULL where none names it.';
 comment on column run_costs.custom_dimensions is
     'The run''s values of the custom attribution dimensions by name, each chosen as experiment is (the value '
-    'carrying most of its effective cost), e.g. custom_dimensions[''environment'']; empty without any.';
+    'carrying most of its effective cost), e.g. custom_dimensions[''environment'']; empty without any (NULL for '
+    'a run no dimension names at all).';
 comment on column run_costs.cost_category is 'The cost category (x_CostCategory).';
 comment on column run_costs.billing_period is
     'The billing month, as its first day (AWS and GCP periods of one month together).';

@@ -414,14 +414,14 @@ def check(config_path: Path | None) -> None:
     from pipelines.budgets.files import load_budgets_with_files, require_existing_runs
     from pipelines.budgets.tables import attributed_runs
     from pipelines.config import load_config
-    from pipelines.ingest.mappings import read_mapping_rules
+    from pipelines.ingest.mappings import read_category_rules
     from pipelines.ingest.readers import reader_for
     from pipelines.warehouse.connection import connect_read_only
 
     config = load_config(config_path)
     runs = load_registry(config.runs_path) if config.runs_path else []
     budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
-    rules = read_mapping_rules(config.cost_categories_path, config.gpu_instance_table())
+    rules = read_category_rules(config.cost_categories_path)
     for source in config.billing_sources:
         reader_for(source, config)
     run_events = sum(len(read_event_files(config.resolve(s.path))) for s in config.run_events_sources if s.path)

@@ -15,7 +15,7 @@ import dagster as dg
 from bench.generate import BILLING_PERIODS
 from pipelines.config import load_config
 from pipelines.ingest.load import replace_period
-from pipelines.ingest.mappings import read_category_rules
+from pipelines.ingest.mappings import read_mapping_rules
 from pipelines.ingest.readers import reader_for
 from pipelines.nightly import run_nightly
 from pipelines.warehouse.connection import connect
@@ -48,7 +48,7 @@ class FinishConfig(dg.Config):
 def load_period(config: LoadPeriodConfig) -> str:
     runledger_config = load_config(Path(config.config_path))
     billing_period = date.fromisoformat(config.billing_period)
-    rules = read_category_rules(runledger_config.cost_categories_path)
+    rules = read_mapping_rules(runledger_config.cost_categories_path, runledger_config.gpu_instance_table())
     with writer_lock(runledger_config.lake):
         conn = connect(runledger_config.lake)
         try:

@@ -6,6 +6,7 @@ turns it into exit code 2.
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 from collections import Counter
@@ -42,6 +43,9 @@ DEFAULT_DIMENSIONS = {
     "dataset_version": ["dataset_version", "dataset"],
     "owner": ["owner", "team"],
 }
+
+# A dimension of the user's own (attribution.dimensions): its name keys custom_dimensions maps.
+CUSTOM_DIMENSION_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 DEFAULT_CHECKPOINT_RESOURCES = ("*ckpt*", "*checkpoint*")
 # AWS: "… US East (Northern Virginia) data transfer to US West (Oregon)";
@@ -284,9 +288,7 @@ class Commitments(_Strict):
 class Attribution(_Strict):
     """How line items are attributed."""
 
-    dimensions: dict[Literal["training_run", "experiment", "dataset_version", "owner"], list[str]] = Field(
-        default_factory=lambda: dict(DEFAULT_DIMENSIONS)
-    )
+    dimensions: dict[str, list[str]] = Field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
     runs: str | None = None
     shared: list[SharedRule] = Field(default_factory=list)
     commitments: Commitments = Field(default_factory=Commitments)
@@ -296,9 +298,19 @@ class Attribution(_Strict):
     def _all_dimensions(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
         merged = {**DEFAULT_DIMENSIONS, **value}
         for dimension, keys in merged.items():
+            if dimension not in DEFAULT_DIMENSIONS and not CUSTOM_DIMENSION_NAME.fullmatch(dimension):
+                raise ValueError(
+                    f"{dimension}: a dimension's name is lower-case letters, digits and `_`, starting with a letter"
+                )
             if not keys:
                 raise ValueError(f"{dimension}: give at least one tag key")
         return merged
+
+    @property
+    def custom_dimensions(self) -> list[str]:
+        """The user's own dimensions (beyond training_run, experiment, dataset_version and owner),
+        in the order the config lists them: the keys of cost_allocations.custom_dimensions."""
+        return [dimension for dimension in self.dimensions if dimension not in DEFAULT_DIMENSIONS]
 
     @field_validator("shared")
     @classmethod
@@ -594,10 +606,25 @@ class RunLedgerConfig(_Strict):
     attribution: Attribution = Field(default_factory=Attribution)
     budgets: str | None = None
     cost_categories: str | None = None
+    gpu_instance_types: dict[str, int] | str | None = None
     orchestration: Orchestration = Field(default_factory=Orchestration)
     waste: Waste = Field(default_factory=Waste)
     alerts: Alerts = Field(default_factory=Alerts)
     thresholds: AlertThresholds = Field(default_factory=AlertThresholds)
+
+    @field_validator("gpu_instance_types", mode="before")
+    @classmethod
+    def _gpu_instance_types(cls, value: object) -> object:
+        if value is None or isinstance(value, str):
+            return value
+        if not isinstance(value, dict):
+            raise ValueError("a mapping of instance type to GPUs (e.g. {my-gpu-box: 8}), or a CSV file")
+        for instance_type, gpus in value.items():
+            if not isinstance(instance_type, str) or not instance_type.strip():
+                raise ValueError(f"{instance_type!r}: an instance type is a non-empty text")
+            if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus <= 0:
+                raise ValueError(f"{instance_type}: {gpus!r} is not a positive whole number of GPUs")
+        return value
 
     @field_validator("sources")
     @classmethod
@@ -677,6 +704,32 @@ class RunLedgerConfig(_Strict):
     @property
     def cost_categories_path(self) -> Path | None:
         return self.resolve(self.cost_categories) if self.cost_categories else None
+
+    def gpu_instance_table(self) -> dict[str, int]:
+        """The configured GPUs per instance type (`gpu_instance_types:`): the mapping as given, or
+        the rows of its CSV file (columns instance_type and gpus; others are ignored).
+
+        Raises:
+            ConfigError: the file lacks a column, or a row has no instance type or a gpus value
+                that is not a positive whole number; the message names the file, row and column.
+        """
+        if not isinstance(self.gpu_instance_types, str):
+            return dict(self.gpu_instance_types or {})
+        path = self.resolve(self.gpu_instance_types)
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            missing = {"instance_type", "gpus"} - set(reader.fieldnames or ())
+            if missing:
+                raise ConfigError(f"{path}: missing columns {', '.join(sorted(missing))}")
+            table = {}
+            for line, row in enumerate(reader, start=2):
+                instance_type, gpus = (row["instance_type"] or "").strip(), (row["gpus"] or "").strip()
+                if not instance_type:
+                    raise ConfigError(f"{path}: row {line}: instance_type: give the instance type")
+                if not gpus.isdigit() or int(gpus) == 0:
+                    raise ConfigError(f"{path}: row {line}: gpus: {gpus!r} is not a positive whole number")
+                table[instance_type] = int(gpus)
+        return table
 
 
 def default_config_path() -> Path:
@@ -785,9 +838,14 @@ def _check_paths_exist(file: Path, config: RunLedgerConfig) -> None:
         ("attribution.runs", config.runs_path),
         ("budgets", config.budgets_path),
         ("cost_categories", config.cost_categories_path),
+        (
+            "gpu_instance_types",
+            config.resolve(config.gpu_instance_types) if isinstance(config.gpu_instance_types, str) else None,
+        ),
     ):
         if value is not None and not value.exists():
             raise ConfigError(f"{file}: {key}: {value} does not exist")
+    config.gpu_instance_table()
 
 
 def _check_lake_folder(file: Path, config: RunLedgerConfig) -> None:

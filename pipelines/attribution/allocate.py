@@ -187,11 +187,18 @@ def _replace_allocations(
     return checks
 
 
-def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[str, list[str]]:
-    """`$<dimension>_keys` of sql/attribution/line_dimensions.sql: the period's tag keys naming
-    each dimension, in priority order (an empty list where the bill has none)."""
+def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[str, list]:
+    """`$<dimension>_keys` and `$custom_dimension_keys` of sql/attribution/line_dimensions.sql: the
+    period's tag keys naming each built-in dimension, in priority order (an empty list where the
+    bill has none), and those of each custom dimension the bill has keys of."""
     found = dict(conn.execute(read_sql("attribution/tag_keys"), params).fetchall())
-    return {f"{dimension}_keys": found.get(dimension, []) for dimension in DEFAULT_DIMENSIONS}
+    return {f"{dimension}_keys": found.get(dimension, []) for dimension in DEFAULT_DIMENSIONS} | {
+        "custom_dimension_keys": [
+            {"dimension": dimension, "keys": keys}
+            for dimension, keys in found.items()
+            if dimension not in DEFAULT_DIMENSIONS
+        ]
+    }
 
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:

@@ -23,7 +23,7 @@ from pipelines.ingest.load import (
     record_skipped_load,
     replace_period,
 )
-from pipelines.ingest.mappings import CategoryRule, read_category_rules
+from pipelines.ingest.mappings import MappingRule, read_mapping_rules
 from pipelines.ingest.readers import reader_for
 from pipelines.ingest.readers.base import BillingSourceReader, DeliveryIdentifying, PeriodBatch
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
@@ -91,7 +91,7 @@ def _skip_delivery(
     reader: DeliveryIdentifying,
     source: BillingSource,
     billing_period: date,
-    rules: list[CategoryRule],
+    rules: list[MappingRule],
 ) -> str | None:
     """Why the period is not reloaded (recorded in `loads`), or None to load it: its latest
     delivery is the one already loaded, or the export is being rewritten and must not be read;
@@ -133,7 +133,7 @@ def _load(
     with runledger.warehouse(config) as conn:
         reader = reader_for(source, config, warehouse=conn, full_refresh=full_refresh)
         delivered_periods = reader.billing_periods()
-        rules = read_category_rules(config.cost_categories_path)
+        rules = read_mapping_rules(config.cost_categories_path, config.gpu_instance_table())
         skipped = None
         if billing_period in delivered_periods and not full_refresh and isinstance(reader, DeliveryIdentifying):
             skipped = _skip_delivery(context, conn, reader, source, billing_period, rules)

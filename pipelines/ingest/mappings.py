@@ -5,7 +5,8 @@ and their loading into the DuckDB mapping of a delivery (`sql/staging/lookups.sq
 category) globs to an x_CostCategory, first matching row wins; a config file given as
 `cost_categories:` is read first, so its rows override the built-in ones. A glob's `*` and `?`
 match any text and any one character, case-insensitively (`sql/staging/cost_categories.sql`).
-`pipelines/data/gpu_instance_types.csv` gives the GPUs per instance type.
+`pipelines/data/gpu_instance_types.csv` gives the GPUs per instance type; the config's
+`gpu_instance_types:` (a mapping or a CSV file of instance_type, gpus) adds or overrides types.
 `pipelines/data/aws_service_categories.csv` gives the FOCUS ServiceCategory of AWS service codes.
 `pipelines/data/service_subcategories.csv` maps (provider, service, detail) globs to a FOCUS
 ServiceSubcategory of a ServiceCategory, first matching row of the line's category wins.
@@ -16,7 +17,7 @@ ServiceSubcategory of a ServiceCategory, first matching row of the line's catego
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -45,6 +46,18 @@ class MappingError(ValueError):
 class CategoryRule:
     patterns: dict[str, str]
     cost_category: str
+
+
+@dataclass(frozen=True)
+class GpuInstanceType:
+    """A configured instance type and its GPUs, looked up before the built-in table."""
+
+    instance_type: str
+    gpus: int
+
+
+MappingRule = CategoryRule | GpuInstanceType
+"""What a delivery is mapped with besides its files: cost category rules and configured GPU instance types."""
 
 
 def read_category_rules(override: Path | None = None) -> list[CategoryRule]:
@@ -83,6 +96,15 @@ def currency_problem(code: str) -> str | None:
     return None
 
 
+def read_mapping_rules(
+    cost_categories: Path | None = None, gpu_instance_types: Mapping[str, int] | None = None
+) -> list[MappingRule]:
+    """The cost category rules (`read_category_rules`) followed by the configured GPU instance
+    types (`RunLedgerConfig.gpu_instance_table`)."""
+    configured = [GpuInstanceType(name, gpus) for name, gpus in (gpu_instance_types or {}).items()]
+    return [*read_category_rules(cost_categories), *configured]
+
+
 def glob_like(pattern: str) -> str | None:
     """A glob with `*` and `?` as a SQL LIKE pattern with `\\` as escape character (DuckDB's
     `ilike_escape` matches it case-insensitively); None for `*`, which matches anything."""
@@ -92,10 +114,13 @@ def glob_like(pattern: str) -> str | None:
     return "".join("%" if c == "*" else "_" if c == "?" else c for c in escaped)
 
 
-def fill_mapping_tables(conn: duckdb.DuckDBPyConnection, rules: Sequence[CategoryRule]) -> None:
+def fill_mapping_tables(conn: duckdb.DuckDBPyConnection, mapping_rules: Sequence[MappingRule]) -> None:
     """Fills the mapping tables of `sql/staging/macros.sql` on the connection: the cost category
-    rules as LIKE patterns, the GPU instance types, the AWS service categories, the service
-    subcategory rules and the GCP region names."""
+    rules as LIKE patterns, the GPU instance types (the configured ones of `mapping_rules` before
+    the built-in ones), the AWS service categories, the service subcategory rules and the GCP
+    region names."""
+    rules = [rule for rule in mapping_rules if isinstance(rule, CategoryRule)]
+    gpu_types = [rule for rule in mapping_rules if isinstance(rule, GpuInstanceType)]
     conn.execute(
         read_sql("staging/lookups", "category_rules"),
         {
@@ -103,7 +128,14 @@ def fill_mapping_tables(conn: duckdb.DuckDBPyConnection, rules: Sequence[Categor
             "cost_categories": [rule.cost_category for rule in rules],
         },
     )
-    conn.execute(read_sql("staging/lookups", "gpu_instance_types"), {"file": str(DATA_DIR / "gpu_instance_types.csv")})
+    conn.execute(
+        read_sql("staging/lookups", "gpu_instance_types"),
+        {
+            "file": str(DATA_DIR / "gpu_instance_types.csv"),
+            "instance_types": [gpu_type.instance_type for gpu_type in gpu_types],
+            "gpus": [gpu_type.gpus for gpu_type in gpu_types],
+        },
+    )
     conn.execute(
         read_sql("staging/lookups", "aws_service_categories"), {"file": str(DATA_DIR / "aws_service_categories.csv")}
     )

@@ -7,8 +7,8 @@ sums are exact and rounding happens only when a number is formatted for display.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -46,6 +46,7 @@ class RunHeader:
     planned_start: datetime | None = None
     planned_wall_clock_hours: Decimal | None = None
     sources_as_of: dict[str, datetime] | None = None
+    custom_dimensions: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

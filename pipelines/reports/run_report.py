@@ -104,6 +104,7 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
             ("experiment", header.experiment),
             ("dataset", header.dataset_version),
             ("owner", header.owner),
+            *sorted(header.custom_dimensions.items()),
         )
         if value
     )
@@ -134,6 +135,7 @@ def _overview_blocks(overview: RunOverview, details: RunDetails) -> tuple[Block,
         ("Experiment", text_cell(header.experiment)),
         ("Dataset version", text_cell(header.dataset_version)),
         ("Owner", text_cell(header.owner)),
+        *((dimension, text_cell(value)) for dimension, value in sorted(header.custom_dimensions.items())),
         ("Budget window", Cell(window)),
         ("As of", Cell(timestamp(as_of(overview)))),
         *_sources_as_of(header),

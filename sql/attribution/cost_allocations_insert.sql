@@ -4,7 +4,8 @@
 -- Every line's parts are split in units of 1e-10 by largest remainder, so ratios sum to exactly 1
 -- and billed, effective cost and GPU-hours to exactly the line's.
 -- experiment, dataset_version and owner of a part: the line's own tags, else its resource tag
--- snapshot (unless the snapshot names another run), else the registry entry of the part's run. A
+-- snapshot (unless the snapshot names another run), else the registry entry of the part's run;
+-- each custom dimension (custom_dimensions) likewise from the tags, else the snapshot. A
 -- shared part describes its run, not the shared line: `run_dimensions` of the period
 -- (sql/schema/macros.sql: the registry entry, else the value carrying most of the run's step 1-3
 -- effective cost in the period, ties by value).
@@ -166,6 +167,8 @@ line_parts as (
         dimensions.tag_experiment,
         dimensions.tag_dataset_version,
         dimensions.tag_owner,
+        dimensions.tag_custom_dimensions,
+        dimensions.snapshot_custom_dimensions,
         dimensions.snapshot_experiment,
         dimensions.snapshot_dataset_version,
         dimensions.snapshot_owner,
@@ -217,6 +220,15 @@ final as (
                 registry.owner
             )
         end as owner,
+        case
+            when line_parts.allocation_method = 'shared'
+                then coalesce(shared_run_dimensions.custom_dimensions, map())
+            -- the tags' entries replace the snapshot's
+            else map_concat(
+                coalesce(case when line_parts.snapshot_applies then line_parts.snapshot_custom_dimensions end, map()),
+                coalesce(line_parts.tag_custom_dimensions, map())
+            )
+        end as custom_dimensions,
         line_parts.allocation_method,
         line_parts.allocation_rule,
         line_parts.allocation_ratio,

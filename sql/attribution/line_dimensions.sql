@@ -1,6 +1,8 @@
 -- Attribution dimensions of each line item of one billing period (this connection only):
 --   step 1, the line's own tags: per dimension, the first key the line carries with a value,
---   of the keys $<dimension>_keys lists in priority order (sql/attribution/tag_keys.sql);
+--   of the keys $<dimension>_keys lists in priority order (sql/attribution/tag_keys.sql), and of
+--   the keys $custom_dimension_keys lists per custom dimension (attribution.dimensions beyond the
+--   four), their values as the map custom_dimensions;
 --   step 2, the resource tag snapshot valid at the line's charge time, joined on
 --   normalize_resource_id(ResourceId) = resource_key: the latest snapshot taken at or before the
 --   line's charge end, else the earliest one after it. A snapshot that lists the resource without
@@ -40,7 +42,9 @@ line_tags as (
         first_tag(Tags, $training_run_keys) as training_run_tag,
         first_tag(Tags, $experiment_keys).tag_value as experiment,
         first_tag(Tags, $dataset_version_keys).tag_value as dataset_version,
-        first_tag(Tags, $owner_keys).tag_value as owner
+        first_tag(Tags, $owner_keys).tag_value as owner,
+        custom_tags(Tags, cast($custom_dimension_keys as struct(dimension varchar, keys varchar[])[]))
+            as custom_dimensions
     from line_items
 ),
 
@@ -51,9 +55,11 @@ line_tag_dimensions as (
         training_run_tag.tag_key as training_run_key,
         experiment,
         dataset_version,
-        owner
+        owner,
+        custom_dimensions
     from line_tags
     where coalesce(training_run_tag.tag_value, experiment, dataset_version, owner) is not null
+        or cardinality(custom_dimensions) > 0
 ),
 
 snapshot_tags as (
@@ -92,7 +98,14 @@ snapshot_dimensions as (
         max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'dataset_version')
             as dataset_version,
         max(snapshot_matches.tag_value) filter (where snapshot_matches.dimension = 'owner')
-            as owner
+            as owner,
+        map_from_entries(
+            coalesce(
+                list({'key': snapshot_matches.dimension, 'value': snapshot_matches.tag_value})
+                    filter (where not is_built_in_dimension(snapshot_matches.dimension)),
+                []
+            )
+        ) as custom_dimensions
     from snapshots
     left join snapshot_matches
         on snapshots.resource_key = snapshot_matches.resource_key
@@ -136,12 +149,14 @@ final as (
         line_tag_dimensions.experiment as tag_experiment,
         line_tag_dimensions.dataset_version as tag_dataset_version,
         line_tag_dimensions.owner as tag_owner,
+        line_tag_dimensions.custom_dimensions as tag_custom_dimensions,
         line_snapshots.snapshot_at,
         line_snapshots.training_run as snapshot_training_run,
         line_snapshots.training_run_key as snapshot_training_run_key,
         line_snapshots.experiment as snapshot_experiment,
         line_snapshots.dataset_version as snapshot_dataset_version,
-        line_snapshots.owner as snapshot_owner
+        line_snapshots.owner as snapshot_owner,
+        line_snapshots.custom_dimensions as snapshot_custom_dimensions
     from line_tag_dimensions
     full outer join line_snapshots on line_tag_dimensions.line_row = line_snapshots.line_row
 )

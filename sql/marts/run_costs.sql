@@ -3,7 +3,7 @@
 -- name: create
 -- Attributed spend per run, category and billing period (the month; GCP periods start at
 -- Pacific midnight, AWS at UTC midnight, both are the same billing month). A run's experiment,
--- dataset version and owner are `run_dimensions` over every period (sql/schema/macros.sql: the
+-- dataset version, owner and custom dimensions are `run_dimensions` over every period (sql/schema/macros.sql: the
 -- registry's, else the value carrying most of the run's effective spend), so every row of a run
 -- names the same ones whatever its lines' own tags said.
 create or replace view run_costs as
@@ -40,6 +40,7 @@ final as (
         dimensions.experiment,
         dimensions.dataset_version,
         dimensions.owner,
+        dimensions.custom_dimensions,
         spend.cost_category,
         spend.billing_period,
         spend.currency,
@@ -91,6 +92,10 @@ comment on column run_costs.experiment is
 comment on column run_costs.dataset_version is
     'The run''s dataset version, chosen as experiment is; NULL where none names it.';
 comment on column run_costs.owner is 'The run''s owner, chosen as experiment is; NULL where none names it.';
+comment on column run_costs.custom_dimensions is
+    'The run''s values of the custom attribution dimensions by name, each chosen as experiment is (the value '
+    'carrying most of its effective cost), e.g. custom_dimensions[''environment'']; empty without any (NULL for '
+    'a run no dimension names at all).';
 comment on column run_costs.cost_category is 'The cost category (x_CostCategory).';
 comment on column run_costs.billing_period is
     'The billing month, as its first day (AWS and GCP periods of one month together).';

@@ -1,6 +1,6 @@
 -- The report header of each run in $training_runs: what it trained, who owns it, its budget
 -- window, thresholds and as-of. One row per run; columns are null where the warehouse does not know.
--- Experiment, dataset version and owner are `run_dimensions` over every period
+-- Experiment, dataset version, owner and custom dimensions are `run_dimensions` over every period
 -- (sql/schema/macros.sql: the registry's, else the value carrying most of the run's effective
 -- spend), so a report names what run_costs names; a run without attributed spend has its
 -- registry's.
@@ -77,6 +77,7 @@ final as (
         dimensions.experiment,
         dimensions.dataset_version,
         dimensions.owner,
+        coalesce(dimensions.custom_dimensions, map()) as custom_dimensions,
         coalesce(
             baseline.currency,
             variance.currency,

@@ -24,6 +24,10 @@ create table if not exists cost_allocations (
     gpu_hours decimal(38, 10) not null
 );
 
+-- The values of the user's own attribution dimensions (attribution.dimensions beyond the four), by
+-- dimension name: a map, so the table's columns stay the same whatever the config names.
+alter table cost_allocations add column if not exists custom_dimensions map(varchar, varchar);
+
 -- A partition per billing period: the period's allocations are replaced whole.
 -- (DuckLake DDL, which sqlfluff does not parse)
 alter table cost_allocations set partitioned by (year(BillingPeriodStart), month(BillingPeriodStart));  -- noqa: PRS
@@ -56,6 +60,11 @@ comment on column cost_allocations.experiment is
 comment on column cost_allocations.dataset_version is
     'Dataset version of the part, found as experiment is; NULL where none names it.';
 comment on column cost_allocations.owner is 'Owner of the part, found as experiment is; NULL where none names it.';
+comment on column cost_allocations.custom_dimensions is
+    'The part''s values of the custom attribution dimensions (attribution.dimensions beyond the four), by '
+    'dimension name, e.g. {environment: prod}: each from the line''s tags, else its resource tag snapshot (a '
+    'shared part: its run''s value, as experiment); a dimension without a value has no entry. '
+    'Query one as custom_dimensions[''environment''].';
 comment on column cost_allocations.allocation_method is
     'How the part was attributed, in this order of precedence: tag (the line''s own tags), resource_tags (the '
     'resource tag snapshot valid at its charge time), registry (a run registry resource glob and window), shared '

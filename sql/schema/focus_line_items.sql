@@ -235,10 +235,12 @@ comment on column focus_line_items.x_CostCategory is
 comment on column focus_line_items.x_InstanceType is
     'Instance or machine type of a compute line (e.g. p5.48xlarge, a3-highgpu-8g); NULL otherwise.';
 comment on column focus_line_items.x_GpuCount is
-    'GPUs of that instance type (pipelines/data/gpu_instance_types.csv); NULL when it has none or is unknown.';
+    'GPUs of that instance type (the configured gpu_instance_types, then pipelines/data/gpu_instance_types.csv); '
+    'NULL when it has none or is unknown.';
 comment on column focus_line_items.x_GpuHours is
-    'GPU-hours the line bought: AWS instance-hour usage x the instance type''s GPUs; GCP GPU SKU usage seconds / '
-    '3600; 0 for every other line and for FOCUS files.';
+    'GPU-hours the line bought: AWS (EC2 and SageMaker) instance-hour usage x the instance type''s GPUs; GCP GPU '
+    'SKU usage seconds / 3600; FOCUS Usage lines in hours x the GPUs (Google Cloud: GPU SKU hours); 0 for every '
+    'other line.';
 comment on column focus_line_items.x_Credits is
     'GCP: credit type (credit name where the table has no types) to the sum of the line''s credits of that type, '
     'negative, in BillingCurrency. NULL for other sources.';

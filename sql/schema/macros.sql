@@ -26,6 +26,28 @@ create or replace macro first_tag(tags, tag_keys) as
         lambda tag: tag.tag_value is not null
     )[1];
 
+-- is_built_in_dimension(dimension): whether an attribution dimension is one of the four with a
+-- column of its own (training_run, experiment, dataset_version, owner); every other configured
+-- dimension is a key of custom_dimensions.
+create or replace macro is_built_in_dimension(dimension) as
+    dimension in ('training_run', 'experiment', 'dataset_version', 'owner');
+
+-- custom_tags(tags, dimension_keys): per custom dimension of dimension_keys (a list of
+-- {dimension, keys}), the value of the first of its keys the tags carry (first_tag), as a map of
+-- dimension to value without the dimensions none of whose keys has a value.
+create or replace macro custom_tags(tags, dimension_keys) as
+    map_from_entries(
+        list_filter(
+            list_transform(
+                dimension_keys,
+                lambda dimension_key: {
+                    'key': dimension_key.dimension, 'value': first_tag(tags, dimension_key.keys).tag_value
+                }
+            ),
+            lambda entry: entry.value is not null
+        )
+    );
+
 -- spend_kind(ChargeCategory, CommitmentDiscountStatus, CommitmentDiscountId, x_CostCategory,
 -- ResourceId): the one rule of which spend tagging could move to a run, "taggable spend". 'resource'
 -- for a line of a resource (it has a ResourceId, which a tag, a tag snapshot or a registry glob
@@ -108,15 +130,16 @@ create or replace macro pricing_type(pricing_category, commitment_discount_type)
 -- The table macros below read warehouse tables, which DuckDB resolves when a macro is created:
 -- create_schema creates them after the tables.
 
--- run_dimensions(period, allocation_methods): per training run, its experiment, dataset_version
--- and owner: the run registry's, else the value carrying most of the run's effective spend (the
+-- run_dimensions(period, allocation_methods): per training run, its experiment, dataset_version,
+-- owner and custom_dimensions (a map, one entry per custom dimension with a value): the run
+-- registry's (the four), else the value carrying most of the run's effective spend (the
 -- sum of |effective_cost| of its cost_allocations carrying that value; ties: the smaller value).
 -- The allocations that weigh: those of one billing period (its first day) or of every period
 -- (NULL), by the listed allocation methods or by any (NULL). One row per run with such
 -- allocations or a registry entry.
 create or replace macro run_dimensions(period, allocation_methods) as table
 with allocations as (
-    select training_run, experiment, dataset_version, owner, abs(effective_cost) as weight
+    select training_run, experiment, dataset_version, owner, custom_dimensions, abs(effective_cost) as weight
     from cost_allocations
     where training_run is not null
         and (period is null or in_billing_period(BillingPeriodStart, cast(period as date)))
@@ -129,6 +152,9 @@ dimension_values as (
     select training_run, 'dataset_version', dataset_version, weight from allocations
     union all
     select training_run, 'owner', owner, weight from allocations
+    union all
+    select training_run, custom.key, custom.value, weight
+    from (select training_run, unnest(map_entries(custom_dimensions)) as custom, weight from allocations) as customs
 ),
 
 main_values as (
@@ -147,7 +173,14 @@ main_dimensions as (
         training_run,
         max(value) filter (where dimension = 'experiment') as experiment,
         max(value) filter (where dimension = 'dataset_version') as dataset_version,
-        max(value) filter (where dimension = 'owner') as owner
+        max(value) filter (where dimension = 'owner') as owner,
+        map_from_entries(
+            coalesce(
+                list({'key': dimension, 'value': value} order by dimension)
+                    filter (where not is_built_in_dimension(dimension)),
+                []
+            )
+        ) as custom_dimensions
     from main_values
     group by training_run
 ),
@@ -162,7 +195,8 @@ final as (
         coalesce(registry.training_run, main_dimensions.training_run) as training_run,
         coalesce(registry.experiment, main_dimensions.experiment) as experiment,
         coalesce(registry.dataset_version, main_dimensions.dataset_version) as dataset_version,
-        coalesce(registry.owner, main_dimensions.owner) as owner
+        coalesce(registry.owner, main_dimensions.owner) as owner,
+        coalesce(main_dimensions.custom_dimensions, map()) as custom_dimensions
     from registry
     full outer join main_dimensions on registry.training_run = main_dimensions.training_run
 )

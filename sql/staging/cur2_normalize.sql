@@ -406,7 +406,10 @@ line_items as (
         gpu_types.gpus as x_GpuCount,
         case
             when is_usage
-                and regexp_matches(coalesce(priced.detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage)')
+                -- EC2 instance hours, and SageMaker's (`USE1-Train:ml.p5.48xlarge`, `Host:ml.…`)
+                and regexp_matches(
+                    coalesce(priced.detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage|:ml\.)'
+                )
                 and gpu_types.gpus is not null
                 then cast(usage_amount * gpu_types.gpus as decimal(38, 10))
             else cast(0 as decimal(38, 10))
@@ -426,9 +429,7 @@ line_items as (
         and categories.service_category is null
         and priced.detail is not distinct from categories.detail
         and priced.charge_category is not distinct from categories.charge_category
-    left join gpu_types
-        on gpu_types.provider = 'Amazon Web Services'
-        and lower(priced.instance_type) = gpu_types.instance_type
+    left join gpu_types on gpu_instance_key(priced.instance_type) = gpu_types.instance_type
 ),
 
 -- The fee's unused commitment as a Usage row (AWS's FOCUS export shows it so): Unused, billed 0,

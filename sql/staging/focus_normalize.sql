@@ -34,6 +34,43 @@ create or replace temp macro focus_delivery_rows(files, billing_period, select_p
     from read_parquet(files, filename = true, file_row_number = true, union_by_name = true, hive_partitioning = false)
     where not select_period or date_trunc('month', BillingPeriodStart) = billing_period;
 
+-- The instance type of a FOCUS row: the file's x_InstanceType, else SkuPriceDetails' InstanceType
+-- (FOCUS 1.2), else the VM size of Azure's x_SkuDetails (`ServiceType`), else the instance type a
+-- ChargeDescription names as AWS writes it ("$1.624 per On Demand Linux g5.4xlarge Instance Hour",
+-- SageMaker's "ml.p5.48xlarge").
+create or replace temp macro focus_instance_type(x_instance_type, sku_price_details, extra_columns, description) as
+    coalesce(
+        blank(x_instance_type),
+        blank(json_extract_string(sku_price_details, '$.InstanceType')),
+        blank(try(json_extract_string(extra_columns['x_SkuDetails'], '$.ServiceType'))),
+        blank(regexp_extract(
+            description,
+            '(?i)\b((?:ml\.)?[a-z][a-z0-9-]*\.(?:[0-9]*xlarge|large|medium|small|micro|nano|metal(?:-[0-9]+xl)?))\b',
+            1
+        ))
+    );
+
+-- GPU-hours of a FOCUS row of Usage (not a commitment's unused part) measured in hours: a GPU SKU's
+-- hours as they are (Google bills a VM's GPUs as SKUs of their own, "Nvidia H100 80GB GPU running
+-- in Americas"), else instance hours × the GPUs of the instance type (other providers); else 0.
+create or replace temp macro focus_gpu_hours(
+    charge_category, commitment_status, consumed_unit, consumed_quantity, provider, description, gpus
+) as
+    case
+        when charge_category is distinct from 'Usage'
+            or commitment_status is not distinct from 'Unused'
+            or lower(coalesce(consumed_unit, '')) not in ('hours', 'hour', 'hrs', 'hr')
+            then cast(0 as decimal(38, 10))
+        when regexp_matches(coalesce(provider, ''), '(?i)^google')
+            then case
+                when regexp_matches(coalesce(description, ''), '(?i)\bGPU\b')
+                    then cast(coalesce(consumed_quantity, 0) as decimal(38, 10))
+                else cast(0 as decimal(38, 10))
+            end
+        when gpus is not null then cast(coalesce(consumed_quantity, 0) * gpus as decimal(38, 10))
+        else cast(0 as decimal(38, 10))
+    end;
+
 -- The delivery's rows as `focus_line_items` rows: text trimmed (blank is NULL), money converted,
 -- the file's other columns in x_ExtraColumns, x_LineItemKey `source|file|row`, x_CostCategory
 -- from the rules. Needs `delivery_files` and
@@ -52,7 +89,13 @@ file_locations as (
 mapped as (
     select
         delivery.*,
-        coalesce(file_locations.location, delivery.filename) as source_file
+        coalesce(file_locations.location, delivery.filename) as source_file,
+        focus_instance_type(
+            delivery.x_InstanceType,
+            delivery.SkuPriceDetails,
+            map_from_entries(coalesce(delivery._extra_columns, [])),
+            delivery.ChargeDescription
+        ) as instance_type
     from delivery
     left join file_locations on delivery.filename = file_locations.file
 ),
@@ -122,9 +165,17 @@ final as (
         mapped.source_file as x_SourceFile,
         cast(ingested_at as timestamp) as x_IngestedAt,
         categories.cost_category as x_CostCategory,
-        mapped.x_InstanceType,
+        mapped.instance_type as x_InstanceType,
         gpu_instance_types.gpus as x_GpuCount,
-        cast(0 as decimal(38, 10)) as x_GpuHours,
+        focus_gpu_hours(
+            blank(mapped.ChargeCategory),
+            blank(mapped.CommitmentDiscountStatus),
+            blank(mapped.ConsumedUnit),
+            money(mapped.ConsumedQuantity),
+            blank(mapped.ProviderName),
+            blank(mapped.ChargeDescription),
+            gpu_instance_types.gpus
+        ) as x_GpuHours,
         cast(null as map(varchar, decimal(38, 10))) as x_Credits,
         cast(null as decimal(38, 10)) as x_CurrencyConversionRate,
         cast(null as map(varchar, varchar)) as x_SystemLabels,
@@ -138,9 +189,7 @@ final as (
         and blank(mapped.ServiceCategory) is not distinct from categories.service_category
         and blank(mapped.ChargeDescription) is not distinct from categories.detail
         and blank(mapped.ChargeCategory) is not distinct from categories.charge_category
-    left join gpu_instance_types
-        on blank(mapped.ProviderName) = gpu_instance_types.provider
-        and lower(mapped.x_InstanceType) = gpu_instance_types.instance_type
+    left join gpu_instance_types on gpu_instance_key(mapped.instance_type) = gpu_instance_types.instance_type
 )
 
 select * from final;

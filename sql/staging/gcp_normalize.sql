@@ -335,9 +335,7 @@ lines as (
         and categories.service_category is null
         and priced.sku.description is not distinct from categories.detail
         and priced.charge_category is not distinct from categories.charge_category
-    left join gpu_instance_types
-        on gpu_instance_types.provider = 'Google Cloud'
-        and lower(priced.instance_type) = gpu_instance_types.instance_type
+    left join gpu_instance_types on gpu_instance_key(priced.instance_type) = gpu_instance_types.instance_type
     left join regions on priced.location.region = regions.region_id
 ),
 

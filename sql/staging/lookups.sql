@@ -14,14 +14,41 @@ select
     unnest($cost_categories);
 
 -- name: gpu_instance_types
--- GPUs per instance type (lower case) of every provider, from the mapping table kept in the repository.
+-- GPUs per instance type: the configured ones (`gpu_instance_types:`) first, then the mapping table
+-- kept in the repository; one row per gpu_instance_key, the configured one where both name it.
 insert into gpu_instance_types
-select provider, lower(instance_type), gpus
-from read_csv(
-    $file,
-    header = true,
-    columns = {'provider': 'varchar', 'instance_type': 'varchar', 'gpus': 'integer', 'accelerator': 'varchar'}
-);
+with configured as (
+    select
+        unnest(cast($instance_types as varchar[])) as instance_type,
+        unnest(cast($gpus as integer[])) as gpus,
+        0 as priority
+),
+
+built_in as (
+    select instance_type, gpus, 1 as priority
+    from read_csv(
+        $file,
+        header = true,
+        columns = {
+            'provider': 'varchar', 'instance_type': 'varchar', 'gpus': 'integer', 'accelerator': 'varchar',
+            'source': 'varchar'
+        }
+    )
+),
+
+instance_types as (
+    select * from configured
+    union all
+    select * from built_in
+),
+
+final as (
+    select gpu_instance_key(instance_type) as instance_type, gpus
+    from instance_types
+    qualify row_number() over (partition by gpu_instance_key(instance_type) order by priority) = 1
+)
+
+select * from final;
 
 -- name: aws_service_categories
 -- The FOCUS ServiceCategory and ServiceSubcategory of AWS service codes, from the mapping table

@@ -230,7 +230,14 @@ create or replace temp table service_subcategory_rules (
 -- Display names of provider regions.
 create or replace temp table region_names (provider varchar, region_id varchar, region_name varchar);
 
-create or replace temp table gpu_instance_types (provider varchar, instance_type varchar, gpus integer);
+-- GPUs per instance type, keyed by gpu_instance_key (sql/staging/lookups.sql fills it): the one
+-- lookup of every format's x_GpuCount.
+create or replace temp table gpu_instance_types (instance_type varchar, gpus integer);
+
+-- The key an instance type is looked up by in gpu_instance_types: lower case, without SageMaker's
+-- `ml.` and Azure's `Standard_` prefix (`ml.p5.48xlarge` has the GPUs of `p5.48xlarge`).
+create or replace temp macro gpu_instance_key(instance_type) as
+    regexp_replace(lower(trim(instance_type)), '^(ml\.|standard_)', '');
 
 create or replace temp table service_categories (
     provider varchar, service varchar, service_category varchar, service_subcategory varchar

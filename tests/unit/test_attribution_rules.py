@@ -567,3 +567,44 @@ def test_a_run_names_one_experiment_dataset_and_owner_in_its_costs_report_and_sh
     assert {h["training_run"]: (h["experiment"], h["dataset_version"], h["owner"]) for h in headers} == expected | {
         "llm-13b-ft-r2": ("ft-13b", "sft-mix-v7", "bob")
     }
+
+
+def test_custom_dimensions_come_from_tags_then_snapshots_and_shared_parts_carry_their_runs(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
+    dimensions = {**DEFAULT_DIMENSIONS, "environment": ["env", "environment"], "project": ["project"]}
+    add_line(warehouse, "prod", {"training_run": "r1", "user:Env": "prod", "project": "atlas"}, "10", "10")
+    add_line(warehouse, "dev", {"training_run": "r1", "environment": " dev "}, "1", "1")
+    # own tags name the run, the snapshot the environment; the tags' project wins over the snapshot's
+    add_line(warehouse, "mixed", {"training_run": "r2", "project": "own"}, "3", "3", ResourceId="i-0mixed")
+    snapshot(warehouse, "i-0mixed", datetime(2026, 10, 1), {"env": "staging", "project": "snapshot"})
+    add_line(warehouse, "plain", {"training_run": "r2"}, "1", "1")
+    add_line(
+        warehouse,
+        "support",
+        {},
+        "2",
+        "2",
+        ServiceName="AWS Support (Business)",
+        ResourceId=None,
+        x_CostCategory="support",
+    )
+    allocate_period(warehouse, PERIOD, dimensions, [rule("support", "proportional", ServiceName="AWS Support*")])
+    rows = warehouse.execute(
+        "select x_LineItemKey, training_run, custom_dimensions, effective_cost from cost_allocations order by all"
+    ).fetchall()
+    assert rows == [
+        ("dev", "r1", {"environment": "dev"}, Decimal(1)),
+        ("mixed", "r2", {"environment": "staging", "project": "own"}, Decimal(3)),
+        ("plain", "r2", {}, Decimal(1)),
+        ("prod", "r1", {"environment": "prod", "project": "atlas"}, Decimal(10)),
+        # 2 x 11/15 and 2 x 4/15, each part described by its run's values
+        ("support", "r1", {"environment": "prod", "project": "atlas"}, Decimal("1.4666666667")),
+        ("support", "r2", {"environment": "staging", "project": "own"}, Decimal("0.5333333333")),
+    ]
+    assert all(check["unbalanced_line_items"] == 0 for check in check_period(warehouse, PERIOD))
+    runs = warehouse.execute("select distinct training_run, custom_dimensions from run_costs order by all").fetchall()
+    assert runs == [
+        ("r1", {"environment": "prod", "project": "atlas"}),
+        ("r2", {"environment": "staging", "project": "own"}),
+    ]

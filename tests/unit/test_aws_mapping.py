@@ -555,3 +555,46 @@ def test_a_purchase_without_a_unit_counts_units_and_a_credit_has_no_quantity() -
     # FOCUS: a purchase has a contracted unit price; AWS gives the fee no rate, its quantity is 1
     assert [r["ContractedUnitPrice"] for r in rows] == [D("1200"), None]
     assert rows[0]["ServiceSubcategory"] == "Support"
+
+
+def test_sagemaker_and_current_families_have_gpu_hours() -> None:
+    rows = normalize(
+        [
+            p4d_hour(
+                "Usage",
+                2 * 55.04,
+                line_item_product_code="AmazonSageMaker",
+                line_item_usage_type="USE1-Train:ml.p5.48xlarge",
+                line_item_usage_amount=2.0,
+                product_instance_type="ml.p5.48xlarge",
+            ),
+            p4d_hour(
+                "Usage",
+                1.0,
+                line_item_usage_type="USE1-BoxUsage:p6-b200.48xlarge",
+                product_instance_type="p6-b200.48xlarge",
+            ),
+            p4d_hour(
+                "Usage", 1.0, line_item_usage_type="USE1-BoxUsage:g6e.12xlarge", product_instance_type="g6e.12xlarge"
+            ),
+            p4d_hour(
+                "Usage", 1.0, line_item_usage_type="USE1-BoxUsage:trn2.48xlarge", product_instance_type="trn2.48xlarge"
+            ),
+            # a SageMaker training volume is not GPU usage
+            line(
+                "Usage",
+                0.5,
+                line_item_product_code="AmazonSageMaker",
+                line_item_usage_type="USE1-Train:VolumeUsage.gp2",
+                line_item_usage_amount=100.0,
+                product_instance_type="ml.p5.48xlarge",
+            ),
+        ]
+    )
+    assert [(r["x_InstanceType"], r["x_GpuCount"], r["x_GpuHours"]) for r in rows] == [
+        ("ml.p5.48xlarge", 8, D(16)),
+        ("p6-b200.48xlarge", 8, D(8)),
+        ("g6e.12xlarge", 4, D(4)),
+        ("trn2.48xlarge", 16, D(16)),
+        ("ml.p5.48xlarge", 8, D(0)),
+    ]

@@ -51,7 +51,19 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_
             "`project` and `endpoint_url` apply to `table`",
         ),
         ("sources:\n  - {name: a, kind: gcp_billing, table: 'x; drop'}\n", "is not a BigQuery table id"),
-        ("attribution:\n  dimensions:\n    project: [p]\n", "attribution.dimensions.project"),
+        (
+            "attribution:\n  dimensions:\n    Cost-Center: [p]\n",
+            "attribution.dimensions: Value error, Cost-Center: a dimension's name is lower-case letters",
+        ),
+        (
+            "attribution:\n  dimensions:\n    project: []\n",
+            "attribution.dimensions: Value error, project: give at least",
+        ),
+        (
+            "gpu_instance_types: {p5.48xlarge: 0}\n",
+            "gpu_instance_types: Value error, p5.48xlarge: 0 is not a positive whole number of GPUs",
+        ),
+        ("gpu_instance_types: gpus.csv\n", "gpus.csv does not exist"),
         ("attribution:\n  runs: runs.yaml\n", "attribution.runs:"),
         ("sources: [\n", "not valid YAML (line"),
         ("- just\n- a list\n", "the top level must be a mapping"),

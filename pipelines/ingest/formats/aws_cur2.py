@@ -19,7 +19,7 @@ import polars as pl
 
 from connectors.errors import SourceError, missing_columns_error
 from pipelines.ingest.formats.delivery import MappedDelivery, create_mapping, fetch_dict, memory_connection
-from pipelines.ingest.mappings import CategoryRule
+from pipelines.ingest.mappings import MappingRule
 from pipelines.warehouse.sql import read_sql
 
 REQUIRED_COLUMNS = (
@@ -73,7 +73,7 @@ def read_delivery(
     source_format: str,
     billing_period: date,
     execution_id: str,
-    category_rules: Sequence[CategoryRule],
+    category_rules: Sequence[MappingRule],
     ingested_at: datetime,
     amounts_as_text: bool = False,
 ) -> tuple[MappedDelivery, int, Decimal]:

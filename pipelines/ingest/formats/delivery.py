@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.ingest.mappings import CategoryRule, fill_mapping_tables
+from pipelines.ingest.mappings import MappingRule, fill_mapping_tables
 from pipelines.warehouse.comments import execute_ddl
 from pipelines.warehouse.connection import MEMORY_LIMIT
 from pipelines.warehouse.sql import read_sql
@@ -37,7 +37,8 @@ class MappedDelivery:
         first_rows: the delivery's row number of each file's first row (CUR 2.0 keys).
         read_params: what selects the delivery's rows of the files, besides `files`.
         row_params: what the rows are mapped with (x_SourceName, x_IngestedAt, ...).
-        category_rules: the cost category rules (x_CostCategory).
+        category_rules: the mapping rules: cost category rules (x_CostCategory) and configured GPU
+            instance types (x_GpuCount).
         currencies: the currencies of the delivery's rows.
         rows_outside_period: rows of another billing period (a delivery holds only its own).
         file_outside_period: where the first of them is.
@@ -49,7 +50,7 @@ class MappedDelivery:
     first_rows: tuple[int, ...]
     read_params: Mapping[str, object]
     row_params: Mapping[str, object]
-    category_rules: tuple[CategoryRule, ...]
+    category_rules: tuple[MappingRule, ...]
     currencies: tuple[str, ...]
     rows_outside_period: int
     file_outside_period: str | None

@@ -24,7 +24,7 @@ import polars as pl
 
 from connectors.errors import SourceError, missing_columns_error
 from pipelines.ingest.formats.delivery import MappedDelivery, create_mapping, fetch_dict, memory_connection
-from pipelines.ingest.mappings import CategoryRule
+from pipelines.ingest.mappings import MappingRule
 from pipelines.warehouse.catalog import table_columns
 from pipelines.warehouse.sql import read_sql
 
@@ -295,7 +295,7 @@ def read_delivery(
     source_format: str,
     billing_period: date,
     select_period: bool,
-    category_rules: Sequence[CategoryRule],
+    category_rules: Sequence[MappingRule],
     ingested_at: datetime,
 ) -> tuple[MappedDelivery, int, Decimal]:
     """Reads the delivery's typed files (in an in-memory DuckDB): refuses a money value that is not

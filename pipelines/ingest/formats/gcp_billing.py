@@ -21,7 +21,7 @@ import polars as pl
 
 from connectors.errors import SourceError
 from pipelines.ingest.formats.delivery import MappedDelivery, create_mapping, fetch_dict, memory_connection
-from pipelines.ingest.mappings import CategoryRule
+from pipelines.ingest.mappings import MappingRule
 from pipelines.warehouse.sql import read_sql
 
 TIMESTAMP_COLUMNS = ("usage_start_time", "usage_end_time", "export_time")
@@ -231,7 +231,7 @@ def read_delivery(
     *,
     source_name: str,
     billing_period: date,
-    category_rules: Sequence[CategoryRule],
+    category_rules: Sequence[MappingRule],
     ingested_at: datetime,
 ) -> tuple[MappedDelivery, int, Decimal, datetime | None]:
     """Reads one invoice month of the delivery's Parquet files (in an in-memory DuckDB): checks its

@@ -15,7 +15,7 @@ from connectors.errors import SourceError
 from pipelines.config import AwsCurSource
 from pipelines.ingest.formats import aws_cur2, aws_legacy_cur, focus_files
 from pipelines.ingest.formats.delivery import MappedDelivery
-from pipelines.ingest.mappings import CategoryRule
+from pipelines.ingest.mappings import MappingRule
 from pipelines.ingest.readers.base import PeriodBatch, refuse_unusable_files, remove_files, with_mapping
 
 AWS_SOURCE_FORMATS = {
@@ -37,7 +37,7 @@ class AwsExportReader:
     def billing_periods(self) -> list[date]:
         return self.client.billing_periods()
 
-    def delivery_identity(self, billing_period: date, rules: list[CategoryRule]) -> str:
+    def delivery_identity(self, billing_period: date, rules: list[MappingRule]) -> str:
         """What a load of the period's latest delivery records as `loads.delivery`: the manifest's
         identity and the mapping it is normalized with; reads the manifest only."""
         return with_mapping(self.client.plan(billing_period).identity, rules)
@@ -46,7 +46,7 @@ class AwsExportReader:
         self.staging_dir.mkdir(parents=True, exist_ok=True)
         return self.staging_dir / f"{self.name}-{billing_period:%Y-%m}-{uuid.uuid4().hex}{suffix}"
 
-    def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
+    def batch(self, billing_period: date, rules: list[MappingRule], ingested_at: datetime) -> PeriodBatch:
         delivery = self.client.delivery(billing_period)
         refuse_unusable_files(delivery.files, delivery.locations, listed_by=delivery.manifest)
         source_format = AWS_SOURCE_FORMATS[delivery.export_format]

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 from connectors.errors import SourceError
 from pipelines.ingest.formats.delivery import MappedDelivery
-from pipelines.ingest.mappings import CategoryRule
+from pipelines.ingest.mappings import MappingRule
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class BillingSourceReader(Protocol):
         """Billing periods present in the source, oldest first."""
         ...
 
-    def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
+    def batch(self, billing_period: date, rules: list[MappingRule], ingested_at: datetime) -> PeriodBatch:
         """The period's delivery and raw control totals."""
         ...
 
@@ -81,13 +81,13 @@ class BillingSourceReader(Protocol):
 class DeliveryIdentifying(Protocol):
     """A reader that can name its latest delivery cheaply, so an unchanged one is not reloaded."""
 
-    def delivery_identity(self, billing_period: date, rules: list[CategoryRule]) -> str:
+    def delivery_identity(self, billing_period: date, rules: list[MappingRule]) -> str:
         """The `loads.delivery` a load of the period's latest delivery would record."""
         ...
 
 
-def with_mapping(identity: str, rules: list[CategoryRule]) -> str:
-    """A delivery identity plus the RunLedger version and cost category rules applied to it, so a
+def with_mapping(identity: str, rules: list[MappingRule]) -> str:
+    """A delivery identity plus the RunLedger version and mapping rules applied to it, so a
     changed mapping reloads an otherwise unchanged delivery."""
     digest = hashlib.sha256(repr((version("runledger"), rules)).encode()).hexdigest()[:12]
     return f"{identity} mapping:{digest}"

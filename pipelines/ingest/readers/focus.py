@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from pipelines.ingest.formats import focus_files
-from pipelines.ingest.mappings import CategoryRule
+from pipelines.ingest.mappings import MappingRule
 from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, reading_files
 
 
@@ -46,7 +46,7 @@ class FocusFilesReader(FileExportReader):
         ).hexdigest()[:16]
         return dict.fromkeys(self.billing_periods(), fingerprint)
 
-    def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
+    def batch(self, billing_period: date, rules: list[MappingRule], ingested_at: datetime) -> PeriodBatch:
         """The period's rows of every file, the files typed into Parquet copies first."""
         typed: list[Path] = []
         with reading_files(f"cannot read FOCUS files {', '.join(map(str, self.files))}", typed):

@@ -14,7 +14,7 @@ import polars as pl
 from connectors.errors import SourceError
 from connectors.gcp.billing_export import BigQueryBillingExport, TouchedMonth
 from pipelines.ingest.formats import gcp_billing
-from pipelines.ingest.mappings import CategoryRule
+from pipelines.ingest.mappings import MappingRule
 from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, reading_files, remove_files
 from pipelines.warehouse.sql import read_sql
 
@@ -67,7 +67,7 @@ class GcpExportFilesReader(FileExportReader):
             raise self._unreadable(error) from None
         return {period: mark for period, mark in latest.iter_rows() if period is not None}
 
-    def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
+    def batch(self, billing_period: date, rules: list[MappingRule], ingested_at: datetime) -> PeriodBatch:
         """The invoice month's rows of every file: the NDJSON files typed into one Parquet file first."""
         parquet = [file for file in self.files if file.name.lower().endswith(".parquet")]
         ndjson = [file for file in self.files if file not in parquet]
@@ -172,7 +172,7 @@ class GcpBigQueryReader:
             seen.append(self.state.watermark)
         return max(seen, default=None)
 
-    def batch(self, billing_period: date, rules: list[CategoryRule], ingested_at: datetime) -> PeriodBatch:
+    def batch(self, billing_period: date, rules: list[MappingRule], ingested_at: datetime) -> PeriodBatch:
         """The invoice month's snapshot, downloaded and its rows keyed by their content."""
         watermark = self._watermark_after(billing_period)
         stem = self.staging_dir / f"{self.name}-{billing_period:%Y-%m}-{uuid.uuid4().hex}"

@@ -85,7 +85,7 @@ cumulative_spend as (
         as_of,
         sum(day_cost) over (partition by training_run order by charge_day) as cumulative_cost
     from daily_spend
-    qualify charge_day >= first_usage_day and charge_day < as_of
+    qualify charge_day >= first_usage_day
 ),
 
 crossings as (
@@ -98,6 +98,7 @@ crossings as (
     inner join cumulative_spend on cumulative_spend.training_run = thresholds.training_run
     where cumulative_spend.cumulative_cost >= thresholds.estimated_cost * thresholds.threshold_fraction
         and cumulative_spend.cumulative_cost > 0
+        and cumulative_spend.charge_day < cumulative_spend.as_of
 ),
 
 cost_alerts as (

@@ -32,8 +32,8 @@ comment on table alert_deliveries is
     'crossed and once more when a restatement resolves it. A failed row is tried again by the next run. Holds no '
     'secret: URLs and logins stay in the environment. Money is DECIMAL(38,10); timestamps are UTC.';
 comment on column alert_deliveries.alert_key is
-    'The alert''s stable key, run (or GPU instance):kind:threshold (e.g. llm-7b-pt-r1:cost:warning): the same alert keeps it when a '
-    'restatement moves its day or amount.';
+    'The alert''s stable key, run (or GPU instance):kind:threshold (e.g. llm-7b-pt-r1:cost:warning): the same '
+    'alert keeps it when a restatement moves its day or amount.';
 comment on column alert_deliveries.destination is 'The destination''s name in alerts.destinations.';
 comment on column alert_deliveries.sequence is
     'The event''s number for this (alert, destination): 1 the first crossing, 2 its resolution, 3 a new crossing, ...';

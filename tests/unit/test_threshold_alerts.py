@@ -132,6 +132,13 @@ def warehouse(tmp_path: Path) -> Connection:
         allocate(conn, None, "compute", "20", day(11) + timedelta(hours=hour), gpu_hours="8", resource="i-idle")
     # neither idle nor a GPU: a storage line without a run
     allocate(conn, None, "storage", "999", day(10), day(12), resource="bucket-x")
+    # the source's bill reaches October 13 00:00 (its newest hour with usage): every day above counts
+    conn.execute(
+        "insert into focus_line_items (x_LineItemKey, x_SourceName, x_SourceFormat, x_CostCategory, x_GpuHours, "
+        "ChargeCategory, BillingPeriodStart, ChargePeriodStart, ChargePeriodEnd, BilledCost, EffectiveCost) values "
+        "('as-of', 'test', 'focus', 'compute', 0, 'Usage', date '2026-10-01', timestamp '2026-10-12 23:00', "
+        "timestamp '2026-10-13 00:00', 0, 0)"
+    )
     return conn
 
 

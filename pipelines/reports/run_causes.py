@@ -38,8 +38,10 @@ def leaf_causes(causes: Sequence[VarianceCause]) -> list[VarianceCause]:
     return split + [by_category[name] for name in ordered_categories(by_category)]
 
 
-def cause_label(cause: VarianceCause) -> str:
-    """A cause as the reports name it, e.g. `On demand GPU-hours`, `slower throughput`."""
+def cause_label(cause: VarianceCause, causes: Sequence[VarianceCause] = ()) -> str:
+    """A cause as the reports name it, e.g. `On demand GPU-hours`, `slower throughput`; a run's
+    throughput while its tokens trained are unknown (its `scope` has no GPU-hours among `causes`)
+    is only its GPU-hours against the plan."""
     pricing = PRICING_LABELS.get(cause.pricing or "", cause.pricing or "compute")
     if cause.cause == "pricing_mix":
         return f"{pricing} GPU-hours"
@@ -48,6 +50,8 @@ def cause_label(cause: VarianceCause) -> str:
     if cause.cause == "scope":
         return f"{'fewer' if cause.amount < 0 else 'more'} tokens than planned"
     if cause.cause == "throughput":
+        if any(other.cause == "scope" and other.gpu_hours is None for other in causes):
+            return f"{'fewer' if cause.amount < 0 else 'more'} GPU-hours than planned"
         return f"{'faster' if cause.amount < 0 else 'slower'} throughput"
     return CAUSE_LABELS.get(cause.cause, cause.cause)
 
@@ -58,7 +62,7 @@ def variance_steps(overview: RunOverview) -> list[tuple[str, Decimal]]:
     if not overview.causes:
         return waterfall_steps(overview.categories)
     return [
-        (cause_label(cause), cause.amount)
+        (cause_label(cause, overview.causes), cause.amount)
         for cause in leaf_causes(overview.causes)
         if cause.amount != 0 or cause.parent not in SPLIT_PARENTS
     ]
@@ -75,7 +79,7 @@ def why_paragraph(overview: RunOverview) -> str | None:
     if not largest:
         return f"{head}: on the estimate."
     parts = [
-        f"{cause_label(cause)} {money(cause.amount, signed=True)}" + (f" ({cause.evidence})" if cause.evidence else "")
+        f"{cause_label(cause, overview.causes)} {money(cause.amount, signed=True)}" + (f" ({cause.evidence})" if cause.evidence else "")
         for cause in largest
     ]
     return f"{head}: " + ", ".join(parts) + "."

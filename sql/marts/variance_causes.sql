@@ -119,11 +119,10 @@ usage_inputs as (
         coalesce(progress.downtime_gpu_hours, 0) as downtime_gpu_hours,
         progress.tokens_trained,
         baselines.training_tokens,
-        -- the GPU-hours the plan needs for the tokens trained, less the planned ones; 0 without
-        -- tokens trained (the planned tokens are taken as trained)
+        -- the GPU-hours the plan needs for the tokens trained, less the planned ones; NULL without
+        -- tokens trained (unknown: the scope's amount is 0, and throughput holds the whole rest)
         case
-            when progress.tokens_trained is null or baselines.training_tokens is null then cast(0 as decimal(38, 10))
-            else round(
+            when progress.tokens_trained is not null and baselines.training_tokens is not null then round(
                 splits.estimated_gpu_hours * decimal_divide(progress.tokens_trained, baselines.training_tokens), 10
             ) - splits.estimated_gpu_hours
         end as scope_gpu_hours
@@ -139,7 +138,7 @@ usage_amounts as (
         round(idle_gpu_hours * estimated_rate, 10) as idle_amount,
         round(recompute_gpu_hours * estimated_rate, 10) as recompute_amount,
         round(downtime_gpu_hours * estimated_rate, 10) as downtime_amount,
-        round(scope_gpu_hours * estimated_rate, 10) as scope_amount,
+        coalesce(round(scope_gpu_hours * estimated_rate, 10), 0) as scope_amount,
         actual_gpu_hours - idle_gpu_hours - recompute_gpu_hours - downtime_gpu_hours as working_gpu_hours
     from usage_inputs
 ),
@@ -199,10 +198,10 @@ usage_children as (
         currency,
         usage_variance - idle_amount - recompute_amount - downtime_amount - scope_amount,
         actual_gpu_hours - estimated_gpu_hours - idle_gpu_hours - recompute_gpu_hours - downtime_gpu_hours
-        - scope_gpu_hours,
+        - coalesce(scope_gpu_hours, 0),
         case
             when tokens_trained is null or working_gpu_hours <= 0
-                then 'the rest of usage: no tokens trained known to tell throughput from scope'
+                then 'no tokens trained known: throughput and scope together'
             else format('{:,.0f}', decimal_divide(tokens_trained, working_gpu_hours * 3600))
                 || ' tokens/s/GPU over the GPU-hours left against '
                 || format('{:,.0f}', decimal_divide(training_tokens, estimated_gpu_hours * 3600)) || ' planned'

@@ -37,6 +37,7 @@ comment on column variance_causes.amount is
     'the 10th decimal, except throughput, the remainder; price is the remainder of rate.';
 comment on column variance_causes.gpu_hours is
     'GPU-hours of the cause: actual - planned for usage and each usage cause, those of the pricing type for '
-    'pricing_mix and price, the actual ones for rate and compute; NULL where GPU-hours do not apply.';
+    'pricing_mix and price, the actual ones for rate and compute; NULL where GPU-hours do not apply, and for scope '
+    'while the run''s tokens trained are unknown.';
 comment on column variance_causes.evidence is
     'What the amount rests on, in one line: rates, GPU-hours, failures, tokens, throughput or the estimate.';

@@ -136,9 +136,14 @@ def test_every_level_sums_exactly_to_its_parent(shared_warehouse: duckdb.DuckDBP
 
 
 def cause(
-    parent: str, name: str, amount: str, evidence: str | None = None, pricing: str | None = None
+    parent: str,
+    name: str,
+    amount: str,
+    evidence: str | None = None,
+    pricing: str | None = None,
+    gpu_hours: Decimal | None = Decimal(0),
 ) -> VarianceCause:
-    return VarianceCause(parent, name, pricing, Decimal(amount), None, evidence)
+    return VarianceCause(parent, name, pricing, Decimal(amount), gpu_hours, evidence)
 
 
 def overview(variance: str, ratio: float, causes: tuple[VarianceCause, ...]) -> RunOverview:
@@ -182,6 +187,15 @@ def test_the_waterfall_steps_are_the_leaves_rate_then_usage_then_categories() ->
         ("storage", Decimal("-12.5")),
         ("network", Decimal(0)),
     ]
+
+
+def test_throughput_without_tokens_trained_is_named_as_gpu_hours_against_the_plan() -> None:
+    unknown = tuple(
+        cause("usage", "scope", "0", "no tokens trained known", gpu_hours=None) if item.cause == "scope" else item
+        for item in CAUSES
+    )
+    steps = dict(variance_steps(overview("32.5", 0.325, unknown)))
+    assert steps["more GPU-hours than planned"] == Decimal(8) and "slower throughput" not in steps
 
 
 def test_a_run_with_events_has_its_downtime_gpu_hours_and_its_scope() -> None:

@@ -79,7 +79,8 @@ def why_paragraph(overview: RunOverview) -> str | None:
     if not largest:
         return f"{head}: on the estimate."
     parts = [
-        f"{cause_label(cause, overview.causes)} {money(cause.amount, signed=True)}" + (f" ({cause.evidence})" if cause.evidence else "")
+        f"{cause_label(cause, overview.causes)} {money(cause.amount, signed=True)}"
+        + (f" ({cause.evidence})" if cause.evidence else "")
         for cause in largest
     ]
     return f"{head}: " + ", ".join(parts) + "."

@@ -175,15 +175,29 @@ kind_thresholds as (
     where kind_plans.plan > 0 and kind_plans.levels is not null
 ),
 
--- GPU-hours and storage spend per run and charge day, cumulated
+-- GPU-hours (of hourly usage lines) and storage spend (spread by day, run_day_parts) per run and
+-- charge day, cumulated
 kind_daily as (
-    select
-        training_run,
-        cast(coalesce(ChargePeriodStart, BillingPeriodStart) as date) as charge_day,
-        sum(gpu_hours) as day_gpu_hours,
-        coalesce(sum(effective_cost) filter (where x_CostCategory = 'storage'), 0) as day_storage_cost
-    from allocations
-    where training_run in (select training_run from run_plans)
+    select training_run, charge_day, sum(day_gpu_hours) as day_gpu_hours, sum(day_storage_cost) as day_storage_cost
+    from (
+        select
+            training_run,
+            cast(coalesce(ChargePeriodStart, BillingPeriodStart) as date) as charge_day,
+            sum(gpu_hours) as day_gpu_hours,
+            cast(0 as decimal(38, 10)) as day_storage_cost
+        from allocations
+        where training_run in (select training_run from run_plans)
+        group by all
+        union all
+        select
+            training_run,
+            charge_day,
+            cast(0 as decimal(38, 10)) as day_gpu_hours,
+            sum(effective_cost) as day_storage_cost
+        from day_parts
+        where cost_category = 'storage' and training_run in (select training_run from run_plans)
+        group by all
+    ) as kind_parts
     group by training_run, charge_day
 ),
 

@@ -35,7 +35,7 @@ RULE = {
     "weights": {RUN_13B: 1},
 }
 TABLES = {
-    "run_costs": "select * from run_costs order by all",
+    "run_costs": "select * exclude (custom_dimensions) from run_costs order by all",
     "budget_variance": "select * from budget_variance order by training_run, cost_category",
     "cost_allocations": "select * from cost_allocations order by all",
     "totals": "select training_run, estimated_cost, actual_cost, variance, round(variance_pct * 100, 1), status "

@@ -455,6 +455,14 @@ class Alerts(_Strict):
         return destinations
 
 
+def not_below(value: Decimal, lower: Decimal | None, lower_name: str) -> Decimal:
+    """The one rule of an `over` level: at least its `warning` level (`lower`, None when that
+    failed validation itself), else an error naming the warning key."""
+    if lower is not None and value < lower:
+        raise ValueError(f"must be at least {lower_name} ({lower}), got {value}")
+    return value
+
+
 class ThresholdLevels(_Strict):
     """A warning and an over level of one alert threshold kind, as fractions or multiples (the one rule
     of both `thresholds:` in runledger.yaml and a budget's `thresholds:`)."""
@@ -465,10 +473,7 @@ class ThresholdLevels(_Strict):
     @field_validator("over")
     @classmethod
     def _over_at_least_warning(cls, over: Decimal, info: ValidationInfo) -> Decimal:
-        warning = info.data.get("warning")
-        if warning is not None and over < warning:
-            raise ValueError(f"must be at least warning ({warning}), got {over}")
-        return over
+        return not_below(over, info.data.get("warning"), "warning")
 
 
 class DailySpendAnomaly(ThresholdLevels):
@@ -490,10 +495,7 @@ class IdleGpus(_Strict):
     @field_validator("over_hours")
     @classmethod
     def _over_at_least_warning(cls, over_hours: Decimal, info: ValidationInfo) -> Decimal:
-        warning_hours = info.data.get("warning_hours")
-        if warning_hours is not None and over_hours < warning_hours:
-            raise ValueError(f"must be at least warning_hours ({warning_hours}), got {over_hours}")
-        return over_hours
+        return not_below(over_hours, info.data.get("warning_hours"), "warning_hours")
 
 
 class AlertThresholds(_Strict):

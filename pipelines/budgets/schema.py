@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from pipelines.config import ThresholdLevels
+from pipelines.config import ThresholdLevels, not_below
 from pipelines.ingest.mappings import COST_CATEGORIES, currency_problem
 
 SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}
@@ -234,10 +234,7 @@ class Thresholds(_Section):
     @field_validator("over")
     @classmethod
     def _over_at_least_warning(cls, over: Decimal, info: ValidationInfo) -> Decimal:
-        warning = info.data.get("warning")
-        if warning is not None and over < warning:
-            raise ValueError(f"must be at least thresholds.warning ({warning}), got {over}")
-        return over
+        return not_below(over, info.data.get("warning"), "thresholds.warning")
 
 
 class Budget(_Section):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
+from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
@@ -46,3 +48,26 @@ def memory_warehouse() -> duckdb.DuckDBPyConnection:
     conn = duckdb.connect(":memory:", config={"python_enable_replacements": False})
     create_schema(conn)
     return conn
+
+
+def insert_line_item(conn: duckdb.DuckDBPyConnection, run: str, **columns: object) -> None:
+    """Inserts one focus_line_items row of an AWS EC2 line tagged `training_run: run`: the given
+    FOCUS columns over the defaults below (one October 2026 Usage line of source aws-main)."""
+    values = {
+        "x_SourceName": "aws-main",
+        "x_SourceFormat": "aws_cur2",
+        "BillingCurrency": "USD",
+        "BillingPeriodStart": datetime(2026, 10, 1),
+        "ChargeCategory": "Usage",
+        "ProviderName": "Amazon Web Services",
+        "SubAccountId": "111122223333",
+        "ServiceName": "Amazon Elastic Compute Cloud",
+        "x_GpuHours": Decimal(0),
+        **columns,
+    }
+    names = list(values)
+    conn.execute(
+        f"insert into focus_line_items ({', '.join(names)}, Tags) "
+        f"values ({', '.join('$' + name for name in names)}, map(['training_run'], [$run]))",
+        {**values, "run": run},
+    )

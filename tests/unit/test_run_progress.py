@@ -18,7 +18,7 @@ from pipelines.config import DEFAULT_DIMENSIONS
 from pipelines.warehouse.connection import transaction
 from pipelines.waste.events import replace_run_events
 from pipelines.waste.progress import build_run_progress
-from tests.support.lake import memory_warehouse
+from tests.support.lake import insert_line_item, memory_warehouse
 
 PERIOD = date(2026, 10, 1)
 TEN_PLACES = Decimal("0.0000000001")
@@ -70,31 +70,19 @@ def add_line(
     pricing_category: str | None = None,
     commitment_type: str | None = None,
 ) -> None:
-    values = {
-        "x_LineItemKey": key,
-        "x_SourceName": "aws-main",
-        "x_SourceFormat": "aws_cur2",
-        "BillingCurrency": "USD",
-        "BillingPeriodStart": datetime(2026, 10, 1),
-        "ChargePeriodStart": start,
-        "ChargePeriodEnd": end,
-        "ChargeCategory": "Usage",
-        "ProviderName": "Amazon Web Services",
-        "SubAccountId": "111122223333",
-        "ServiceName": "Amazon Elastic Compute Cloud",
-        "ResourceId": f"i-{key}",
-        "BilledCost": Decimal(effective),
-        "EffectiveCost": Decimal(effective),
-        "PricingCategory": pricing_category,
-        "CommitmentDiscountType": commitment_type,
-        "x_CostCategory": category,
-        "x_GpuHours": Decimal(gpu_hours),
-    }
-    columns = list(values)
-    conn.execute(
-        f"insert into focus_line_items ({', '.join(columns)}, Tags) "
-        f"values ({', '.join('$' + c for c in columns)}, map(['training_run'], [$run]))",
-        {**values, "run": run},
+    insert_line_item(
+        conn,
+        run,
+        x_LineItemKey=key,
+        ChargePeriodStart=start,
+        ChargePeriodEnd=end,
+        ResourceId=f"i-{key}",
+        BilledCost=Decimal(effective),
+        EffectiveCost=Decimal(effective),
+        PricingCategory=pricing_category,
+        CommitmentDiscountType=commitment_type,
+        x_CostCategory=category,
+        x_GpuHours=Decimal(gpu_hours),
     )
 
 

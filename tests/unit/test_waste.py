@@ -22,7 +22,7 @@ from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.step_inputs import StepInputs
 from pipelines.waste.events import replace_run_events
 from pipelines.waste.tables import build_waste, build_waste_if_changed
-from tests.support.lake import memory_warehouse
+from tests.support.lake import insert_line_item, memory_warehouse
 
 PERIOD = date(2026, 10, 1)
 TEN_PLACES = Decimal("0.0000000001")
@@ -91,30 +91,19 @@ def add_line(
     description: str | None = None,
     charge_category: str = "Usage",
 ) -> None:
-    values = {
-        "x_LineItemKey": key,
-        "x_SourceName": "aws-main",
-        "x_SourceFormat": "aws_cur2",
-        "BillingCurrency": "USD",
-        "BillingPeriodStart": datetime(2026, 10, 1),
-        "ChargePeriodStart": start,
-        "ChargePeriodEnd": end,
-        "ChargeCategory": charge_category,
-        "ChargeDescription": description,
-        "ProviderName": "Amazon Web Services",
-        "SubAccountId": "111122223333",
-        "ServiceName": "Amazon Elastic Compute Cloud",
-        "ResourceId": resource,
-        "BilledCost": Decimal(effective),
-        "EffectiveCost": Decimal(effective),
-        "x_CostCategory": category,
-        "x_GpuHours": Decimal(gpu_hours),
-    }
-    columns = list(values)
-    conn.execute(
-        f"insert into focus_line_items ({', '.join(columns)}, Tags) "
-        f"values ({', '.join('$' + c for c in columns)}, map(['training_run'], [$run]))",
-        {**values, "run": run},
+    insert_line_item(
+        conn,
+        run,
+        x_LineItemKey=key,
+        ChargePeriodStart=start,
+        ChargePeriodEnd=end,
+        ChargeCategory=charge_category,
+        ChargeDescription=description,
+        ResourceId=resource,
+        BilledCost=Decimal(effective),
+        EffectiveCost=Decimal(effective),
+        x_CostCategory=category,
+        x_GpuHours=Decimal(gpu_hours),
     )
 
 

@@ -36,7 +36,15 @@ def main() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     default=Path(".bench-data"),
     show_default=True,
-    help="Where generated data sets are kept and reused (keyed by size and generator version).",
+    help="Where generated data sets are kept and reused (keyed by size and generator version); only read "
+    "once generated.",
+)
+@click.option(
+    "--work-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(".bench-work"),
+    show_default=True,
+    help="Where each size's lakes, reports, revised budgets and re-delivered month go (replaced every run).",
 )
 @click.option(
     "--results-dir",
@@ -53,7 +61,7 @@ def main() -> None:
 )
 @click.option(
     "--multiprocess/--no-multiprocess",
-    default=True,
+    default=False,
     show_default=True,
     help="Also run the nightly job with Dagster's multiprocess executor into a lake with a PostgreSQL catalog "
     "(a local throwaway cluster), one process and then two, one per billing period (sizes up to 5M).",
@@ -76,6 +84,7 @@ def main() -> None:
 def run(
     sizes: tuple[int, ...],
     cache_dir: Path,
+    work_dir: Path,
     results_dir: Path,
     converter: bool,
     multiprocess: bool,
@@ -89,6 +98,7 @@ def run(
     options = BenchOptions(
         sizes=sizes,
         cache_dir=cache_dir,
+        work_dir=work_dir,
         results_dir=results_dir,
         converter=converter,
         multiprocess=multiprocess,
@@ -132,17 +142,40 @@ def nightly(config_path: Path, stats_path: Path, processes: int | None) -> None:
 
 @main.command("yardstick")
 @click.option(
-    "--database",
+    "--lake",
+    "lake_folder",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="DuckDB file the pass writes (replaced).",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of the embedded lake the pass writes (replaced).",
 )
 @click.argument("files", nargs=-1, required=True)
-def yardstick(database: Path, files: tuple[str, ...]) -> None:
-    """Internal: the bare DuckDB normalize pass over FILES, as the harness measures it."""
+def yardstick(lake_folder: Path, files: tuple[str, ...]) -> None:
+    """Internal: the bare DuckDB normalize pass over FILES into a new lake, as the harness measures it."""
     from bench.child import run_yardstick
 
-    run_yardstick(list(files), database)
+    run_yardstick(list(files), lake_folder)
+
+
+@main.command("plain-question")
+@click.argument("files", nargs=-1, required=True)
+def plain_question(files: tuple[str, ...]) -> None:
+    """Internal: plain DuckDB answering spend by service and day over the raw export's FILES."""
+    from bench.child import run_plain_question
+
+    run_plain_question(list(files))
+
+
+@main.command("table")
+@click.argument("results_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--markdown", is_flag=True, help="The targets as a Markdown table, as the README quotes it.")
+def table(results_file: Path, markdown: bool) -> None:
+    """Prints the table of a bench run's JSON result file again."""
+    import json
+
+    from bench.report import format_results, format_targets_markdown
+
+    results = json.loads(results_file.read_text())
+    click.echo(format_targets_markdown(results) if markdown else format_results(results))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """What the bench runs in a child process, so that each measurement has its own process tree:
-the nightly job (in process or with the multiprocess executor) and the yardstick pass."""
+the nightly job (in process or with the multiprocess executor), the yardstick pass and plain
+DuckDB answering a question over the raw export."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -65,13 +67,35 @@ def _parallel_job() -> dg.JobDefinition:
     return parallel_nightly
 
 
-def run_yardstick(files: list[str], database: Path) -> None:
-    """The plain DuckDB normalize pass: the delivery's files into one table of `database`."""
-    database.unlink(missing_ok=True)
-    conn = duckdb.connect(str(database))
+def run_yardstick(files: list[str], lake_folder: Path) -> None:
+    """The plain DuckDB normalize pass: the delivery's files into one table of a new embedded lake
+    in `lake_folder` (replaced), attached as the product attaches its lake. Prints the rows
+    written and the statement's seconds as JSON."""
+    from pipelines.warehouse.connection import MEMORY_LIMIT
+    from pipelines.warehouse.lake import Lake, attach, open_duckdb
+
+    shutil.rmtree(lake_folder, ignore_errors=True)
+    lake = Lake.in_folder(lake_folder)
+    lake_folder.mkdir(parents=True)
+    lake.spill_dir.mkdir(parents=True, exist_ok=True)
+    conn = open_duckdb(lake, {"memory_limit": MEMORY_LIMIT, "temp_directory": str(lake.spill_dir)})
     try:
+        attach(conn, lake, read_only=False)
+        started = time.perf_counter()
         conn.execute(read_bench_sql("yardstick_normalize"), {"files": files})
+        seconds = time.perf_counter() - started
         (rows,) = conn.execute(read_bench_sql("yardstick_count")).fetchone()
     finally:
         conn.close()
-    print(json.dumps({"rows": rows}), flush=True)
+    print(json.dumps({"rows": rows, "seconds": round(seconds, 3)}), flush=True)
+
+
+def run_plain_question(files: list[str]) -> None:
+    """Plain DuckDB over the raw export's Parquet files: spend by service and day, the question
+    the bench compares `runledger query` with. Prints the rows of the answer as JSON."""
+    conn = duckdb.connect()
+    try:
+        rows = conn.execute(read_bench_sql("questions/plain_service_daily_spend"), {"files": files}).fetchall()
+    finally:
+        conn.close()
+    print(json.dumps({"rows": len(rows)}), flush=True)

@@ -39,6 +39,9 @@ EXPORT_ARN = (
 )
 SOURCE_NAME = "aws-bench"
 COMPLETE_MARKER = "COMPLETE"
+REDELIVERY_FOLDER = "redelivery"
+# The re-delivered month draws other usage: a seed this far from the first delivery's.
+REDELIVERY_SEED_OFFSET = 1000
 MANIFEST_TYPE_NAMES = {
     pa.string(): "string",
     pa.float64(): "double",
@@ -54,16 +57,42 @@ class BenchDataSet:
 
     Attributes:
         rows: line items in all billing periods together.
+        runs: training runs the resources are used by.
         root: the data set's folder.
-        config_path: its `runledger.yaml` (warehouse and reports under `root/run/`).
+        config_path: its `runledger.yaml` (warehouse and reports under `run/` beside it).
         export_root: the CUR 2.0 export (`data/`, `metadata/`).
         data_files: every Parquet data file, both periods.
     """
 
     rows: int
+    runs: int
     root: Path
     config_path: Path
     export_root: Path
+    data_files: tuple[Path, ...]
+
+    @property
+    def last_period(self) -> date:
+        return BILLING_PERIODS[-1]
+
+    def period_files(self, period: date) -> tuple[Path, ...]:
+        """The data files of one billing period's delivery."""
+        return tuple(path for path in self.data_files if f"BILLING_PERIOD={period:%Y-%m}" in path.parts)
+
+
+@dataclass(frozen=True)
+class Redelivery:
+    """The last billing period delivered again, as AWS re-delivers the current month every day:
+    a new execution with new data files (other usage drawn) and a manifest naming them.
+
+    Attributes:
+        export_root: the re-delivered period's `data/` and `metadata/` folders.
+        rows: its line items.
+        data_files: its Parquet data files.
+    """
+
+    export_root: Path
+    rows: int
     data_files: tuple[Path, ...]
 
 
@@ -108,6 +137,7 @@ def data_set(cache_dir: Path, rows: int, runs: int = RUNS) -> BenchDataSet:
     export_root = root / "export"
     return BenchDataSet(
         rows=rows,
+        runs=runs,
         root=root,
         config_path=root / "runledger.yaml",
         export_root=export_root,
@@ -115,13 +145,32 @@ def data_set(cache_dir: Path, rows: int, runs: int = RUNS) -> BenchDataSet:
     )
 
 
+def redelivery(dataset: BenchDataSet) -> Redelivery:
+    """The data set's last billing period re-delivered, generated once into the data set's folder."""
+    root = dataset.root / REDELIVERY_FOLDER
+    period = dataset.last_period
+    rows = _period_rows(dataset.rows, len(BILLING_PERIODS) - 1)
+    if not (root / COMPLETE_MARKER).is_file():
+        shutil.rmtree(root, ignore_errors=True)
+        conn = duckdb.connect(config={"python_enable_replacements": False})
+        try:
+            _write_period(conn, root, period, rows, dataset.runs, delivery=1)
+        finally:
+            conn.close()
+        (root / COMPLETE_MARKER).write_text(f"{rows}\n")
+    return Redelivery(export_root=root, rows=rows, data_files=tuple(sorted((root / "data").rglob("*.parquet"))))
+
+
+def _period_rows(rows: int, index: int) -> int:
+    return rows // len(BILLING_PERIODS) + (1 if index < rows % len(BILLING_PERIODS) else 0)
+
+
 def _generate(root: Path, rows: int, runs: int) -> None:
     export_root = root / "export"
     conn = duckdb.connect(config={"python_enable_replacements": False})
     try:
         for index, period in enumerate(BILLING_PERIODS):
-            period_rows = rows // len(BILLING_PERIODS) + (1 if index < rows % len(BILLING_PERIODS) else 0)
-            _write_period(conn, export_root, period, period_rows, runs)
+            _write_period(conn, export_root, period, _period_rows(rows, index), runs)
     finally:
         conn.close()
     _write_registry(root / "runs.yaml", min(REGISTRY_RUNS, runs))
@@ -137,12 +186,13 @@ def _period_bounds(period: date) -> tuple[datetime, datetime, int]:
 
 
 def _write_period(
-    conn: duckdb.DuckDBPyConnection, export_root: Path, period: date, period_rows: int, runs: int
+    conn: duckdb.DuckDBPyConnection, export_root: Path, period: date, period_rows: int, runs: int, delivery: int = 0
 ) -> None:
-    """The period's data files (ROWS_PER_FILE rows each) and its manifest."""
+    """The period's data files (ROWS_PER_FILE rows each) and its manifest; `delivery` 1 is the
+    period delivered again (another execution, other usage)."""
     start, end, hours = _period_bounds(period)
     partition = f"BILLING_PERIOD={period:%Y-%m}"
-    execution_id = f"00000000-0000-4000-8000-{period:%Y%m}000000"
+    execution_id = f"00000000-0000-4000-8000-{period:%Y%m}{delivery:06d}"
     execution_folder = f"{end:%Y%m%d}T031500Z-{execution_id}"
     folder = export_root / "data" / partition / execution_folder
     folder.mkdir(parents=True, exist_ok=True)
@@ -151,7 +201,7 @@ def _write_period(
     for file_index, first_row in enumerate(range(0, period_rows, ROWS_PER_FILE)):
         name = f"{EXPORT_NAME}-{file_index + 1:05d}.snappy.parquet"
         params = {
-            "seed": SEED + period.month,
+            "seed": SEED + period.month + delivery * REDELIVERY_SEED_OFFSET,
             "resources": RESOURCES,
             "runs": runs,
             "period_rows": period_rows,

@@ -1,6 +1,8 @@
-"""The bench: for each size, the nightly job end to end (then again with nothing new), the
-yardstick DuckDB pass and focus-converter over the same files, each in its own measured process
-tree; results printed as a table and written as JSON."""
+"""The bench: for each size, in a work folder of its own beside the cached data set, the nightly
+job end to end on a fresh lake, again with nothing new, the six analyst questions, a night with
+ten revised budgets, a night after the last month is re-delivered; the yardstick DuckDB pass over
+the same files into a lake of its own; focus-converter; each in its own measured process tree.
+Results printed as a table with every target beside its figure and written as JSON."""
 
 from __future__ import annotations
 
@@ -19,17 +21,20 @@ from unittest.mock import patch
 import duckdb
 import yaml
 
-from bench.generate import RUNS, BenchDataSet, data_set, size_label
+from bench.generate import RUNS, BenchDataSet, data_set, redelivery, size_label
 from bench.measure import Measurement, run_measured
 from bench.parallel import LOAD_STEP_PREFIX
+from bench.questions import QuestionFailed, ask_plain_duckdb, ask_questions
 from bench.sqlfiles import read_bench_sql
 from pipelines.config import load_config
+from pipelines.reports.writer import REPORT_STEM
 from pipelines.warehouse.connection import connect_read_only
 from pipelines.warehouse.lake import Lake
 from tests.support import postgres
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DAGSTER_YAML = REPO_ROOT / "dagster.yaml"
+REPORT_HTML = f"{REPORT_STEM}.html"
 CONVERTER = REPO_ROOT / ".venv-focus-converter" / "bin" / "focus-converter"
 # Pipeline stages in the order they run; a step key not listed is reported under its own name.
 STAGES = {
@@ -81,7 +86,8 @@ class BenchOptions:
 
     Attributes:
         sizes: line items per data set.
-        cache_dir: where generated data sets are kept between runs.
+        cache_dir: where generated data sets are kept between runs (only read once generated).
+        work_dir: where each size's lakes, reports and changed inputs go (replaced every run).
         results_dir: where the JSON result goes.
         converter: also run focus-converter (when its venv exists).
         multiprocess: also run the nightly job with the multiprocess executor.
@@ -91,9 +97,10 @@ class BenchOptions:
 
     sizes: tuple[int, ...]
     cache_dir: Path
+    work_dir: Path
     results_dir: Path
     converter: bool = True
-    multiprocess: bool = True
+    multiprocess: bool = False
     timeout_seconds: float = 7200
     runs: int = RUNS
 
@@ -173,65 +180,118 @@ def _warehouse_totals(lake: Lake) -> dict:
         conn.close()
 
 
+@dataclass(frozen=True)
+class WorkFolder:
+    """A size's work folder: the data set's export mirrored (hard links), its registry, budgets
+    and configuration copied, so that the bench can change them (revise budgets, re-deliver a
+    month) and the cached data set is only ever read.
+
+    Attributes:
+        root: `<work_dir>/<size>/`.
+        config_path: `root/runledger.yaml` (lake in `root/run/lake/`, reports in `root/run/reports/`).
+    """
+
+    root: Path
+    config_path: Path
+
+    @property
+    def export_root(self) -> Path:
+        return self.root / "export"
+
+    @property
+    def budgets_dir(self) -> Path:
+        return self.root / "budgets"
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.root / "run" / "reports"
+
+
+def _mirror(source: Path, target: Path) -> None:
+    """`source`'s tree at `target`: folders made, files hard-linked (copied across file systems)."""
+
+    def link(from_path: str, to_path: str) -> None:
+        try:
+            os.link(from_path, to_path)
+        except OSError:
+            shutil.copy2(from_path, to_path)
+
+    shutil.copytree(source, target, copy_function=link)
+
+
+def work_folder(dataset: BenchDataSet, work_dir: Path) -> WorkFolder:
+    """A fresh work folder for the data set (an earlier one of the same size is removed)."""
+    root = (work_dir / f"{size_label(dataset.rows)}-{dataset.runs}runs").resolve()
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    _mirror(dataset.export_root, root / "export")
+    shutil.copytree(dataset.root / "budgets", root / "budgets")
+    shutil.copy(dataset.root / "runs.yaml", root / "runs.yaml")
+    shutil.copy(dataset.config_path, root / "runledger.yaml")
+    return WorkFolder(root=root, config_path=root / "runledger.yaml")
+
+
 def _nightly(
-    dataset: BenchDataSet,
+    work: WorkFolder,
+    rows: int,
     label: str,
     options: BenchOptions,
     *,
     config_path: Path | None = None,
     processes: int | None = None,
 ) -> dict:
-    """One measured `runledger run` on the data set's warehouse as it stands (or the
-    multiprocess job on `processes` processes, on the lake `config_path` names)."""
-    home = _fresh_dagster_home((dataset.root / "dagster" / label).resolve())
+    """One measured `runledger run` on the work folder's lake as it stands (or the multiprocess
+    job on `processes` processes, on the lake `config_path` names); rows/s of `rows` line items."""
+    home = _fresh_dagster_home(work.root / "dagster" / label)
     stats_path = home / "steps.json"
-    command = ["nightly", "--config", str(config_path or dataset.config_path), "--stats", str(stats_path)]
+    command = ["nightly", "--config", str(config_path or work.config_path), "--stats", str(stats_path)]
     if processes:
         command.extend(["--processes", str(processes)])
     load_before = _load()
     measurement = _checked(
         run_measured(_python(*command), env={"DAGSTER_HOME": str(home)}, timeout_seconds=options.timeout_seconds),
-        f"nightly job ({label}) on {size_label(dataset.rows)}",
+        f"nightly job ({label}) on {size_label(rows)}",
     )
     stats = json.loads(stats_path.read_text())
-    job_seconds = stats["end"] - stats["start"]
     return {
         "wall_seconds": round(measurement.wall_seconds, 3),
-        "job_seconds": round(job_seconds, 3),
-        "rows_per_second": round(dataset.rows / measurement.wall_seconds),
+        "job_seconds": round(stats["end"] - stats["start"], 3),
+        "rows_per_second": round(rows / measurement.wall_seconds),
         "peak_rss_bytes": measurement.peak_rss_bytes,
-        "stages": _stages(measurement, stats, dataset.rows),
+        "stages": _stages(measurement, stats, rows),
         "ingest_wall_seconds": _ingest_span(stats),
         "load_average": {"before": load_before, "after": _load()},
     }
 
 
-def _yardstick(dataset: BenchDataSet, options: BenchOptions) -> dict:
-    database = dataset.root / "yardstick.duckdb"
+def _yardstick(files: tuple[Path, ...], rows: int, lake_folder: Path, options: BenchOptions) -> dict:
+    """The yardstick pass over `files` into a new embedded lake (SQLite catalog, Parquet data
+    files), the storage the nightly job writes."""
     load_before = _load()
     measurement = _checked(
         run_measured(
-            _python("yardstick", "--database", str(database), *map(str, dataset.data_files)),
+            _python("yardstick", "--lake", str(lake_folder), *map(str, files)),
             timeout_seconds=options.timeout_seconds,
         ),
-        f"yardstick on {size_label(dataset.rows)}",
+        f"yardstick on {size_label(rows)}",
     )
-    rows = json.loads(measurement.output.strip().splitlines()[-1])["rows"]
-    database.unlink(missing_ok=True)
+    written = json.loads(measurement.output.strip().splitlines()[-1])
+    shutil.rmtree(lake_folder, ignore_errors=True)
     return {
-        "rows": rows,
+        "rows": written["rows"],
+        "statement_seconds": written["seconds"],
         "wall_seconds": round(measurement.wall_seconds, 3),
-        "rows_per_second": round(dataset.rows / measurement.wall_seconds),
+        "rows_per_second": round(rows / measurement.wall_seconds),
         "peak_rss_bytes": measurement.peak_rss_bytes,
         "load_average": {"before": load_before, "after": _load()},
     }
 
 
-def _converter(dataset: BenchDataSet, options: BenchOptions) -> dict | None:
+def _converter(dataset: BenchDataSet, work: WorkFolder, options: BenchOptions) -> dict | None:
     """focus-converter 1.0.0 (its own venv) on the export's data folder, or None without it."""
     if not options.converter or not CONVERTER.is_file():
         return None
-    output = dataset.root / "converter-output"
+    output = work.root / "converter-output"
     shutil.rmtree(output, ignore_errors=True)
     output.mkdir()
     load_before = _load()
@@ -266,78 +326,143 @@ def _converter(dataset: BenchDataSet, options: BenchOptions) -> dict | None:
     }
 
 
+def _report_times(reports_dir: Path) -> dict[str, int]:
+    """Each run report's modification time (ns), by run folder."""
+    return {path.parent.name: path.stat().st_mtime_ns for path in reports_dir.glob(f"*/{REPORT_HTML}")}
+
+
+def revise_budgets(budgets_dir: Path) -> list[str]:
+    """Raises every budget's GPU-hour price by a tenth (the planners revised their estimates);
+    returns the runs revised."""
+    revised = []
+    for path in sorted(budgets_dir.glob("*.yaml")):
+        budget = yaml.safe_load(path.read_text())
+        budget["model"]["gpu_hour_price"] = round(budget["model"]["gpu_hour_price"] * 1.1, 2)
+        path.write_text(yaml.safe_dump(budget, sort_keys=False))
+        revised.append(budget["training_run"])
+    return revised
+
+
+def _revised_budgets_night(work: WorkFolder, rows: int, options: BenchOptions) -> dict:
+    """The nightly job after the budgets were revised: which run reports it wrote again."""
+    before = _report_times(work.reports_dir)
+    revised = revise_budgets(work.budgets_dir)
+    measured = _nightly(work, rows, "revised-budgets", options)
+    after = _report_times(work.reports_dir)
+    rewritten = sorted(run for run, written in after.items() if before.get(run) != written)
+    return {**measured, "revised_runs": revised, "reports": len(after), "rewritten_reports": rewritten}
+
+
+def redeliver(dataset: BenchDataSet, work: WorkFolder) -> tuple[Path, ...]:
+    """Replaces the work folder's last billing period with its re-delivery (a new execution and
+    manifest, other data files); returns the re-delivered data files."""
+    delivered = redelivery(dataset)
+    partition = f"BILLING_PERIOD={dataset.last_period:%Y-%m}"
+    for folder in ("data", "metadata"):
+        shutil.rmtree(work.export_root / folder / partition)
+        _mirror(delivered.export_root / folder / partition, work.export_root / folder / partition)
+    return delivered.data_files
+
+
 def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
     """Every measurement of one size: generation (or the cache), the full nightly run, a re-run
-    with nothing new, the yardstick, focus-converter and the multiprocess run."""
+    with nothing new, the questions, a night of revised budgets, a night after a re-delivered
+    month, the yardstick over all files and over the re-delivered month, focus-converter and
+    (when asked for) the multiprocess run."""
+    label = size_label(rows)
     started = time.time()
     dataset = data_set(options.cache_dir, rows, options.runs)
     generation_seconds = time.time() - started
-    echo(f"{size_label(rows)}: data set ready in {generation_seconds:,.1f} s ({dataset.root})")
-    shutil.rmtree(dataset.root / "run", ignore_errors=True)
-    full = _nightly(dataset, "full", options)
-    totals = _warehouse_totals(load_config(dataset.config_path).lake)
-    echo(f"{size_label(rows)}: nightly job {full['wall_seconds']:,.1f} s, peak {full['peak_rss_bytes'] / GIB:,.2f} GiB")
-    rerun = _nightly(dataset, "rerun", options)
-    echo(f"{size_label(rows)}: re-run with nothing new {rerun['wall_seconds']:,.1f} s")
+    echo(f"{label}: data set ready in {generation_seconds:,.1f} s ({dataset.root})")
+    work = work_folder(dataset, options.work_dir)
+    full = _nightly(work, rows, "full", options)
+    totals = _warehouse_totals(load_config(work.config_path).lake)
+    echo(f"{label}: nightly job {full['wall_seconds']:,.1f} s, peak {full['peak_rss_bytes'] / GIB:,.2f} GiB")
+    rerun = _nightly(work, rows, "rerun", options)
+    echo(f"{label}: re-run with nothing new {rerun['wall_seconds']:,.1f} s")
+    try:
+        questions = ask_questions(work.config_path, options.timeout_seconds)
+        plain = ask_plain_duckdb(dataset.data_files, options.timeout_seconds)
+    except QuestionFailed as error:
+        raise BenchFailed(str(error)) from None
+    slowest = max(answer["median_seconds"] for answer in questions.values())
+    echo(f"{label}: six questions, slowest {slowest:.2f} s (plain DuckDB {plain['median_seconds']:.2f} s)")
+    revised = _revised_budgets_night(work, rows, options)
+    echo(
+        f"{label}: {len(revised['revised_runs'])} budgets revised: {len(revised['rewritten_reports'])} of "
+        f"{revised['reports']} run reports written again, {revised['wall_seconds']:,.1f} s"
+    )
+    redelivered_files = redeliver(dataset, work)
+    redelivered_rows = redelivery(dataset).rows
+    redelivered = _nightly(work, redelivered_rows, "redelivered", options)
+    redelivered_totals = _warehouse_totals(load_config(work.config_path).lake)
+    echo(f"{label}: re-delivered {size_label(redelivered_rows)}-line month {redelivered['wall_seconds']:,.1f} s")
     result = {
-        "size": size_label(rows),
+        "size": label,
         "rows": rows,
         "runs": options.runs,
         "generation_seconds": round(generation_seconds, 3),
         "nightly": full,
         "warehouse": totals,
         "rerun": rerun,
-        "yardstick": _yardstick(dataset, options),
+        "questions": questions,
+        "plain_duckdb": plain,
+        "revised_budgets": revised,
+        "redelivered": {**redelivered, "rows": redelivered_rows, "warehouse": redelivered_totals},
+        "yardstick": _yardstick(dataset.data_files, rows, work.root / "yardstick" / "lake", options),
+        "yardstick_redelivered": _yardstick(
+            redelivered_files, redelivered_rows, work.root / "yardstick" / "lake", options
+        ),
     }
-    echo(f"{size_label(rows)}: yardstick {result['yardstick']['wall_seconds']:,.1f} s")
-    result["converter"] = _converter(dataset, options)
+    echo(
+        f"{label}: yardstick {result['yardstick']['wall_seconds']:,.1f} s, over the re-delivered month "
+        f"{result['yardstick_redelivered']['wall_seconds']:,.1f} s"
+    )
+    result["converter"] = _converter(dataset, work, options)
     if result["converter"]:
-        echo(f"{size_label(rows)}: focus-converter {result['converter']['wall_seconds']:,.1f} s")
+        echo(f"{label}: focus-converter {result['converter']['wall_seconds']:,.1f} s")
     if options.multiprocess and rows > MULTIPROCESS_MAX_ROWS:
-        echo(
-            f"{size_label(rows)}: multiprocess run skipped: it is measured up to "
-            f"{size_label(MULTIPROCESS_MAX_ROWS)} line items (docs/scaling.md)"
-        )
+        echo(f"{label}: multiprocess run skipped: it is measured up to {size_label(MULTIPROCESS_MAX_ROWS)} line items")
     elif options.multiprocess and not postgres.installed():
-        echo(f"{size_label(rows)}: multiprocess run skipped: it needs PostgreSQL's server (Debian's postgresql)")
+        echo(f"{label}: multiprocess run skipped: it needs PostgreSQL's server (Debian's postgresql)")
     elif options.multiprocess:
-        result["multiprocess"] = _multiprocess(dataset, options, totals, echo)
+        result["multiprocess"] = _multiprocess(work, rows, redelivered_totals, options, echo)
     return result
 
 
-def _team_config(dataset: BenchDataSet, server: postgres.PostgresServer, dbname: str, folder: str) -> Path:
+def _team_config(work: WorkFolder, server: postgres.PostgresServer, dbname: str, folder: str) -> Path:
     """The data set's configuration with the team setup's lake: catalog in PostgreSQL, data files
     in `run/<folder>/`."""
-    config = yaml.safe_load(dataset.config_path.read_text())
+    config = yaml.safe_load(work.config_path.read_text())
     config["warehouse"] = {
         "catalog": {"postgres": {"host": server.host, "port": server.port, "dbname": dbname}},
         "data_path": f"run/{folder}/data",
     }
     config["reports_dir"] = f"run/{folder}/reports"
-    path = dataset.root / f"runledger-{folder}.yaml"
+    path = work.root / f"runledger-{folder}.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
 
 
-def _multiprocess(dataset: BenchDataSet, options: BenchOptions, totals: dict, echo=print) -> dict:
-    """The multiprocess job into a lake with a PostgreSQL catalog (a local cluster the bench starts
-    and stops), with one process and with PROCESSES; each lake must hold the same totals as the
-    nightly job's."""
+def _multiprocess(work: WorkFolder, rows: int, totals: dict, options: BenchOptions, echo=print) -> dict:
+    """The multiprocess job on the work folder's inputs as they stand, into a lake with a
+    PostgreSQL catalog (a local cluster the bench starts and stops), with one process and with
+    PROCESSES; each lake must hold `totals`, what the nightly job's embedded lake holds."""
     result = {}
     # libpq's user for the catalog, in this process and the measured ones (they inherit it)
     with postgres.local_cluster() as server, patch.dict(os.environ, {"PGUSER": server.user}):
         for processes in (1, PROCESSES):
             folder = f"team-{processes}"
             dbname = postgres.new_database(server, f"bench_{processes}")
-            config_path = _team_config(dataset, server, dbname, folder)
+            config_path = _team_config(work, server, dbname, folder)
             label = f"{processes} process" + ("es" if processes > 1 else "")
-            measured = _nightly(dataset, folder, options, config_path=config_path, processes=processes)
+            measured = _nightly(work, rows, folder, options, config_path=config_path, processes=processes)
             lake_totals = _warehouse_totals(load_config(config_path).lake)
             if lake_totals != totals:
                 raise BenchFailed(f"the multiprocess job ({label}) wrote {lake_totals}, the nightly job {totals}")
             result[folder] = measured
             echo(
-                f"{size_label(dataset.rows)}: multiprocess nightly job, {label}: {measured['wall_seconds']:,.1f} s "
+                f"{size_label(rows)}: multiprocess nightly job, {label}: {measured['wall_seconds']:,.1f} s "
                 f"(ingest {measured['ingest_wall_seconds']:,.1f} s)"
             )
     one, many = result["team-1"], result[f"team-{PROCESSES}"]

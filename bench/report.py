@@ -1,8 +1,18 @@
-"""The bench's results as a plain-text table."""
+"""The bench's results as a plain-text table, and its targets as Markdown."""
 
 from __future__ import annotations
 
+from bench.targets import Figure, figures
+
 GIB = 2**30
+MEASUREMENTS = (
+    ("nightly", "nightly job (end to end)"),
+    ("rerun", "re-run, nothing new"),
+    ("revised_budgets", "night, budgets revised"),
+    ("redelivered", "night, month re-delivered"),
+    ("yardstick", "yardstick into a lake"),
+    ("yardstick_redelivered", "yardstick, re-delivered month"),
+)
 
 
 def _gib(value: int | None) -> str:
@@ -17,11 +27,25 @@ def _load(entry: dict) -> str:
     return f"{entry['load_average']['before'][0]:.1f}"
 
 
+def _met(figure: Figure) -> str:
+    return {True: "met", False: "MISSED", None: "–"}[figure.met]
+
+
+def _size_figures(results: dict) -> list[tuple[dict, list[Figure]]]:
+    measured = [size for size in results["sizes"] if "failed" not in size]
+    return [(size, figures(size, measured[index - 1] if index else None)) for index, size in enumerate(measured)]
+
+
 def format_results(results: dict) -> str:
-    """Per size: every stage of the nightly job, then the whole job, the re-run, the multiprocess
-    run, the yardstick and the converter, with seconds, rows/s, peak GiB and the 1-minute load
-    average before each; then the targets' ratios and how the peak grew to the largest size."""
-    lines = [f"{'size':>5}  {'measurement':<28} {'seconds':>9} {'rows/s':>11} {'peak GiB':>8} {'load':>5}"]
+    """Per size: every stage of the nightly job, then each measured process (nights, yardsticks,
+    converter, multiprocess) with seconds, rows/s, peak GiB and the 1-minute load average before
+    it, the questions' median seconds, then every target with its figure."""
+    machine = results["machine"]
+    heading = f"RunLedger bench, commit {results['commit']}, started {results['started_at']}, "
+    lines = [
+        f"{heading}{machine['cpus']} CPUs, DuckDB {machine['duckdb']}",
+        f"{'size':>5}  {'measurement':<36} {'seconds':>9} {'rows/s':>11} {'peak GiB':>8} {'load':>5}",
+    ]
     for size in results["sizes"]:
         label = size["size"]
         if "failed" in size:
@@ -29,57 +53,55 @@ def format_results(results: dict) -> str:
             continue
         for stage in size["nightly"]["stages"]:
             lines.append(
-                f"{label:>5}  {'  ' + stage['stage']:<28} {stage['seconds']:>9.2f} "
+                f"{label:>5}  {'  ' + stage['stage']:<36} {stage['seconds']:>9.2f} "
                 f"{_rate(stage['rows_per_second']):>11} {_gib(stage['peak_rss_bytes']):>8} {'':>5}"
             )
-        rows = [("nightly job (end to end)", size["nightly"]), ("re-run, nothing new", size["rerun"])]
-        multiprocess = size.get("multiprocess")
-        if multiprocess:
-            rows.extend(
-                (f"multiprocess, {name.removeprefix('team-')} proc., PG lake", entry)
-                for name, entry in multiprocess.items()
-                if isinstance(entry, dict)
-            )
-        rows.append(("yardstick DuckDB pass", size["yardstick"]))
+        rows = [(name, size[key]) for key, name in MEASUREMENTS]
         if size.get("converter"):
-            rows.append(
-                (
-                    "focus-converter 1.0.0" + ("" if size["converter"]["returncode"] == 0 else " (failed)"),
-                    size["converter"],
-                )
-            )
+            failed = "" if size["converter"]["returncode"] == 0 else " (failed)"
+            rows.append((f"focus-converter 1.0.0{failed}", size["converter"]))
+        for name, entry in (size.get("multiprocess") or {}).items():
+            if isinstance(entry, dict):
+                rows.append((f"multiprocess, {name.removeprefix('team-')} proc., PG lake", entry))
         for name, entry in rows:
             lines.append(
-                f"{label:>5}  {name:<28} {entry['wall_seconds']:>9.2f} {_rate(entry['rows_per_second']):>11} "
+                f"{label:>5}  {name:<36} {entry['wall_seconds']:>9.2f} {_rate(entry['rows_per_second']):>11} "
                 f"{_gib(entry['peak_rss_bytes']):>8} {_load(entry):>5}"
             )
-        lines.append(f"{label:>5}  {'targets':<28} {target_summary(size)}")
-    measured = [size for size in results["sizes"] if "failed" not in size]
-    if len(measured) > 1:
-        lines.append(memory_growth(measured))
+        for answer in (*size["questions"].values(), size["plain_duckdb"]):
+            lines.append(f"{label:>5}  {'query: ' + answer['question']:<36} {answer['median_seconds']:>9.2f}")
+    for size, measured in _size_figures(results):
+        lines.append("")
+        lines.append(f"{size['size']:>5}  {'target':<58} {'measured':<32} {'target':<12} ")
+        lines.extend(
+            f"{size['size']:>5}  {figure.name:<58} {figure.measured:<32} {figure.target:<12} {_met(figure)}"
+            for figure in measured
+        )
     return "\n".join(lines)
 
 
-def memory_growth(sizes: list[dict]) -> str:
-    """The end-to-end peak of the largest size against the one before it (the issue asks for
-    at most 1.5x from 5M to 20M)."""
-    before, largest = sizes[-2], sizes[-1]
-    ratio = largest["nightly"]["peak_rss_bytes"] / before["nightly"]["peak_rss_bytes"]
-    return (
-        f"peak memory {before['size']} -> {largest['size']}: {_gib(before['nightly']['peak_rss_bytes'])} -> "
-        f"{_gib(largest['nightly']['peak_rss_bytes'])} GiB ({ratio:.2f}x)"
+def format_targets_markdown(results: dict) -> str:
+    """Every target as a Markdown table: one column per measured size, the target beside it."""
+    by_size = _size_figures(results)
+    if not by_size:
+        return "No size was measured."
+    names: list[str] = []
+    targets: dict[str, str] = {}
+    cells: dict[tuple[str, str], str] = {}
+    for size, measured in by_size:
+        for figure in measured:
+            if figure.name not in targets:
+                names.append(figure.name)
+                targets[figure.name] = figure.target
+            mark = {True: " ✓", False: " ✗", None: ""}[figure.met]
+            cells[(figure.name, size["size"])] = f"{figure.measured}{mark}"
+    labels = [size["size"] for size, _ in by_size]
+    lines = [
+        f"| figure | target | {' | '.join(labels)} |",
+        f"|---|---|{'---:|' * len(labels)}",
+    ]
+    lines.extend(
+        f"| {name} | {targets[name]} | {' | '.join(cells.get((name, label), '') for label in labels)} |"
+        for name in names
     )
-
-
-def target_summary(size: dict) -> str:
-    """The ratios the issue's targets are about, for one size."""
-    nightly = size["nightly"]
-    parts = [f"job/yardstick {nightly['rows_per_second'] / size['yardstick']['rows_per_second']:.2f}x"]
-    converter = size.get("converter")
-    if converter and converter["returncode"] == 0:
-        parts.append(f"job/converter {nightly['rows_per_second'] / converter['rows_per_second']:.2f}x")
-    parts.append(f"re-run/full {size['rerun']['wall_seconds'] / nightly['wall_seconds']:.3f}")
-    if size.get("multiprocess"):
-        speed_up, ingest_speed_up = size["multiprocess"]["speed_up"], size["multiprocess"]["ingest_speed_up"]
-        parts.append(f"2 processes vs 1: {speed_up:.2f}x end to end, {ingest_speed_up:.2f}x ingest")
-    return ", ".join(parts)
+    return "\n".join(lines)

@@ -376,6 +376,7 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
     echo(f"{label}: data set ready in {generation_seconds:,.1f} s ({dataset.root})")
     work = work_folder(dataset, options.work_dir)
     full = _nightly(work, rows, "full", options)
+    full["reports"] = len(_report_times(work.reports_dir))
     totals = _warehouse_totals(load_config(work.config_path).lake)
     echo(f"{label}: nightly job {full['wall_seconds']:,.1f} s, peak {full['peak_rss_bytes'] / GIB:,.2f} GiB")
     rerun = _nightly(work, rows, "rerun", options)

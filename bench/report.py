@@ -44,7 +44,7 @@ def format_results(results: dict) -> str:
     heading = f"RunLedger bench, commit {results['commit']}, started {results['started_at']}, "
     lines = [
         f"{heading}{machine['cpus']} CPUs, DuckDB {machine['duckdb']}",
-        f"{'size':>5}  {'measurement':<36} {'seconds':>9} {'rows/s':>11} {'peak GiB':>8} {'load':>5}",
+        f"{'size':>5}  {'measurement':<48} {'seconds':>9} {'rows/s':>11} {'peak GiB':>8} {'load':>5}",
     ]
     for size in results["sizes"]:
         label = size["size"]
@@ -53,7 +53,7 @@ def format_results(results: dict) -> str:
             continue
         for stage in size["nightly"]["stages"]:
             lines.append(
-                f"{label:>5}  {'  ' + stage['stage']:<36} {stage['seconds']:>9.2f} "
+                f"{label:>5}  {'  ' + stage['stage']:<48} {stage['seconds']:>9.2f} "
                 f"{_rate(stage['rows_per_second']):>11} {_gib(stage['peak_rss_bytes']):>8} {'':>5}"
             )
         rows = [(name, size[key]) for key, name in MEASUREMENTS]
@@ -65,11 +65,11 @@ def format_results(results: dict) -> str:
                 rows.append((f"multiprocess, {name.removeprefix('team-')} proc., PG lake", entry))
         for name, entry in rows:
             lines.append(
-                f"{label:>5}  {name:<36} {entry['wall_seconds']:>9.2f} {_rate(entry['rows_per_second']):>11} "
+                f"{label:>5}  {name:<48} {entry['wall_seconds']:>9.2f} {_rate(entry['rows_per_second']):>11} "
                 f"{_gib(entry['peak_rss_bytes']):>8} {_load(entry):>5}"
             )
         for answer in (*size["questions"].values(), size["plain_duckdb"]):
-            lines.append(f"{label:>5}  {'query: ' + answer['question']:<36} {answer['median_seconds']:>9.2f}")
+            lines.append(f"{label:>5}  {'query: ' + answer['question']:<48} {answer['median_seconds']:>9.2f}")
     for size, measured in _size_figures(results):
         lines.append("")
         lines.append(f"{size['size']:>5}  {'target':<58} {'measured':<32} {'target':<12} ")

@@ -102,7 +102,7 @@ def figures(size: dict, previous: dict | None = None) -> list[Figure]:
     )
     result.append(
         Figure(
-            f"first render of all {size['runs']} run reports",
+            f"first render of all {nightly['reports']} run reports",
             f"{reports:,.1f} s",
             f"≤ {MAX_FIRST_RENDER_SECONDS:g} s",
             reports <= MAX_FIRST_RENDER_SECONDS,
@@ -112,7 +112,7 @@ def figures(size: dict, previous: dict | None = None) -> list[Figure]:
     rewritten, changed = revised["rewritten_reports"], sorted(revised["revised_runs"])
     result.append(
         Figure(
-            f"reports written again after {len(changed)} runs changed",
+            f"run reports written again after {len(changed)} budgets changed",
             f"{len(rewritten)} of {revised['reports']}",
             f"those {len(changed)} only",
             rewritten == changed,

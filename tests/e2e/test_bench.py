@@ -134,8 +134,8 @@ def test_every_target_is_printed_beside_its_figure(smoke: tuple[dict, object]) -
     assert path.name.endswith(f"-{results['commit']}.json")
     table = format_results(results)
     measured = figures(size)
-    # ingest ×2, attribution, reports ×2, end to end, re-delivery, six questions, plain, memory, re-run
-    assert len(measured) == 15
+    # ingest ×2, attribution, reports ×2, end to end, re-delivery, six questions, slowest ÷ plain, memory, re-run
+    assert len(measured) == 16
     for figure in measured:
         assert f"{figure.name:<58} {figure.measured:<32} {figure.target:<12}" in table
     markdown = format_targets_markdown(results).splitlines()

@@ -8,8 +8,8 @@
 --   line's charge end, else the earliest one after it. A snapshot that lists the resource without
 --   run tags is valid too (the resource was untagged then). Of several rows of one resource at one
 --   moment (two tag sources, two ARNs), the first by source name, then ARN.
--- Every line gets a row (its columns NULL where neither names a dimension). Only the lines of a
--- resource with a snapshot look one up.
+-- Only lines with a matching tag or a snapshot get a row; only the lines of a resource with a
+-- snapshot look one up.
 create or replace temp table line_dimensions as
 -- line_items is read twice; scanning focus_line_items again costs less than DuckDB keeping a
 -- period's lines (with their Tags) as a materialized CTE
@@ -152,6 +152,12 @@ final as (
         line_snapshots.custom_dimensions as snapshot_custom_dimensions
     from line_tags
     left join line_snapshots on line_tags.line_row = line_snapshots.line_row
+    -- filtered here, above the join: a filter in line_tags would evaluate every tag lookup twice
+    where coalesce(
+            line_tags.training_run_tag.tag_value, line_tags.experiment, line_tags.dataset_version, line_tags.owner
+        ) is not null
+        or cardinality(line_tags.custom_dimensions) > 0
+        or line_snapshots.line_row is not null
 )
 
 select * from final

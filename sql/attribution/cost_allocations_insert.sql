@@ -38,8 +38,11 @@ line_items as not materialized (
     where in_billing_period(BillingPeriodStart, $billing_period)
 ),
 
+-- only the lines being split: the second pass splits the few lines shared-cost rules took
 dimensions as (
-    select * from line_dimensions
+    select line_dimensions.*
+    from line_dimensions
+    semi join shares on line_dimensions.line_row = shares.line_row
 ),
 
 registry as (

@@ -8,10 +8,11 @@
 --   line's charge end, else the earliest one after it. A snapshot that lists the resource without
 --   run tags is valid too (the resource was untagged then). Of several rows of one resource at one
 --   moment (two tag sources, two ARNs), the first by source name, then ARN.
--- Only lines with a matching tag or a snapshot get a row.
+-- Only lines with a matching tag or a snapshot get a row; only the lines of a resource with a
+-- snapshot look one up.
 create or replace temp table line_dimensions as
--- line_items is read three times; scanning focus_line_items again costs less than DuckDB keeping
--- a period's lines (with their Tags) as a materialized CTE
+-- line_items is read twice; scanning focus_line_items again costs less than DuckDB keeping a
+-- period's lines (with their Tags) as a materialized CTE
 with line_items as not materialized (
     select
         rowid as line_row,
@@ -46,20 +47,6 @@ line_tags as (
         custom_tags(Tags, cast($custom_dimension_keys as struct(dimension varchar, keys varchar[])[]))
             as custom_dimensions
     from line_items
-),
-
-line_tag_dimensions as (
-    select
-        line_row,
-        training_run_tag.tag_value as training_run,
-        training_run_tag.tag_key as training_run_key,
-        experiment,
-        dataset_version,
-        owner,
-        custom_dimensions
-    from line_tags
-    where coalesce(training_run_tag.tag_value, experiment, dataset_version, owner) is not null
-        or cardinality(custom_dimensions) > 0
 ),
 
 snapshot_tags as (
@@ -113,20 +100,26 @@ snapshot_dimensions as (
     group by snapshots.resource_key, snapshots.snapshot_at
 ),
 
-snapshot_at_or_before as (
-    select line_items.line_row, snapshot_dimensions.*
+snapshot_lines as (
+    select line_row, resource_key, charge_end
     from line_items
+    semi join snapshots on line_items.resource_key = snapshots.resource_key
+),
+
+snapshot_at_or_before as (
+    select snapshot_lines.line_row, snapshot_dimensions.*
+    from snapshot_lines
     asof inner join snapshot_dimensions
-        on line_items.resource_key = snapshot_dimensions.resource_key
-        and line_items.charge_end >= snapshot_dimensions.snapshot_at
+        on snapshot_lines.resource_key = snapshot_dimensions.resource_key
+        and snapshot_lines.charge_end >= snapshot_dimensions.snapshot_at
 ),
 
 first_snapshot_after as (
-    select line_items.line_row, snapshot_dimensions.*
-    from line_items
+    select snapshot_lines.line_row, snapshot_dimensions.*
+    from snapshot_lines
     asof inner join snapshot_dimensions
-        on line_items.resource_key = snapshot_dimensions.resource_key
-        and line_items.charge_end < snapshot_dimensions.snapshot_at
+        on snapshot_lines.resource_key = snapshot_dimensions.resource_key
+        and snapshot_lines.charge_end < snapshot_dimensions.snapshot_at
 ),
 
 snapshot_after as (
@@ -143,13 +136,13 @@ line_snapshots as (
 
 final as (
     select
-        coalesce(line_tag_dimensions.line_row, line_snapshots.line_row) as line_row,
-        line_tag_dimensions.training_run as tag_training_run,
-        line_tag_dimensions.training_run_key as tag_training_run_key,
-        line_tag_dimensions.experiment as tag_experiment,
-        line_tag_dimensions.dataset_version as tag_dataset_version,
-        line_tag_dimensions.owner as tag_owner,
-        line_tag_dimensions.custom_dimensions as tag_custom_dimensions,
+        line_tags.line_row,
+        line_tags.training_run_tag.tag_value as tag_training_run,
+        line_tags.training_run_tag.tag_key as tag_training_run_key,
+        line_tags.experiment as tag_experiment,
+        line_tags.dataset_version as tag_dataset_version,
+        line_tags.owner as tag_owner,
+        line_tags.custom_dimensions as tag_custom_dimensions,
         line_snapshots.snapshot_at,
         line_snapshots.training_run as snapshot_training_run,
         line_snapshots.training_run_key as snapshot_training_run_key,
@@ -157,8 +150,14 @@ final as (
         line_snapshots.dataset_version as snapshot_dataset_version,
         line_snapshots.owner as snapshot_owner,
         line_snapshots.custom_dimensions as snapshot_custom_dimensions
-    from line_tag_dimensions
-    full outer join line_snapshots on line_tag_dimensions.line_row = line_snapshots.line_row
+    from line_tags
+    left join line_snapshots on line_tags.line_row = line_snapshots.line_row
+    -- filtered here, above the join: a filter in line_tags would evaluate every tag lookup twice
+    where coalesce(
+            line_tags.training_run_tag.tag_value, line_tags.experiment, line_tags.dataset_version, line_tags.owner
+        ) is not null
+        or cardinality(line_tags.custom_dimensions) > 0
+        or line_snapshots.line_row is not null
 )
 
 select * from final

@@ -73,21 +73,34 @@ unclaimed_lines as (
     anti join claimed on line_items.line_row = claimed.line_row
 ),
 
+-- globs are matched once per resource, not once per line of it
+unclaimed_resources as (
+    select distinct ResourceId
+    from unclaimed_lines
+    where ResourceId is not null
+),
+
+resource_patterns as (
+    select unclaimed_resources.ResourceId, registry_patterns.*
+    from unclaimed_resources
+    inner join registry_patterns on unclaimed_resources.ResourceId glob registry_patterns.pattern
+),
+
 registry_overlaps as (
     select
         unclaimed_lines.line_row,
-        registry_patterns.training_run,
-        any_value(registry_patterns.weight_units) as weight_units,
-        min(registry_patterns.pattern) as pattern,
+        resource_patterns.training_run,
+        any_value(resource_patterns.weight_units) as weight_units,
+        min(resource_patterns.pattern) as pattern,
         any_value(
             case
                 when unclaimed_lines.duration_seconds = 0 then
                     case
                         when unclaimed_lines.ChargePeriodStart >= coalesce(
-                                registry_patterns.window_start, unclaimed_lines.ChargePeriodStart
+                                resource_patterns.window_start, unclaimed_lines.ChargePeriodStart
                             )
                             and unclaimed_lines.ChargePeriodStart < coalesce(
-                                registry_patterns.window_end, unclaimed_lines.ChargePeriodStart + interval 1 second
+                                resource_patterns.window_end, unclaimed_lines.ChargePeriodStart + interval 1 second
                             )
                         then 1 else 0
                     end
@@ -96,11 +109,11 @@ registry_overlaps as (
                         'second',
                         greatest(
                             unclaimed_lines.ChargePeriodStart,
-                            coalesce(registry_patterns.window_start, unclaimed_lines.ChargePeriodStart)
+                            coalesce(resource_patterns.window_start, unclaimed_lines.ChargePeriodStart)
                         ),
                         least(
                             unclaimed_lines.charge_end,
-                            coalesce(registry_patterns.window_end, unclaimed_lines.charge_end)
+                            coalesce(resource_patterns.window_end, unclaimed_lines.charge_end)
                         )
                     ),
                     0
@@ -108,8 +121,8 @@ registry_overlaps as (
             end
         ) as overlap_seconds
     from unclaimed_lines
-    inner join registry_patterns on unclaimed_lines.ResourceId glob registry_patterns.pattern
-    group by unclaimed_lines.line_row, registry_patterns.training_run
+    inner join resource_patterns on unclaimed_lines.ResourceId = resource_patterns.ResourceId
+    group by unclaimed_lines.line_row, resource_patterns.training_run
 ),
 
 registry_lines as (

@@ -105,7 +105,7 @@ def test_a_revised_budget_rebuilds_the_tables_it_feeds(project: Path) -> None:
     assert revised == estimated + Decimal(100)
     assert variance == actual - revised
     ((causes_total,),) = query(
-        project, "select variance from variance_causes where training_run = 'llm-13b-ft-r2' and parent is null"
+        project, "select sum(amount) from variance_causes where training_run = 'llm-13b-ft-r2' and parent = 'total'"
     )
     assert causes_total == variance, "variance_causes was rebuilt from the new variance"
     after_records = recorded(project)

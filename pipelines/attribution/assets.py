@@ -6,8 +6,8 @@ import dagster as dg
 import duckdb
 
 from pipelines.attribution.allocate import allocate_period_if_changed, period_totals
-from pipelines.attribution.commitments import build_commitment_utilization
-from pipelines.attribution.registry import load_registry, replace_run_registry
+from pipelines.attribution.commitments import COMMITMENT_UTILIZATION_INPUTS, build_commitment_utilization_if_changed
+from pipelines.attribution.registry import load_registry, replace_run_registry_if_changed
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
@@ -46,14 +46,17 @@ RECONCILIATION_PREVIEW_COLUMNS = (
 )
 def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """The run registry (`attribution.runs`) as the `run_registry` table, replaced whole: the
-    experiment, dataset version, owner, window and resource globs of each training run."""
+    experiment, dataset version, owner, window and resource globs of each training run; not
+    written when it already holds the same runs."""
     config = runledger.load_config()
     runs = load_registry(config.runs_path) if config.runs_path else []
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                count = replace_run_registry(conn, runs)
-    return dg.MaterializeResult(metadata={"runs": dg.MetadataValue.int(count)})
+                replaced = replace_run_registry_if_changed(conn, runs)
+    return dg.MaterializeResult(
+        metadata={"runs": dg.MetadataValue.int(len(runs)), "replaced": dg.MetadataValue.bool(replaced)}
+    )
 
 
 @dg.asset(
@@ -320,22 +323,25 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
-    metadata=holds_tables("commitment_utilization"),
+    metadata=holds_tables("commitment_utilization", inputs=COMMITMENT_UTILIZATION_INPUTS),
     pool=WAREHOUSE_POOL,
 )
 def commitment_utilization(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """`commitment_utilization`: every Savings Plan, reservation and committed use discount per
     billing period — its amortized cost, the part covered usage used and the unused part, how much
     of that unused part runs carry (`attribution.commitments`), utilization and coverage. Rebuilt
-    whole, only after reconciliation passed."""
+    whole, only after reconciliation passed, and only when the line items or allocations changed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                rows = build_commitment_utilization(conn)
+                rebuilt = build_commitment_utilization_if_changed(conn)
+        # its rows: billing period, type, id, currency, committed, unused, charged to runs, utilization, coverage
+        rows = conn.execute(read_sql("marts/commitment_utilization", "summary")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(len(rows)),
+            "rebuilt": dg.MetadataValue.bool(rebuilt),
             "by_commitment": dg.MetadataValue.md(
                 "| period | type | commitment | currency | committed | unused | charged to runs | utilization "
                 "| coverage |\n|---|---|---|---|---:|---:|---:|---:|---:|\n"

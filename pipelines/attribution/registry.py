@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from pipelines.config import ConfigError, Weight, format_validation_error, read_yaml, repeated
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 
 
 class RegisteredRun(BaseModel):
@@ -61,6 +62,17 @@ def load_registry(path: Path) -> list[RegisteredRun]:
     if repeated_ids:
         raise ConfigError(f"{path}: runs: run ids must be unique, repeated: {', '.join(repeated_ids)}")
     return registry.runs
+
+
+def replace_run_registry_if_changed(conn: duckdb.DuckDBPyConnection, runs: list[RegisteredRun]) -> bool:
+    """Replaces the `run_registry` table unless it already holds these runs (step_inputs), so a
+    night with the same runs file writes nothing; the caller owns the transaction.
+
+    Returns:
+        True when the table was replaced.
+    """
+    inputs = rows_inputs("run_registry", runs, ("inputs/run_registry",))
+    return build_if_changed(conn, inputs, lambda: replace_run_registry(conn, runs))
 
 
 def replace_run_registry(conn: duckdb.DuckDBPyConnection, runs: list[RegisteredRun]) -> int:

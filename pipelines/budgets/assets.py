@@ -6,9 +6,11 @@ from pipelines.attribution.assets import cost_allocations, reconciliation, run_c
 from pipelines.budgets.delivery import FAILED, attempt, current_alerts, ledger, plan_deliveries, record, utc_now
 from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import (
-    build_budget_alerts,
-    build_budget_variance,
-    replace_budget_baselines,
+    BUDGET_ALERTS_INPUTS,
+    BUDGET_VARIANCE_INPUTS,
+    build_budget_alerts_if_changed,
+    build_budget_variance_if_changed,
+    replace_budget_baselines_if_changed,
 )
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
@@ -33,15 +35,20 @@ RUN_PROGRESS = dg.AssetKey("run_progress")
 def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Each budgeted run's pre-training estimate per cost category in `budget_baselines`, replaced
     whole from `budgets/<run>.yaml` and the resource model (training FLOPs, MFU, GPU-hours,
-    checkpoints, egress)."""
+    checkpoints, egress); not written when it already holds the same rows."""
     config = runledger.load_config()
     budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                rows = replace_budget_baselines(conn, budgets, config.thresholds)
+                replaced = replace_budget_baselines_if_changed(conn, budgets, config.thresholds)
+        (rows,) = conn.execute(read_sql("inputs/budget_baselines", "count")).fetchone()
     return dg.MaterializeResult(
-        metadata={"budgets": dg.MetadataValue.int(len(budgets)), "rows": dg.MetadataValue.int(rows)}
+        metadata={
+            "budgets": dg.MetadataValue.int(len(budgets)),
+            "rows": dg.MetadataValue.int(rows),
+            "replaced": dg.MetadataValue.bool(replaced),
+        }
     )
 
 
@@ -50,23 +57,25 @@ def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},
-    metadata=holds_tables("budget_variance"),
+    metadata=holds_tables("budget_variance", inputs=BUDGET_VARIANCE_INPUTS),
     pool=WAREHOUSE_POOL,
 )
 def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """`budget_variance`: actual (effective) spend against the estimate per budgeted run and cost
     category plus a `total` row: variance, status, forecast at completion (from `run_progress`),
     and for compute the rate and usage variances that add up to the compute variance exactly.
-    Rebuilt whole, only after reconciliation passed."""
+    Rebuilt whole, only after reconciliation passed, and only when a table it reads changed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                rows = build_budget_variance(conn)
+                rebuilt = build_budget_variance_if_changed(conn)
+        (rows,) = conn.execute(read_sql("marts/budget_variance", "count")).fetchone()
         totals = conn.execute(read_sql("marts/budget_variance", "totals")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(rows),
+            "rebuilt": dg.MetadataValue.bool(rebuilt),
             "totals": dg.MetadataValue.md(
                 "| run | estimated | actual | variance | status |\n|---|---:|---:|---:|---|\n"
                 + "\n".join(f"| {r} | {e:,.2f} | {a:,.2f} | {v:,.2f} | {s} |" for r, e, a, v, s in totals)
@@ -97,7 +106,7 @@ THRESHOLD_CHECK_KEYS = frozenset(
     group_name="budgets",
     owners=["team:finops"],
     kinds={"duckdb"},
-    metadata=holds_tables("budget_alerts"),
+    metadata=holds_tables("budget_alerts", inputs=BUDGET_ALERTS_INPUTS),
     pool=WAREHOUSE_POOL,
     check_specs=[
         dg.AssetCheckSpec(f"{kind}_threshold", asset="budget_alerts", description=description)
@@ -108,17 +117,20 @@ def budget_alerts(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """`budget_alerts`: the first day each budgeted run's cumulative effective spend, GPU-hours,
     wall-clock and storage spend reached its warning and its over threshold, the days far above a
     run's trailing median, and GPU instances idle with no run; rebuilt from the whole history every
-    run, only after reconciliation passed."""
+    run, only after reconciliation passed, and only when a table it reads or a threshold setting
+    changed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                rows = build_budget_alerts(conn, config.thresholds)
+                rebuilt = build_budget_alerts_if_changed(conn, config.thresholds)
+        (rows,) = conn.execute(read_sql("marts/budget_alerts", "count")).fetchone()
         alerts = conn.execute(read_sql("marts/budget_alerts", "summary")).fetchall()
         crossings = conn.execute(read_sql("marts/budget_alerts", "kind_crossings")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(rows),
+            "rebuilt": dg.MetadataValue.bool(rebuilt),
             "alerts": dg.MetadataValue.json(
                 [
                     {"training_run": run, "threshold": threshold, "crossed_on": str(day)}

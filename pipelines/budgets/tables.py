@@ -14,6 +14,12 @@ from pipelines.budgets.schema import Budget, cost_behavior
 from pipelines.config import AlertThresholds
 from pipelines.ingest.mappings import COST_CATEGORIES
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs, tables_inputs
+
+MACROS = "schema/macros"
+# The tables each build reads: while their files are the same, the build stands (step_inputs).
+BUDGET_VARIANCE_INPUTS = ("budget_baselines", "cost_allocations", "focus_line_items", "run_events", "run_progress")
+BUDGET_ALERTS_INPUTS = ("budget_baselines", "cost_allocations", "focus_line_items", "run_events")
 
 
 def replace_budget_baselines(
@@ -32,11 +38,64 @@ def replace_budget_baselines(
     Returns:
         The number of rows written.
     """
-    rows = [row for budget, path in budgets_with_files for row in baseline_rows(budget, path, defaults)]
+    rows = _baseline_rows(budgets_with_files, defaults)
+    _write_baselines(conn, rows)
+    return len(rows)
+
+
+def replace_budget_baselines_if_changed(
+    conn: duckdb.DuckDBPyConnection,
+    budgets_with_files: Iterable[tuple[Budget, Path | str]],
+    defaults: AlertThresholds | None = None,
+) -> bool:
+    """`replace_budget_baselines` unless the table already holds the same rows (step_inputs), so a
+    night with the same budget files writes nothing.
+
+    Returns:
+        True when the table was replaced.
+    """
+    rows = _baseline_rows(budgets_with_files, defaults)
+    inputs = rows_inputs("budget_baselines", rows, ("inputs/budget_baselines",))
+    return build_if_changed(conn, inputs, lambda: _write_baselines(conn, rows))
+
+
+def _baseline_rows(
+    budgets_with_files: Iterable[tuple[Budget, Path | str]], defaults: AlertThresholds | None
+) -> list[dict]:
+    return [row for budget, path in budgets_with_files for row in baseline_rows(budget, path, defaults)]
+
+
+def _write_baselines(conn: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
     conn.execute(read_sql("inputs/budget_baselines", "delete"))
     if rows:
         conn.executemany(read_sql("inputs/budget_baselines", "insert"), rows)
-    return len(rows)
+
+
+def _elastic_categories() -> list[str]:
+    return [category for category in COST_CATEGORIES if cost_behavior(category, fixed=()) == "elastic"]
+
+
+def build_budget_variance_if_changed(conn: duckdb.DuckDBPyConnection) -> bool:
+    """Rebuilds `budget_variance` unless it was built from the same tables (BUDGET_VARIANCE_INPUTS,
+    their files), SQL and categories, and records them.
+
+    Args:
+        conn: a writable warehouse connection on the lake, inside the caller's transaction.
+
+    Returns:
+        True when `budget_variance` was rebuilt.
+
+    Raises:
+        BudgetError: see `build_budget_variance` (a table built stands only once it passed).
+    """
+    inputs = tables_inputs(
+        conn,
+        "budget_variance",
+        BUDGET_VARIANCE_INPUTS,
+        ("marts/budget_variance", MACROS),
+        {"elastic_categories": _elastic_categories()},
+    )
+    return build_if_changed(conn, inputs, lambda: build_budget_variance(conn))
 
 
 def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
@@ -52,8 +111,9 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
         BudgetError: a budgeted run has allocations billed in another currency than its budget.
     """
     _require_budget_currencies(conn)
-    elastic = [category for category in COST_CATEGORIES if cost_behavior(category, fixed=()) == "elastic"]
-    (written,) = conn.execute(read_sql("marts/budget_variance", "insert"), {"elastic_categories": elastic}).fetchone()
+    (written,) = conn.execute(
+        read_sql("marts/budget_variance", "insert"), {"elastic_categories": _elastic_categories()}
+    ).fetchone()
     return written
 
 
@@ -62,6 +122,32 @@ def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
     return {
         training_run
         for (training_run,) in conn.execute(read_sql("attribution/cost_allocations", "attributed_runs")).fetchall()
+    }
+
+
+def build_budget_alerts_if_changed(conn: duckdb.DuckDBPyConnection, settings: AlertThresholds) -> bool:
+    """Rebuilds `budget_alerts` unless it was built from the same tables (BUDGET_ALERTS_INPUTS,
+    their files), SQL and thresholds, and records them.
+
+    Args:
+        conn: a writable warehouse connection on the lake, inside the caller's transaction.
+        settings: runledger.yaml's `thresholds:`.
+
+    Returns:
+        True when `budget_alerts` was rebuilt.
+    """
+    inputs = tables_inputs(
+        conn, "budget_alerts", BUDGET_ALERTS_INPUTS, ("marts/budget_alerts", MACROS), _alert_parameters(settings)
+    )
+    return build_if_changed(conn, inputs, lambda: build_budget_alerts(conn, settings))
+
+
+def _alert_parameters(settings: AlertThresholds) -> dict[str, object]:
+    return {
+        "anomaly_trailing_days": settings.daily_spend_anomaly.trailing_days,
+        "anomaly_minimum_days": settings.daily_spend_anomaly.minimum_days,
+        "idle_warning_hours": settings.idle_gpus.warning_hours,
+        "idle_over_hours": settings.idle_gpus.over_hours,
     }
 
 
@@ -81,15 +167,8 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThreshol
     Returns:
         The number of rows written.
     """
-    settings = settings or AlertThresholds()
     (written,) = conn.execute(
-        read_sql("marts/budget_alerts", "insert"),
-        {
-            "anomaly_trailing_days": settings.daily_spend_anomaly.trailing_days,
-            "anomaly_minimum_days": settings.daily_spend_anomaly.minimum_days,
-            "idle_warning_hours": settings.idle_gpus.warning_hours,
-            "idle_over_hours": settings.idle_gpus.over_hours,
-        },
+        read_sql("marts/budget_alerts", "insert"), _alert_parameters(settings or AlertThresholds())
     ).fetchone()
     return written
 

@@ -10,11 +10,17 @@ import dagster as dg
 from pipelines.warehouse.catalog import warehouse_catalog
 
 TABLES_METADATA_KEY = "runledger/tables"
+INPUTS_METADATA_KEY = "runledger/inputs"
 
 
-def holds_tables(*tables: str) -> dict[str, dg.MetadataValue]:
-    """Asset metadata naming the warehouse tables and views the asset writes, the one it is first."""
-    return {TABLES_METADATA_KEY: dg.MetadataValue.json(list(tables))}
+def holds_tables(*tables: str, inputs: Sequence[str] = ()) -> dict[str, dg.MetadataValue]:
+    """Asset metadata naming the warehouse tables and views the asset writes, the one it is first,
+    and, for an asset that keeps its build while they are unchanged (`step_inputs.tables_inputs`),
+    the tables it reads."""
+    metadata = {TABLES_METADATA_KEY: dg.MetadataValue.json(list(tables))}
+    if inputs:
+        metadata[INPUTS_METADATA_KEY] = dg.MetadataValue.json(list(inputs))
+    return metadata
 
 
 def tables_held(spec: dg.AssetSpec) -> list[str]:

@@ -1,20 +1,23 @@
 """Inputs digests: a step whose inputs did not change since its last build keeps what it built.
 
-Each step computes the digest of what it reads with its own statement (`sql/ops/allocation_inputs.sql`,
-`sql/ops/waste_inputs.sql`); deciding whether the last build came from the same inputs, and
-recording a new build's, is the same for every step: one row per step and partition in
-`step_inputs`.
+Each step computes the digest of what it reads: with its own statement (`sql/ops/allocation_inputs.sql`,
+`sql/ops/waste_inputs.sql`), from the lake's file lists of the tables it reads (`tables_inputs`),
+or from the rows it would write (`rows_inputs`); deciding whether the last build came from the
+same inputs, and recording a new build's, is the same for every step: one row per step and
+partition in `step_inputs`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import duckdb
 
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import SQL_DIR, read_sql
 
 WHOLE = ""  # the partition key of a step built whole, not per partition
 
@@ -71,3 +74,69 @@ def step_inputs(
     """
     (digest,) = conn.execute(digest_sql, dict(params)).fetchone()
     return StepInputs(step=step, partition_key=partition_key, inputs_digest=digest)
+
+
+def _sql_files_digest(sql_files: Sequence[str]) -> dict[str, str]:
+    return {path: hashlib.sha256((SQL_DIR / f"{path}.sql").read_bytes()).hexdigest() for path in sql_files}
+
+
+def tables_inputs(
+    conn: duckdb.DuckDBPyConnection,
+    step: str,
+    tables: Sequence[str],
+    sql_files: Sequence[str],
+    settings: Mapping[str, object] | None = None,
+) -> StepInputs:
+    """The inputs of a step built whole from lake tables: the data and delete files each table
+    consists of now, the text of the SQL files the build runs, and its settings.
+
+    No table's rows are read, so the digest costs the same at any size. It is exact: DuckLake
+    never changes a file it wrote (an insert adds files, a delete adds a delete file or drops a
+    data file), and RunLedger's lake keeps no rows in the catalog (`lake.attach`: no inlining), so
+    a table with the same files holds the same rows. A file merge changes the list without
+    changing the rows: the next run builds again, once. Call it in the build's transaction,
+    before the build: it sees the snapshot the build reads.
+
+    Args:
+        conn: a writable connection to the lake, inside the build's transaction.
+        step: what the step builds.
+        tables: every table the build reads (tables, not views: a view has no files; name the
+            tables it reads instead), not those it writes.
+        sql_files: the `sql/` files (without `.sql`) whose statements the build runs.
+        settings: the build's parameters that are not in the tables (JSON-serializable).
+    """
+    files = {
+        table: conn.execute(read_sql("ops/step_inputs", "table_files"), {"table_name": table}).fetchone()[0]
+        for table in tables
+    }
+    parts = {"tables": files, "sql": _sql_files_digest(sql_files), "settings": settings or {}}
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return StepInputs(step=step, partition_key=WHOLE, inputs_digest=digest)
+
+
+def rows_inputs(step: str, rows: object, sql_files: Sequence[str]) -> StepInputs:
+    """The inputs of a step that replaces a table whole with rows read from outside the lake
+    (files, an API): the rows themselves (their `repr`, which is exact for the values rows hold:
+    text, numbers, Decimals, dates, lists and dicts) and the SQL files that write them. Equal
+    digests mean the table already holds these rows, so the step need not write it (and the
+    tables' file lists its readers' digests come from stay the same)."""
+    text = repr((rows, _sql_files_digest(sql_files)))
+    return StepInputs(step=step, partition_key=WHOLE, inputs_digest=hashlib.sha256(text.encode()).hexdigest())
+
+
+def build_if_changed(conn: duckdb.DuckDBPyConnection, inputs: StepInputs, build: Callable[[], object]) -> bool:
+    """Runs the build unless the step's last build came from the same inputs, and records them.
+
+    Args:
+        conn: a writable connection to the lake, inside the build's transaction.
+        inputs: the inputs of the build now.
+        build: writes the step's tables.
+
+    Returns:
+        True when the build ran.
+    """
+    if inputs.unchanged(conn):
+        return False
+    build()
+    inputs.record(conn)
+    return True

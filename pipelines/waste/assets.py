@@ -9,10 +9,10 @@ from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
-from pipelines.waste.causes import build_variance_causes
-from pipelines.waste.events import read_source_events, replace_run_events
-from pipelines.waste.progress import build_run_progress
-from pipelines.waste.provisional import build_provisional_spend
+from pipelines.waste.causes import VARIANCE_CAUSES_INPUTS, build_variance_causes_if_changed
+from pipelines.waste.events import read_source_events, replace_run_events_if_changed
+from pipelines.waste.progress import RUN_PROGRESS_INPUTS, build_run_progress_if_changed
+from pipelines.waste.provisional import PROVISIONAL_SPEND_INPUTS, build_provisional_spend_if_changed
 from pipelines.waste.tables import build_waste_if_changed
 
 
@@ -27,17 +27,18 @@ def run_events(context: dg.AssetExecutionContext, runledger: RunLedgerResource) 
     """Training-run events (start, checkpoint, failure, resume, end) in `run_events`, from every
     `run_events` source — JSON-lines files or MLflow runs — validated strictly and replaced in
     one transaction: a bad line fails the run naming its file and line, and leaves the previous
-    events in place."""
+    events in place; not written when it already holds the same events."""
     config = runledger.load_config()
     events_by_source = {source.name: read_source_events(config, source) for source in config.run_events_sources}
     with runledger.warehouse(config) as conn:
-        written = replace_run_events(conn, events_by_source)
+        replaced = replace_run_events_if_changed(conn, events_by_source)
         summary = conn.execute(read_sql("inputs/run_events", "summary")).fetchall()
     for source_name, events in events_by_source.items():
         context.log.info(f"{source_name}: {len(events):,} events")
     return dg.MaterializeResult(
         metadata={
-            "events": dg.MetadataValue.int(written),
+            "events": dg.MetadataValue.int(sum(len(events) for events in events_by_source.values())),
+            "replaced": dg.MetadataValue.bool(replaced),
             "by_kind": dg.MetadataValue.md(
                 "| source | event | events | runs |\n|---|---|---:|---:|\n"
                 + "\n".join(f"| {s} | {e} | {n:,} | {r:,} |" for s, e, n, r in summary)
@@ -89,7 +90,7 @@ def waste(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="waste",
     owners=["team:finops"],
     kinds={"duckdb"},
-    metadata=holds_tables("run_progress", "run_pricing"),
+    metadata=holds_tables("run_progress", "run_pricing", inputs=RUN_PROGRESS_INPUTS),
     pool=WAREHOUSE_POOL,
 )
 def run_progress(runledger: RunLedgerResource) -> dg.MaterializeResult:
@@ -97,16 +98,18 @@ def run_progress(runledger: RunLedgerResource) -> dg.MaterializeResult:
     productive and down time, step time, throughput, effective MFU of the tokens trained — and its
     cost per 1e9 tokens against the estimate; and `run_pricing`: its GPU-hours by pricing type
     (on demand, Savings Plan, reservation, committed use, spot) with their cost per GPU-hour and
-    share. Rebuilt whole, only after reconciliation passed."""
+    share. Rebuilt whole, only after reconciliation passed, and only when a table they read changed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                rows = build_run_progress(conn)
+                rebuilt = build_run_progress_if_changed(conn)
+        (rows,) = conn.execute(read_sql("marts/run_progress", "count")).fetchone()
         summary = conn.execute(read_sql("marts/run_progress", "summary")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(rows),
+            "rebuilt": dg.MetadataValue.bool(rebuilt),
             "by_run": dg.MetadataValue.md(
                 "| run | tokens trained | wall-clock h | downtime h | per 1e9 tokens | estimated |\n"
                 "|---|---:|---:|---:|---:|---:|\n"
@@ -125,7 +128,7 @@ def run_progress(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="waste",
     owners=["team:finops"],
     kinds={"duckdb"},
-    metadata=holds_tables("variance_causes"),
+    metadata=holds_tables("variance_causes", inputs=VARIANCE_CAUSES_INPUTS),
     pool=WAREHOUSE_POOL,
 )
 def variance_causes(runledger: RunLedgerResource) -> dg.MaterializeResult:
@@ -133,13 +136,16 @@ def variance_causes(runledger: RunLedgerResource) -> dg.MaterializeResult:
     rate (pricing mix, price), compute usage (idle after the end, recompute after failures,
     restart downtime, scope, throughput) and the other categories, each level summing exactly to
     its parent, each cause with its GPU-hours and evidence. Rebuilt whole after the budget
-    variance, the waste analysis and the run progress."""
+    variance, the waste analysis and the run progress, only when a table it reads changed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                rows = build_variance_causes(conn)
-    return dg.MaterializeResult(metadata={"rows": dg.MetadataValue.int(rows)})
+                rebuilt = build_variance_causes_if_changed(conn)
+        (rows,) = conn.execute(read_sql("marts/variance_causes", "count")).fetchone()
+    return dg.MaterializeResult(
+        metadata={"rows": dg.MetadataValue.int(rows), "rebuilt": dg.MetadataValue.bool(rebuilt)}
+    )
 
 
 @dg.asset(
@@ -147,22 +153,25 @@ def variance_causes(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="waste",
     owners=["team:finops"],
     kinds={"duckdb"},
-    metadata=holds_tables("provisional_spend"),
+    metadata=holds_tables("provisional_spend", inputs=PROVISIONAL_SPEND_INPUTS),
     pool=WAREHOUSE_POOL,
 )
 def provisional_spend(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """`provisional_spend`: each run's spend since its newest billed hour, estimated from its events
     (GPU-hours trained since, at its observed cost per GPU-hour) while the bill lags, and the
-    estimates the bill has covered since, with their error. Only after reconciliation passed."""
+    estimates the bill has covered since, with their error. Only after reconciliation passed, and
+    only when the allocations or the events changed."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         for attempt in transactions(conn):
             with attempt:
-                rows = build_provisional_spend(conn)
+                rebuilt = build_provisional_spend_if_changed(conn)
+        (rows,) = conn.execute(read_sql("marts/provisional_spend", "count")).fetchone()
         ledger = conn.execute(read_sql("marts/provisional_spend", "summary")).fetchall()
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(rows),
+            "rebuilt": dg.MetadataValue.bool(rebuilt),
             "ledger": dg.MetadataValue.md(
                 "| run | status | billed through | estimated through | estimated | billed | error |\n"
                 "|---|---|---|---|---:|---:|---:|\n"

@@ -8,6 +8,7 @@ from connectors.training.mlflow_runs import mlflow_run_events
 from pipelines.config import RunEventsSource, RunLedgerConfig
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 
 STAGED_EVENTS = "staged_run_events"
 EVENTS_SCHEMA = pa.schema(
@@ -47,27 +48,45 @@ def replace_run_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[s
     """
     for attempt in transactions(conn):
         with attempt:
-            conn.execute(read_sql("inputs/run_events", "delete"))
-            for source_name, events in events_by_source.items():
-                staged = pa.Table.from_pylist(
-                    [
-                        {
-                            "training_run": event.training_run,
-                            "event_time": event.time,
-                            "event": event.event,
-                            "step": event.step,
-                            "gpus": event.gpus,
-                            "config_hash": event.config_hash,
-                            "origin": event.origin,
-                            "tokens": event.tokens,
-                        }
-                        for event in events
-                    ],
-                    schema=EVENTS_SCHEMA,
-                )
-                conn.register(STAGED_EVENTS, staged)
-                try:
-                    conn.execute(read_sql("inputs/run_events", "insert"), {"source_name": source_name})
-                finally:
-                    conn.unregister(STAGED_EVENTS)
+            _write_events(conn, events_by_source)
     return sum(len(events) for events in events_by_source.values())
+
+
+def replace_run_events_if_changed(conn: duckdb.DuckDBPyConnection, events_by_source: dict[str, list[RunEvent]]) -> bool:
+    """`replace_run_events` unless the table already holds the same events (step_inputs), so a
+    night with the same events writes nothing.
+
+    Returns:
+        True when the table was replaced.
+    """
+    inputs = rows_inputs("run_events", events_by_source, ("inputs/run_events",))
+    for attempt in transactions(conn):
+        with attempt:
+            replaced = build_if_changed(conn, inputs, lambda: _write_events(conn, events_by_source))
+    return replaced
+
+
+def _write_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[str, list[RunEvent]]) -> None:
+    conn.execute(read_sql("inputs/run_events", "delete"))
+    for source_name, events in events_by_source.items():
+        staged = pa.Table.from_pylist(
+            [
+                {
+                    "training_run": event.training_run,
+                    "event_time": event.time,
+                    "event": event.event,
+                    "step": event.step,
+                    "gpus": event.gpus,
+                    "config_hash": event.config_hash,
+                    "origin": event.origin,
+                    "tokens": event.tokens,
+                }
+                for event in events
+            ],
+            schema=EVENTS_SCHEMA,
+        )
+        conn.register(STAGED_EVENTS, staged)
+        try:
+            conn.execute(read_sql("inputs/run_events", "insert"), {"source_name": source_name})
+        finally:
+            conn.unregister(STAGED_EVENTS)

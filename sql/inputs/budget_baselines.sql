@@ -48,3 +48,7 @@ values (
     cast($window as struct("start" date, "end" date)),
     $budget_file
 );
+
+-- name: count
+-- Rows of budget_baselines.
+select count(*) from budget_baselines;

@@ -481,3 +481,7 @@ select kind, threshold, detail
 from budget_alerts
 where kind <> 'cost'
 order by kind, crossed_on, training_run, resource_id, threshold_fraction;
+
+-- name: count
+-- Rows of budget_alerts.
+select count(*) from budget_alerts;

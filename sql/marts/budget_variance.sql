@@ -316,3 +316,7 @@ final as (
 
 select * from final
 order by training_run;
+
+-- name: count
+-- Rows of budget_variance.
+select count(*) from budget_variance;

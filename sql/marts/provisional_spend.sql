@@ -176,3 +176,8 @@ select
 from provisional_spend
 where status = 'provisional'
 order by training_run;
+
+-- name: count
+-- The provisional rows: the runs with spend the bill does not show yet.
+select count(*) from provisional_spend
+where status = 'provisional';

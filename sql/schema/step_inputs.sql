@@ -1,6 +1,7 @@
 -- The inputs digest of each step's last build, per partition, so a night with nothing new keeps
--- what the step built: cost_allocations per billing period (partition key `YYYY-MM-01`) and waste
--- (built whole: partition key ''). Each step computes its own digest (sql/ops/*_inputs.sql).
+-- what the step built: cost_allocations per billing period (partition key `YYYY-MM-01`), the
+-- steps built whole (partition key ''): waste, the marts and the inputs replaced whole. Each step
+-- computes its own digest (sql/ops/*_inputs.sql, pipelines/warehouse/step_inputs.py).
 create table if not exists step_inputs (
     step varchar not null,
     partition_key varchar not null,
@@ -11,10 +12,11 @@ create table if not exists step_inputs (
 comment on table step_inputs is
     'Bookkeeping: the inputs digest of each step''s last build, per partition, so a night with '
     'nothing new keeps what the step built.';
-comment on column step_inputs.step is 'The step: cost_allocations or waste.';
+comment on column step_inputs.step is
+    'The step: the table it builds, e.g. cost_allocations, waste, budget_variance, run_registry.';
 comment on column step_inputs.partition_key is
-    'The partition built: the billing period as YYYY-MM-01 for cost_allocations, empty for waste.';
-comment on column step_inputs.inputs_digest is 'md5 digest of the inputs the build was computed from.';
+    'The partition built: the billing period as YYYY-MM-01 for cost_allocations, empty for a step built whole.';
+comment on column step_inputs.inputs_digest is 'Digest (md5 or sha256) of the inputs the build was computed from.';
 comment on column step_inputs.recorded_at is 'When the build was recorded, UTC.';
 
 -- step_inputs replaced the two digest tables of earlier warehouses; the first run after the

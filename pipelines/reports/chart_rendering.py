@@ -3,12 +3,12 @@
 vl_convert takes about 0.1 s of CPU per chart for the SVG, mostly measuring text, and serializes
 the calls of one process; rasterizing a PNG from that SVG costs about as much again, so PNGs are
 drawn only when asked for. A report set of 200 runs has about 1,100 charts. Worker processes
-(`python -m pipelines.reports.chart_rendering`, one per core) render them side by side while the
-parent prepares the next charts and writes finished reports. They are plain subprocesses speaking
-JSON lines on their standard streams, so they never re-import the caller's `__main__` (as
-multiprocessing's spawn would) and never inherit the parent's DuckDB or Dagster threads (as a
-fork would). This module imports only the standard library and, in a worker, vl_convert, so a
-worker starts quickly.
+(this file run as a script, one per core) render them side by side while the parent prepares the
+next charts and writes finished reports. They are plain subprocesses speaking JSON lines on their
+standard streams, so they never re-import the caller's `__main__` (as multiprocessing's spawn
+would) and never inherit the parent's DuckDB or Dagster threads (as a fork would). This module
+imports only the standard library and, in a worker, vl_convert; run by its path (not `-m`, which
+would import the `pipelines.reports` package and DuckDB first), a worker starts quickly.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ class WorkerRenderer:
 
     def __init__(self, workers: int, *, png: bool = False) -> None:
         self._tasks: queue.SimpleQueue = queue.SimpleQueue()
-        command = [sys.executable, "-m", __name__, *([PNG_ARGUMENT] if png else [])]
+        # -P: the script's folder (this package's modules) stays off the worker's import path
+        command = [sys.executable, "-P", __file__, *([PNG_ARGUMENT] if png else [])]
         self._processes = [
             subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) for _ in range(workers)
         ]

@@ -379,8 +379,16 @@ def export_focus(config_path: Path | None, period: str, out: Path, export_format
     help="Output folder (default: reports_dir; required with --at).",
 )
 @click.option("--at", "at", help=_AT_HELP)
+@click.option(
+    "--png",
+    is_flag=True,
+    help="Also draw each chart as charts/<chart>.png (2x) and show the PNGs in report.md, for Markdown "
+    "viewers without SVG images (slower: rasterizing doubles the drawing).",
+)
 @_handle_errors
-def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None, at: str | None) -> None:
+def report(
+    config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None, at: str | None, png: bool
+) -> None:
     from pipelines.config import load_config
     from pipelines.query import parse_moment
     from pipelines.reports import write_reports
@@ -394,7 +402,7 @@ def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Pa
     conn = connect_read_only(config.lake, parse_moment(at) if at else None)
     try:
         try:
-            written = write_reports(conn, out or config.reports_path, [run_id] if run_id else None)
+            written = write_reports(conn, out or config.reports_path, [run_id] if run_id else None, png=png)
         except ValueError as error:
             raise UsageProblem(str(error)) from None
     finally:
@@ -402,6 +410,7 @@ def report(config_path: Path | None, run_id: str | None, all_runs: bool, out: Pa
     for path in written.paths:
         if str(path).endswith((".html", ".md")):
             click.echo(str(path))
+    _echo_err(written.rendered_line)
 
 
 @main.command(help="Convert a warehouse file of an earlier RunLedger into the lake, once (the file is kept).")

@@ -247,7 +247,10 @@ def run_nightly(
     log.line(
         f"  provisional spend: {_metadata(result, 'provisional_spend').get('rows', 0)} runs with spend not billed yet"
     )
-    log.end(f"  reports: {_metadata(result, 'post_mortem_reports').get('files', 0)} files")
+    reports_written = _metadata(result, "post_mortem_reports")
+    log.end(
+        f"  reports: {reports_written.get('files', 0)} files; {reports_written.get('rendered', 'nothing rendered')}"
+    )
     log.finish()
-    reports = _metadata(result, "post_mortem_reports").get("paths", [])
+    reports = reports_written.get("paths", [])
     return NightlyResult(billing_periods=billing_periods, reports=list(reports))

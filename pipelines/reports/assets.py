@@ -32,14 +32,22 @@ from pipelines.waste.assets import provisional_spend, run_events, run_progress, 
     kinds={"html", "markdown"},
     pool=WAREHOUSE_POOL,
 )
-def post_mortem_reports(runledger: RunLedgerResource) -> dg.MaterializeResult:
+def post_mortem_reports(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Post-mortem reports under `reports_dir`: per run a self-contained HTML file (inline SVG
-    charts) and a Markdown twin with PNG charts, and a summary of all runs, read from the
-    warehouse only; rewritten only when the data they show changed."""
+    charts) and a Markdown twin showing the same charts as SVG files, and a summary of all runs,
+    read from the warehouse only; a run's report is rewritten only when the data it shows changed."""
     config = runledger.load_config()
     with runledger.reader(config) as conn:
         written = write_reports(conn, config.reports_path)
     paths = [str(p) for p in written.paths]
+    rendered = written.rendered_line
+    context.log.info(rendered)
     return dg.MaterializeResult(
-        metadata={"paths": dg.MetadataValue.json(paths), "files": dg.MetadataValue.int(len(paths))}
+        metadata={
+            "paths": dg.MetadataValue.json(paths),
+            "files": dg.MetadataValue.int(len(paths)),
+            "rendered_runs": dg.MetadataValue.int(len(written.rendered)),
+            "unchanged_runs": dg.MetadataValue.int(len(written.runs) - len(written.rendered)),
+            "rendered": dg.MetadataValue.text(rendered),
+        }
     )

@@ -4,8 +4,8 @@ The specifications are plain dicts: building them through altair's schema classe
 0.1 s of CPU per chart (validation and deep copies at every step), as much as rendering it, and
 the report parent builds about 1,100 charts for 200 runs. The tests validate every chart the
 reports draw against the Vega-Lite schema.
-Data is inline in every specification, so `pipelines.reports.chart_rendering` renders SVG and PNG without
-a network.
+Data is inline in every specification, so `pipelines.reports.chart_rendering` renders them without a
+network.
 Amounts arrive as exact `Decimal`s and become floats only here, for drawing.
 """
 

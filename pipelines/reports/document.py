@@ -76,17 +76,17 @@ class Facts:
 
 @dataclass(frozen=True)
 class Chart:
-    """A rendered chart: inline SVG for HTML, a PNG file for Markdown.
+    """A rendered chart: inline SVG for HTML, an image file (SVG, or PNG on demand) for Markdown.
 
     Attributes:
         title: the chart's title, also its alternative text.
         svg: the SVG document.
-        png_path: the PNG's path relative to the report.
+        image_path: the chart's image file, relative to the report.
     """
 
     title: str
     svg: str
-    png_path: str
+    image_path: str
 
 
 Block = Table | Paragraph | Facts | Chart

@@ -124,7 +124,7 @@ def _html_table(table: Table) -> str:
 
 
 def to_markdown(document: Document) -> str:
-    """Renders the document as GitHub-flavoured Markdown; charts are relative PNG links."""
+    """Renders the document as GitHub-flavoured Markdown; charts are relative links to their image files."""
     lines = [f"# {_md_text(document.title)}", ""]
     if document.badge:
         lines += [f"**{_md_text(document.badge.text)}** · {_md_text(document.subtitle)}", ""]
@@ -161,8 +161,8 @@ def _md_block(block: Block) -> list[str]:
             return [f"> {_md_text(text)}"]
         case Facts(items=items):
             return [f"- **{_md_text(label)}:** {_md_cell(value)}" for label, value in items]
-        case Chart(title=title, png_path=png_path):
-            return [f"![{_md_text(title)}]({png_path})"]
+        case Chart(title=title, image_path=image_path):
+            return [f"![{_md_text(title)}]({image_path})"]
     raise TypeError(f"unknown report block {block!r}")
 
 

@@ -10,12 +10,12 @@ import tempfile
 from collections import deque
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
-from pipelines.reports.chart_rendering import InlineRenderer, WorkerRenderer, chart_renderer
+from pipelines.reports.chart_rendering import chart_renderer
 from pipelines.reports.charts import (
     ChartSpec,
     cumulative_spend_chart,
@@ -59,6 +59,8 @@ REPORT_SET_FILE = ".report-set.json"
 REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
+SVG_SUFFIX = ".svg"
+PNG_SUFFIX = ".png"
 SUMMARY_HTML = "summary.html"
 SUMMARY_MARKDOWN = "summary.md"
 # The files the output folder holds beside the run folders (its other files start with a dot, as
@@ -82,8 +84,9 @@ class RunReportPaths:
     Attributes:
         training_run: the run.
         html: `<out_dir>/<run>/report.html`, self-contained.
-        markdown: `<out_dir>/<run>/report.md`, referencing the PNG charts relatively.
-        charts: `<out_dir>/<run>/charts/*.png`.
+        markdown: `<out_dir>/<run>/report.md`, referencing its chart images relatively (the
+            SVGs, or the PNGs when they were asked for).
+        charts: `<out_dir>/<run>/charts/*.svg`, then `charts/*.png` when PNGs were asked for.
     """
 
     training_run: str
@@ -100,11 +103,14 @@ class ReportSet:
         runs: the per-run reports, in the order asked for.
         summary_html: `<out_dir>/summary.html`.
         summary_markdown: `<out_dir>/summary.md`.
+        rendered: the runs whose report was written this time, in the order asked for; the
+            others' reports on disk already showed the same data.
     """
 
     runs: tuple[RunReportPaths, ...]
     summary_html: Path
     summary_markdown: Path
+    rendered: tuple[str, ...] = ()
 
     @property
     def paths(self) -> tuple[Path, ...]:
@@ -112,11 +118,21 @@ class ReportSet:
         per_run = [path for run in self.runs for path in (run.html, run.markdown, *run.charts)]
         return (*per_run, self.summary_html, self.summary_markdown)
 
+    @property
+    def rendered_line(self) -> str:
+        """How many run reports were written and how many kept, e.g. `rendered 10 of 200 run
+        reports, 190 unchanged`."""
+        total, rendered = len(self.runs), len(self.rendered)
+        return f"rendered {rendered} of {total} run reports, {total - rendered} unchanged"
 
-def write_reports(conn: duckdb.DuckDBPyConnection, out_dir: Path, runs: Sequence[str] | None = None) -> ReportSet:
+
+def write_reports(
+    conn: duckdb.DuckDBPyConnection, out_dir: Path, runs: Sequence[str] | None = None, *, png: bool = False
+) -> ReportSet:
     """Writes post-mortem reports for runs, and the summary of every run, from the warehouse.
 
-    Per run: `<out_dir>/<run>/report.html`, `report.md` and `charts/*.png`. Always:
+    Per run: `<out_dir>/<run>/report.html` (charts inline), `report.md` and `charts/*.svg` (with
+    `png`, also `charts/*.png`, which the Markdown then shows instead). Always:
     `<out_dir>/summary.html` and `summary.md`, covering every known run and linking to each
     run report present in `out_dir`. Only reads the warehouse: a read-only connection works.
 
@@ -124,6 +140,8 @@ def write_reports(conn: duckdb.DuckDBPyConnection, out_dir: Path, runs: Sequence
         conn: warehouse connection.
         out_dir: folder for the reports, created when missing.
         runs: training runs to report; None means every run with a budget or attributed cost.
+        png: also rasterize every chart as a PNG (twice the nominal size) for Markdown viewers
+            that do not show SVG images.
 
     Returns:
         The paths written.
@@ -134,7 +152,7 @@ def write_reports(conn: duckdb.DuckDBPyConnection, out_dir: Path, runs: Sequence
     """
     known = known_runs(conn)
     selected = _select_runs(known, runs)
-    code_digest = _code_digest()
+    code_digest = _code_digest(png)
     (warehouse_digest,) = conn.execute(read_sql("ops/report_inputs", "digest")).fetchone()
     set_digest = hashlib.sha256(f"{code_digest}|{warehouse_digest}|{selected!r}".encode()).hexdigest()
     unchanged = _unchanged_report_set(out_dir, set_digest)
@@ -144,21 +162,30 @@ def write_reports(conn: duckdb.DuckDBPyConnection, out_dir: Path, runs: Sequence
     overviews = load_overviews(conn, known)
     snapshot_unattributed(conn)
     details = load_details(conn, [overviews[training_run] for training_run in selected], load_reconciliation(conn))
-    written: list[RunReportPaths] = []
-    renderer = chart_renderer(len(selected))
+    planned = [
+        _plan_run_report(overviews[training_run], details[training_run], out_dir, code_digest, png=png)
+        for training_run in selected
+    ]
+    stale = [report for report in planned if report.digest is not None]
+    renderer = chart_renderer(len(stale), png=png)
     try:
-        in_progress: deque[_RunReportInProgress] = deque()
-        for training_run in selected:
-            in_progress.append(
-                _start_run_report(overviews[training_run], details[training_run], out_dir, code_digest, renderer)
-            )
+        in_progress: deque[_RunReport] = deque()
+        for report in stale:
+            report.renders = [renderer.submit(spec.vega_lite) for spec in report.specs]
+            in_progress.append(report)
             if len(in_progress) > RUNS_IN_PROGRESS:
-                written.append(in_progress.popleft().finish())
-        written.extend(report.finish() for report in in_progress)
+                in_progress.popleft().finish()
+        for report in in_progress:
+            report.finish()
     finally:
         renderer.close()
     summary_html, summary_markdown = _write_summary(conn, overviews, out_dir)
-    report_set = ReportSet(runs=tuple(written), summary_html=summary_html, summary_markdown=summary_markdown)
+    report_set = ReportSet(
+        runs=tuple(report.paths for report in planned),
+        summary_html=summary_html,
+        summary_markdown=summary_markdown,
+        rendered=tuple(report.paths.training_run for report in stale),
+    )
     _write_atomically(out_dir / REPORT_SET_FILE, json.dumps(_report_set_record(report_set, set_digest)).encode())
     return report_set
 
@@ -256,9 +283,10 @@ def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
     return charts
 
 
-def _code_digest() -> str:
-    """Digest of the report code: a changed template or chart rewrites every report."""
-    digest = hashlib.sha256()
+def _code_digest(png: bool) -> str:
+    """Digest of the report code and of the chart formats asked for: a changed template or chart
+    rewrites every report, and so does asking for PNGs or no longer asking for them."""
+    digest = hashlib.sha256(f"png={png}|".encode())
     for path in sorted(REPORTS_PACKAGE_DIR.glob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -269,55 +297,53 @@ def _inputs_digest(overview: RunOverview, details: RunDetails, code_digest: str)
 
 
 @dataclass
-class _RunReportInProgress:
-    """A run's report whose charts are being rendered; `finish` writes its files."""
+class _RunReport:
+    """A run's report: kept when the one on disk shows the same data, else its charts are handed
+    to the renderer and `finish` writes its files."""
 
     paths: RunReportPaths
     overview: RunOverview
     details: RunDetails
     specs: list[ChartSpec]
-    renders: list[Future]
     digest: str | None  # None: the report on disk is current and is kept
+    renders: list[Future] = field(default_factory=list)
 
-    def finish(self) -> RunReportPaths:
-        """Waits for the charts and writes the HTML, the Markdown, the PNGs and the digest."""
-        if self.digest is None:
-            return self.paths
+    def finish(self) -> None:
+        """Waits for the charts and writes the chart files, the HTML, the Markdown and the digest."""
         run_dir = self.paths.html.parent
         charts_dir = run_dir / CHARTS_DIR
         charts_dir.mkdir(parents=True, exist_ok=True)
         digest_path = run_dir / INPUTS_DIGEST_FILE
         digest_path.unlink(missing_ok=True)
         rendered: dict[str, Chart] = {}
-        for spec, render, png_path in zip(self.specs, self.renders, self.paths.charts, strict=True):
+        for spec, render in zip(self.specs, self.renders, strict=True):
             svg, png = render.result()
-            _write_atomically(png_path, png)
-            rendered[spec.name] = Chart(
-                title=spec.title, svg=scope_svg_ids(svg, spec.name), png_path=f"{CHARTS_DIR}/{png_path.name}"
-            )
+            svg = scope_svg_ids(svg, spec.name)
+            _write_atomically(charts_dir / f"{spec.name}{SVG_SUFFIX}", svg.encode())
+            image = f"{spec.name}{SVG_SUFFIX}"
+            if png is not None:
+                image = f"{spec.name}{PNG_SUFFIX}"
+                _write_atomically(charts_dir / image, png)
+            rendered[spec.name] = Chart(title=spec.title, svg=svg, image_path=f"{CHARTS_DIR}/{image}")
         _remove_stale_charts(charts_dir, keep=self.paths.charts)
         document = run_document(self.overview, self.details, rendered)
         _write_atomically(self.paths.html, to_html(document).encode())
         _write_atomically(self.paths.markdown, to_markdown(document).encode())
         _write_atomically(digest_path, self.digest.encode())
-        return self.paths
 
 
-def _start_run_report(
-    overview: RunOverview,
-    details: RunDetails,
-    out_dir: Path,
-    code_digest: str,
-    renderer: InlineRenderer | WorkerRenderer,
-) -> _RunReportInProgress:
-    """Unless the run's report on disk shows the same data, hands its charts to the renderer."""
+def _plan_run_report(
+    overview: RunOverview, details: RunDetails, out_dir: Path, code_digest: str, *, png: bool
+) -> _RunReport:
+    """The run's report, with a digest unless the report on disk shows the same data."""
     run_dir = out_dir / run_directory_name(overview.header.training_run)
     specs = run_charts(overview, details)
+    suffixes = (SVG_SUFFIX, PNG_SUFFIX) if png else (SVG_SUFFIX,)
     paths = RunReportPaths(
         training_run=overview.header.training_run,
         html=run_dir / f"{REPORT_STEM}.html",
         markdown=run_dir / f"{REPORT_STEM}.md",
-        charts=tuple(run_dir / CHARTS_DIR / f"{spec.name}.png" for spec in specs),
+        charts=tuple(run_dir / CHARTS_DIR / f"{spec.name}{suffix}" for suffix in suffixes for spec in specs),
     )
     digest_path = run_dir / INPUTS_DIGEST_FILE
     digest = _inputs_digest(overview, details, code_digest)
@@ -326,10 +352,7 @@ def _start_run_report(
         and digest_path.read_text() == digest
         and all(path.is_file() for path in (paths.html, paths.markdown, *paths.charts))
     )
-    if unchanged:
-        return _RunReportInProgress(paths, overview, details, specs, renders=[], digest=None)
-    renders = [renderer.submit(spec.vega_lite) for spec in specs]
-    return _RunReportInProgress(paths, overview, details, specs, renders, digest)
+    return _RunReport(paths, overview, details, specs, digest=None if unchanged else digest)
 
 
 def scope_svg_ids(svg: str, chart_name: str) -> str:
@@ -352,9 +375,10 @@ def scope_svg_ids(svg: str, chart_name: str) -> str:
 
 
 def _remove_stale_charts(charts_dir: Path, keep: Sequence[Path]) -> None:
-    """Deletes PNGs an earlier report wrote that this one no longer has (e.g. a budget removed)."""
-    for path in charts_dir.glob("*.png"):
-        if path not in keep:
+    """Deletes chart files an earlier report wrote that this one no longer has (e.g. a budget
+    removed, or the PNGs of an earlier report asked for with them)."""
+    for path in charts_dir.glob("*"):
+        if path.suffix in (SVG_SUFFIX, PNG_SUFFIX) and path not in keep:
             path.unlink()
 
 

@@ -71,7 +71,7 @@ SECONDS = r" \((\d+\.\d) s\)"
 STAGE_ENDS = [
     r"  run registry: 3 runs; budgets: 3 baselines; run events: 83",
     r"  2026-11: 2,858 line items from 2 sources, 2,858 allocations, conservation ok",
-    r"  reports: \d+ files",
+    r"  reports: \d+ files; rendered \d+ of 3 run reports, \d+ unchanged",
 ]
 
 
@@ -326,6 +326,27 @@ def test_report_usage_errors(demo: Path) -> None:
     assert code == 2 and "no-such-run" in output and "llm-7b-pt-r1" in output
     code, output = invoke("report", "--config", str(demo), "--run", "llm-13b-ft-r2", "--out", str(demo.parent / "one"))
     assert code == 0 and (demo.parent / "one" / "llm-13b-ft-r2" / "report.html").is_file()
+
+
+def test_report_draws_pngs_on_demand_and_the_markdown_shows_them(demo: Path) -> None:
+    out = demo.parent / "with-png"
+    run = out / "llm-13b-ft-r2"
+    code, output = invoke("report", "--config", str(demo), "--run", "llm-13b-ft-r2", "--out", str(out))
+    assert code == 0 and "rendered 1 of 1 run reports, 0 unchanged" in output
+    svgs = sorted(path.name for path in (run / "charts").iterdir())
+    assert svgs and all(name.endswith(".svg") for name in svgs)
+    assert "](charts/cumulative_spend.svg)" in (run / "report.md").read_text()
+
+    code, output = invoke("report", "--config", str(demo), "--run", "llm-13b-ft-r2", "--out", str(out), "--png")
+    assert code == 0 and "rendered 1 of 1 run reports, 0 unchanged" in output
+    pngs = [run / "charts" / name.replace(".svg", ".png") for name in svgs]
+    assert all(png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") for png in pngs)
+    markdown = (run / "report.md").read_text()
+    assert "](charts/cumulative_spend.png)" in markdown and ".svg)" not in markdown
+
+    code, output = invoke("report", "--config", str(demo), "--run", "llm-13b-ft-r2", "--out", str(out))
+    assert code == 0 and "rendered 1 of 1 run reports, 0 unchanged" in output
+    assert sorted(path.name for path in (run / "charts").iterdir()) == svgs  # the PNGs removed again
 
 
 def test_a_failed_load_exits_1_and_keeps_the_previous_data(demo: Path, tmp_path: Path) -> None:

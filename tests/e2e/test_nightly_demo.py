@@ -438,7 +438,8 @@ def test_reports_show_the_waste(demo: tuple[Path, Path]) -> None:
     root, _ = demo
     reports = root / ".runledger" / "reports"
     markdown = (reports / "llm-7b-pt-r1" / "report.md").read_text()
-    assert "## Waste" in markdown and "![Waste by kind](charts/waste_by_kind.png)" in markdown
+    assert "## Waste" in markdown and "![Waste by kind](charts/waste_by_kind.svg)" in markdown
+    assert (reports / "llm-7b-pt-r1" / "charts" / "waste_by_kind.svg").read_text().startswith("<svg")
     assert "| recompute after failure | 2 | 5,123.91 | 1,056.0 | 4.4 % |" in markdown
     assert "does not change the amounts above" in markdown
     assert (

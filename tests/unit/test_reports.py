@@ -282,10 +282,12 @@ def _build_warehouse(path: Path, *, raw_billed_cost: Decimal | None = None) -> P
     return path
 
 
-def _write(tmp_path: Path, runs: list[str] | None = None, **warehouse_options: Decimal) -> ReportSet:
+def _write(
+    tmp_path: Path, runs: list[str] | None = None, *, png: bool = False, **warehouse_options: Decimal
+) -> ReportSet:
     warehouse = _build_warehouse(tmp_path / "warehouse.duckdb", **warehouse_options)
     with duckdb.connect(str(warehouse), read_only=True) as conn:
-        return write_reports(conn, tmp_path / "reports", runs)
+        return write_reports(conn, tmp_path / "reports", runs, png=png)
 
 
 @pytest.fixture(scope="module")
@@ -341,25 +343,42 @@ def test_html_is_self_contained_with_an_inline_svg_per_chart(reports: ReportSet)
     for paths in reports.runs:
         html = paths.html.read_text()
         assert html.count("<svg") == len(paths.charts)
+        for chart in paths.charts:  # the very SVG the Markdown shows, inline
+            assert chart.read_text() in html
         urls = re.findall(r"https?://[^\s\"'<>)]+", html)
         assert all(url.startswith("http://www.w3.org/") for url in urls), urls
         assert "<script" not in html
     budgeted = next(paths for paths in reports.runs if paths.training_run == BUDGETED_RUN)
     assert {path.name for path in budgeted.charts} == {
-        "cumulative_spend.png",
-        "estimate_vs_actual.png",
-        "daily_spend.png",
-        "variance_waterfall.png",
-        "top_resources.png",
+        "cumulative_spend.svg",
+        "estimate_vs_actual.svg",
+        "daily_spend.svg",
+        "variance_waterfall.svg",
+        "top_resources.svg",
     }
 
 
-def test_markdown_references_each_png_relatively(reports: ReportSet) -> None:
+def test_markdown_shows_each_chart_svg_relatively_and_no_png_is_drawn(reports: ReportSet) -> None:
     for paths in reports.runs:
         markdown = paths.markdown.read_text()
+        assert markdown.count("![") == len(paths.charts)
         for chart in paths.charts:
-            assert chart.read_bytes().startswith(PNG_SIGNATURE)
+            assert chart.read_text().startswith('<svg xmlns="http://www.w3.org/2000/svg"')
             assert f"](charts/{chart.name})" in markdown
+        assert sorted((paths.html.parent / "charts").iterdir()) == sorted(paths.charts)
+
+
+def test_pngs_on_demand_replace_the_svgs_in_the_markdown_only(tmp_path: Path) -> None:
+    with_png = _write(tmp_path, [BUDGETED_RUN], png=True)
+    (paths,) = with_png.runs
+    svgs = [chart for chart in paths.charts if chart.suffix == ".svg"]
+    pngs = [chart for chart in paths.charts if chart.suffix == ".png"]
+    assert [png.with_suffix(".svg") for png in pngs] == svgs and len(svgs) == 5
+    markdown, html = paths.markdown.read_text(), paths.html.read_text()
+    for svg, png in zip(svgs, pngs, strict=True):
+        assert png.read_bytes().startswith(PNG_SIGNATURE)
+        assert f"](charts/{png.name})" in markdown and f"](charts/{svg.name})" not in markdown
+        assert svg.read_text() in html
 
 
 def test_run_without_budget_shows_actual_only(reports: ReportSet) -> None:
@@ -450,7 +469,7 @@ def test_top_resources_of_the_run_largest_first_with_their_share(reports: Report
         positions.append(section.index(f">{resource}<"))
     assert positions == sorted(positions)
     assert "i-0b2" not in section  # the other run's instance
-    assert "Top resources of the run" in markdown and "](charts/top_resources.png)" in markdown
+    assert "Top resources of the run" in markdown and "](charts/top_resources.svg)" in markdown
 
 
 def test_every_chart_has_its_numbers_table_below_it(reports: ReportSet) -> None:
@@ -578,11 +597,12 @@ def test_unchanged_warehouse_keeps_the_reports_and_a_change_rewrites_them(tmp_pa
     written_at = {path: path.stat().st_mtime_ns for path in first.paths}
     with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as conn:
         again = write_reports(conn, tmp_path / "reports")
-        assert again == first
+        assert again.runs == first.runs and again.rendered == () and first.rendered == (UNBUDGETED_RUN, BUDGETED_RUN)
         assert {path: path.stat().st_mtime_ns for path in again.paths} == written_at
         (tmp_path / "reports" / REPORT_SET_FILE).unlink()
         per_run = write_reports(conn, tmp_path / "reports")
     assert all(run.html.stat().st_mtime_ns == written_at[run.html] for run in per_run.runs)
+    assert per_run.rendered == () and per_run.rendered_line == "rendered 0 of 2 run reports, 2 unchanged"
 
     with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
         conn.execute(
@@ -592,6 +612,29 @@ def test_unchanged_warehouse_keeps_the_reports_and_a_change_rewrites_them(tmp_pa
         changed = write_reports(conn, tmp_path / "reports")
     changed_report = next(run for run in changed.runs if run.training_run == UNBUDGETED_RUN)
     assert changed_report.html.stat().st_mtime_ns > written_at[changed_report.html]
+
+
+def test_revised_budgets_rewrite_exactly_those_runs_reports_and_the_summary(tmp_path: Path) -> None:
+    runs = [f"llm-{index:02d}" for index in range(12)]
+    revised = runs[1::2][:5] + runs[:1]
+    conn = _budget_only_warehouse(tmp_path / "warehouse.duckdb", runs)
+    out = tmp_path / "reports"
+    first = write_reports(conn, out)
+    assert first.rendered == tuple(runs)
+    written_at = {path: path.stat().st_mtime_ns for path in first.paths}
+    conn.execute(
+        "update budget_baselines set estimated_cost = 1250 where list_contains($runs, training_run)", {"runs": revised}
+    )
+    second = write_reports(conn, out)
+    assert second.rendered == tuple(sorted(revised))
+    assert second.rendered_line == "rendered 6 of 12 run reports, 6 unchanged"
+    rewritten = {path for path in second.paths if path.stat().st_mtime_ns != written_at[path]}
+    expected = {
+        path for run in second.runs if run.training_run in revised for path in (run.html, run.markdown, *run.charts)
+    }
+    assert rewritten == expected | {second.summary_html, second.summary_markdown}
+    for run in second.runs:
+        assert ("1,250.00" in run.html.read_text()) == (run.training_run in revised)
 
 
 def test_charts_rendered_by_worker_processes_equal_the_inline_ones(
@@ -642,6 +685,17 @@ def test_a_chart_a_worker_cannot_render_fails_alone() -> None:
         ):
             bad.result()
         svg, png = good.result()
+    finally:
+        renderer.close()
+    assert svg.startswith("<svg") and png is None
+
+
+def test_a_worker_asked_for_pngs_rasterizes_each_chart() -> None:
+    renderer = chart_rendering.WorkerRenderer(workers=1, png=True)
+    try:
+        svg, png = renderer.submit(
+            {"mark": "bar", "data": {"values": [{"a": 1}]}, "encoding": {"x": {"field": "a"}}}
+        ).result()
     finally:
         renderer.close()
     assert svg.startswith("<svg") and png.startswith(PNG_SIGNATURE)

@@ -35,7 +35,6 @@ from pipelines.reports.data import (
     load_period_shares,
     load_reconciliation,
     load_waste_ranking,
-    snapshot_unattributed,
 )
 from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
@@ -142,7 +141,6 @@ def write_reports(conn: duckdb.DuckDBPyConnection, out_dir: Path, runs: Sequence
         return unchanged
     (out_dir / REPORT_SET_FILE).unlink(missing_ok=True)
     overviews = load_overviews(conn, known)
-    snapshot_unattributed(conn)
     details = load_details(conn, [overviews[training_run] for training_run in selected], load_reconciliation(conn))
     written: list[RunReportPaths] = []
     renderer = chart_renderer(len(selected))

@@ -1,13 +1,13 @@
-"""Attribution assets: run registry, cost_allocations and the views built on them."""
+"""Attribution assets: run registry, cost_allocations and the summaries and views built on them."""
 
 from decimal import Decimal
 
 import dagster as dg
-import duckdb
 
 from pipelines.attribution.allocate import allocate_period_if_changed, period_totals
 from pipelines.attribution.commitments import COMMITMENT_UTILIZATION_INPUTS, build_commitment_utilization_if_changed
 from pipelines.attribution.registry import load_registry, replace_run_registry_if_changed
+from pipelines.attribution.summaries import SUMMARY_INPUTS, build_summary_if_changed
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
@@ -16,6 +16,7 @@ from pipelines.tags.assets import resource_tag_snapshots
 from pipelines.warehouse.connection import create_view, transactions
 from pipelines.warehouse.decimal_text import as_text
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.summaries import RUN_COSTS, UNATTRIBUTED_COSTS
 
 CONSERVATION_CHECK = "conservation"
 RECONCILIATION_CHECK = "zero_differences"
@@ -136,32 +137,28 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     )
 
 
-def _refresh_view(conn: duckdb.DuckDBPyConnection, path: str) -> int:
-    """(Re)creates a view (`sql/<path>.sql`, statements `create` and `comments`) and returns its row count."""
-    create_view(conn, path)
-    (rows,) = conn.execute(read_sql(path, "count")).fetchone()
-    return rows
-
-
 @dg.asset(
     deps=[cost_allocations, run_registry],
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
-    metadata=holds_tables("run_costs"),
+    metadata=holds_tables("run_costs", inputs=SUMMARY_INPUTS["run_costs"]),
     pool=WAREHOUSE_POOL,
 )
 def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """The `run_costs` view: attributed spend per training run, cost category, billing period and
+    """The `run_costs` table: attributed spend per training run, cost category, billing period and
     currency, each run named with its registry (else its main) experiment, dataset version and
-    owner."""
+    owner. Rebuilt whole, only when the allocations or the registry changed (`step_inputs`)."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
-        create_view(conn, "marts/run_costs")
+        for attempt in transactions(conn):
+            with attempt:
+                rebuilt = build_summary_if_changed(conn, RUN_COSTS)
         runs = conn.execute(read_sql("marts/run_costs", "preview")).fetchall()
     return dg.MaterializeResult(
         metadata={
-            "rows": dg.MetadataValue.int(sum(view_rows for *_, view_rows in runs)),
+            "rows": dg.MetadataValue.int(sum(table_rows for *_, table_rows in runs)),
+            "rebuilt": dg.MetadataValue.bool(rebuilt),
             "runs": dg.MetadataValue.md(
                 "| run | currency | billed | effective | GPU-hours |\n|---|---|---:|---:|---:|\n"
                 + "\n".join(f"| {r} | {c} | {b:,.2f} | {e:,.2f} | {g:,.2f} |" for r, c, b, e, g, _ in runs)
@@ -175,7 +172,7 @@ def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
-    metadata=holds_tables("unattributed_costs"),
+    metadata=holds_tables("unattributed_costs", inputs=SUMMARY_INPUTS["unattributed_costs"]),
     pool=WAREHOUSE_POOL,
     check_specs=[
         dg.AssetCheckSpec(
@@ -188,13 +185,16 @@ def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
     ],
 )
 def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """The `unattributed_costs` view: spend with no training run by provider, account, service,
+    """The `unattributed_costs` table: spend with no training run by provider, account, service,
     resource, commitment, spend kind and billing period, with its share of the period: the
-    tag-hygiene worklist."""
+    tag-hygiene worklist. Rebuilt whole, only when the allocations changed (`step_inputs`)."""
     config = runledger.load_config()
     threshold = Decimal(str(config.orchestration.untagged_share_threshold))
     with runledger.warehouse(config) as conn:
-        rows = _refresh_view(conn, "marts/unattributed_costs")
+        for attempt in transactions(conn):
+            with attempt:
+                rebuilt = build_summary_if_changed(conn, UNATTRIBUTED_COSTS)
+        (rows,) = conn.execute(read_sql("marts/unattributed_costs", "count")).fetchone()
         shares = conn.execute(read_sql("marts/unattributed_costs", "share")).fetchall()
         over = [
             (period, currency, share)
@@ -210,7 +210,7 @@ def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
         ).fetchall()
         not_taggable = conn.execute(read_sql("marts/unattributed_costs", "not_taggable")).fetchall()
     return dg.MaterializeResult(
-        metadata={"rows": dg.MetadataValue.int(rows)},
+        metadata={"rows": dg.MetadataValue.int(rows), "rebuilt": dg.MetadataValue.bool(rebuilt)},
         check_results=[
             dg.AssetCheckResult(
                 check_name=UNTAGGED_SHARE_CHECK,

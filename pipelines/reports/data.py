@@ -330,12 +330,6 @@ def known_runs(conn: duckdb.DuckDBPyConnection) -> list[str]:
     return [row["training_run"] for row in fetch_rows(conn, read_sql("reports/known_runs"))]
 
 
-def snapshot_unattributed(conn: duckdb.DuckDBPyConnection) -> None:
-    """Computes the unattributed_costs view once for a batch of reports (`load_details` reads
-    it): per run it would aggregate every unattributed allocation again."""
-    conn.execute(read_sql("reports/run_unattributed", "snapshot"))
-
-
 def _rows_by_run(
     conn: duckdb.DuckDBPyConnection, sql: str, training_runs: Sequence[str], **params: Any
 ) -> dict[str, list[dict[str, Any]]]:
@@ -379,7 +373,7 @@ def load_details(
     picks each run's reconciliation rows.
 
     Args:
-        conn: warehouse connection, on which `snapshot_unattributed` ran.
+        conn: warehouse connection.
         overviews: the runs' overviews, for their ids and billing periods.
         reconciliation: every row of the warehouse's reconciliation.
     """

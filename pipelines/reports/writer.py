@@ -35,7 +35,6 @@ from pipelines.reports.data import (
     load_period_shares,
     load_reconciliation,
     load_waste_ranking,
-    snapshot_unattributed,
 )
 from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
@@ -160,7 +159,6 @@ def write_reports(
         return unchanged
     (out_dir / REPORT_SET_FILE).unlink(missing_ok=True)
     overviews = load_overviews(conn, known)
-    snapshot_unattributed(conn)
     details = load_details(conn, [overviews[training_run] for training_run in selected], load_reconciliation(conn))
     planned = [
         _plan_run_report(overviews[training_run], details[training_run], out_dir, code_digest, png=png)

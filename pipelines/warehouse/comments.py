@@ -29,6 +29,9 @@ DROP_NOT_NULL = re.compile(
     r"alter\s+table\s+(?P<table_name>\w+)\s+alter\s+column\s+(?P<column_name>\w+)\s+drop\s+not\s+null\s*;?\s*",
     re.IGNORECASE,
 )
+# `drop view if exists <name>`: a table of the name stays (DuckDB refuses to drop a table as a
+# view), so a view of an earlier version goes before the table replacing it is created
+DROP_VIEW = re.compile(r"drop\s+view\s+if\s+exists\s+(?P<view_name>\w+)\s*;?\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,8 @@ def execute_ddl(conn: duckdb.DuckDBPyConnection, sql: str, *, partitioned: bool 
     """Runs the statements of a DDL text in order, except its `comment on` statements: those are
     returned, for `apply_comments` once every table and view exists. A table's
     `alter table … set partitioned by` runs only with `partitioned` (a DuckLake catalog; an
-    in-memory DuckDB has no partitions), and `alter table … alter column … drop not null` only
-    when the column is NOT NULL."""
+    in-memory DuckDB has no partitions), `alter table … alter column … drop not null` only
+    when the column is NOT NULL, and `drop view if exists …` only when the name is a view."""
     comments = []
     for statement in conn.extract_statements(sql):
         comment = parse_comment(statement.query)
@@ -77,6 +80,9 @@ def execute_ddl(conn: duckdb.DuckDBPyConnection, sql: str, *, partitioned: bool 
             comments.append(comment)
         elif (drop := DROP_NOT_NULL.fullmatch(query)) is not None:
             if conn.execute(read_sql("ops/catalog", "is_not_null"), drop.groupdict()).fetchone()[0]:
+                conn.execute(statement)
+        elif (drop := DROP_VIEW.fullmatch(query)) is not None:
+            if conn.execute(read_sql("ops/catalog", "is_view"), drop.groupdict()).fetchone()[0]:
                 conn.execute(statement)
         elif partitioned or not PARTITIONING.match(query):
             conn.execute(statement)

@@ -12,11 +12,13 @@ from pipelines.warehouse.connection import connect, transaction
 from pipelines.warehouse.lake import Lake, LakeError, sql_literal
 from pipelines.warehouse.locks import writer_lock
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.summaries import SUMMARIES, build_summaries
 
 LEGACY = "legacy"
 # Rebuilt by the next run from what they digest (the first run after a migration recomputes the
-# allocations and waste once), or written by the lake itself.
-NOT_COPIED = {"step_inputs", "schema_version"}
+# allocations and waste once), or written by the lake itself; the summary tables (views in earlier
+# files) are rebuilt from the copied allocations in the migration's commit.
+NOT_COPIED = {"step_inputs", "schema_version", *SUMMARIES}
 
 
 @dataclass(frozen=True)
@@ -35,8 +37,8 @@ class Migration:
 
 
 def migrate(lake: Lake) -> Migration:
-    """Copies every table of `lake.legacy_file` into `lake.migration_target`, in one commit,
-    holding the writers' lock.
+    """Copies every table of `lake.legacy_file` into `lake.migration_target` and rebuilds the
+    summary tables from them, in one commit, holding the writers' lock.
 
     Args:
         lake: the configured lake, whose `legacy_file` is the file to convert.
@@ -72,6 +74,7 @@ def _copy(source: Path, target: Lake) -> dict[str, int]:
                 (rows[table],) = conn.execute(
                     f'insert into "{table}" ({names}) select {names} from {LEGACY}."{table}"'
                 ).fetchone()
+            build_summaries(conn)
         conn.execute(f"detach {LEGACY}")
     except duckdb.Error as error:
         raise LakeError(f"{source}: cannot be converted: {error}") from None

@@ -82,3 +82,19 @@ final as (
 )
 
 select * from final;
+
+-- name: is_view
+-- Whether a name of the warehouse schema is a view (pipelines.warehouse.comments).
+with views as (
+    select view_name
+    from duckdb_views()
+    where database_name = current_database() and schema_name = current_schema() and not internal
+),
+
+final as (
+    select count(*) > 0 as is_view
+    from views
+    where view_name = $view_name
+)
+
+select * from final;

@@ -1,17 +1,10 @@
 -- Top unattributed resources of each run's accounts, for the run reports.
 
--- name: snapshot
--- The taggable rows of the unattributed_costs view (the untagged resources, whose cost tagging
--- moves to runs) computed once for all the reports of a batch (this connection only): each run's
--- report picks the resources of its accounts from it.
-create or replace temp table report_unattributed_costs as
-select * from unattributed_costs
-where taggable;
-
 -- name: rows
 -- For each run in $training_runs: the largest unattributed resources ($row_limit per run) in the
 -- accounts the run used, in the billing periods it ran, with how many such resources there are
--- and their total (report_unattributed_costs: see report_unattributed_snapshot.sql).
+-- and their total, from the taggable rows of unattributed_costs (the untagged resources, whose cost
+-- tagging moves to runs).
 with requested as (
     select distinct unnest($training_runs) as training_run
 ),
@@ -35,7 +28,8 @@ run_periods as (
 ),
 
 unattributed as (
-    select * from report_unattributed_costs
+    select * from unattributed_costs
+    where taggable
 ),
 
 -- unattributed rows are disjoint by account and period, so a run's counts and totals add up

@@ -13,6 +13,7 @@ from connectors.training.mlflow_runs import mlflow_run_events
 from pipelines.attribution.allocate import allocate_period
 from pipelines.config import DEFAULT_DIMENSIONS, RunEventsSource, Waste, load_config
 from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.summaries import build_summaries
 from pipelines.waste.events import read_source_events, replace_run_events
 from pipelines.waste.tables import build_waste
 from tests.support import write_config
@@ -92,6 +93,7 @@ sources:
     conn = memory_warehouse()
     add_line(conn, "m-gpu", "llm-m", "compute", "i-m", hours(5, 0), hours(5, 12), "300", gpu_hours="120")
     allocate_period(conn, PERIOD, DEFAULT_DIMENSIONS)
+    build_summaries(conn)
     replace_run_events(conn, {source.name: read_source_events(config, source)})
     with transaction(conn):
         build_waste(conn, Waste())

@@ -16,6 +16,7 @@ from pipelines.ingest.load import replace_period
 from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.readers.gcp import GcpExportFilesReader
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.summaries import build_summaries
 from tests.unit.test_attribution import PERIOD, add_line, parts, register
 
 GCP = {
@@ -38,6 +39,7 @@ def snapshot(
 
 def allocate(conn: duckdb.DuckDBPyConnection, *rules: SharedRule) -> None:
     allocate_period(conn, PERIOD, DEFAULT_DIMENSIONS, rules)
+    build_summaries(conn)
     assert all(check["unbalanced_line_items"] == 0 for check in check_period(conn, PERIOD))
 
 
@@ -590,6 +592,7 @@ def test_custom_dimensions_come_from_tags_then_snapshots_and_shared_parts_carry_
         x_CostCategory="support",
     )
     allocate_period(warehouse, PERIOD, dimensions, [rule("support", "proportional", ServiceName="AWS Support*")])
+    build_summaries(warehouse)
     rows = warehouse.execute(
         "select x_LineItemKey, training_run, custom_dimensions, effective_cost from cost_allocations order by all"
     ).fetchall()

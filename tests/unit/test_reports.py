@@ -25,10 +25,10 @@ from pipelines.reports.data import (
     load_details,
     load_overviews,
     load_reconciliation,
-    snapshot_unattributed,
 )
 from pipelines.reports.writer import REPORT_SET_FILE, run_charts
 from pipelines.warehouse.connection import create_schema
+from pipelines.warehouse.summaries import build_summaries
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PERIOD = datetime(2026, 10, 1)
@@ -273,6 +273,7 @@ def _build_warehouse(path: Path, *, raw_billed_cost: Decimal | None = None) -> P
     conn = duckdb.connect(str(path))
     create_schema(conn)
     _insert_lines(conn)
+    build_summaries(conn)
     all_lines_cost = sum((line.cost for line in LINES), Decimal(0))
     _insert_load(conn, all_lines_cost if raw_billed_cost is None else raw_billed_cost)
     _insert_budget(conn)
@@ -659,7 +660,6 @@ def test_every_chart_of_the_reports_is_valid_vega_lite(tmp_path: Path) -> None:
     validator = jsonschema.Draft7Validator(vega_lite_schema.load_schema())
     names = []
     with duckdb.connect(str(warehouse)) as conn:
-        snapshot_unattributed(conn)
         overviews = load_overviews(conn, known_runs(conn))
         details = load_details(conn, list(overviews.values()), load_reconciliation(conn))
         for training_run, overview in overviews.items():

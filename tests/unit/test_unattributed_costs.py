@@ -10,8 +10,8 @@ import pytest
 
 from pipelines.attribution.allocate import allocate_period
 from pipelines.config import DEFAULT_DIMENSIONS
-from pipelines.warehouse.connection import create_view
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.summaries import UNATTRIBUTED_COSTS, build_summary
 from tests.unit.test_attribution import PERIOD, add_line
 
 SAVINGS_PLAN = "arn:aws:savingsplans::111122223333:savingsplan/sp-0a1b"
@@ -71,7 +71,7 @@ def worklist(warehouse: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
         warehouse, "marketplace", {}, "25", "25", ChargeCategory="Purchase", ServiceName="Marketplace", ResourceId="m-1"
     )
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
-    create_view(warehouse, "marts/unattributed_costs")
+    build_summary(warehouse, UNATTRIBUTED_COSTS)
     return warehouse
 
 

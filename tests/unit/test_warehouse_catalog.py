@@ -108,8 +108,8 @@ def test_the_warehouse_holds_every_comment_and_an_unchanged_schema_rewrites_none
     # tables keep their comments; replacing a view drops its own, so those are written again
     assert commented_relations(recording.executed) == VIEW_NAMES
     recording.executed.clear()
-    create_view(recording, "marts/run_costs")
-    assert commented_relations(recording.executed) == {"run_costs"}
+    create_view(recording, "marts/reconciliation")
+    assert commented_relations(recording.executed) == {"reconciliation"}
     assert comments(conn) == stored
 
 

@@ -20,6 +20,7 @@ from pipelines.config import DEFAULT_DIMENSIONS, Waste
 from pipelines.orchestration.partitions import partition_key
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.step_inputs import StepInputs
+from pipelines.warehouse.summaries import build_summaries
 from pipelines.waste.events import replace_run_events
 from pipelines.waste.tables import build_waste, build_waste_if_changed
 from tests.support.lake import insert_line_item, memory_warehouse
@@ -154,6 +155,7 @@ def warehouse(tmp_path: Path) -> duckdb.DuckDBPyConnection:
     add_line(conn, "c-gpu", "llm-c", "compute", "i-c", hours(7, 20), hours(8, 4), "16", gpu_hours="8")
     add_line(conn, "c-credit", "llm-c", "compute", None, hours(7, 0), hours(8, 0), "-10", charge_category="Credit")
     allocate_period(conn, PERIOD, DEFAULT_DIMENSIONS)
+    build_summaries(conn)
     replace_run_events(conn, {"events": read_event_files(write_events(tmp_path / "events.jsonl", EVENTS_A, EVENTS_B))})
     yield conn
     conn.close()
@@ -312,6 +314,7 @@ def test_waste_never_exceeds_a_runs_attributed_cost(warehouse: duckdb.DuckDBPyCo
             description=INTER_REGION if inter_region else None,
         )
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    build_summaries(warehouse)
     with transaction(warehouse):
         build_waste(warehouse, Waste())
     over = warehouse.execute(

@@ -149,8 +149,8 @@ create or replace temp macro cur2_sku_price_details(
 -- AWS's Cloud Intelligence Dashboards: Savings-Plan-covered usage at its SP effective cost,
 -- negations and upfront fees 0, RI usage at its reservation effective cost; the fees themselves
 -- are 0 (FOCUS: a purchase covering future usage) and their unused part is the EffectiveCost of
--- the Unused row, so Σ EffectiveCost is the amortized total. Needs `delivery_files` and
--- `line_categories` filled (sql/staging/lookups.sql, cost_categories.sql).
+-- the Unused row, so Σ EffectiveCost is the amortized total. Needs `delivery_files`,
+-- `unit_names` and `line_categories` filled (sql/staging/lookups.sql, cost_categories.sql).
 create or replace temp macro cur2_focus_rows(
     files, source_name, period_label, execution_id, source_format, ingested_at
 ) as table
@@ -168,6 +168,10 @@ categories as (
 
 gpu_types as (
     select * from gpu_instance_types
+),
+
+units as (
+    select * from unit_names
 ),
 
 mapped as (
@@ -287,10 +291,10 @@ line_items as (
         end as PricingCategory,
         priced.pricing_quantity as PricingQuantity,
         -- a Usage or Purchase line AWS gives no unit counts the item charged
-        case when priced.pricing_quantity is not null then coalesce(focus_unit(provider_unit), 'Units') end
+        case when priced.pricing_quantity is not null then coalesce(units.focus_unit, 'Units') end
             as PricingUnit,
         case when is_usage then usage_amount end as ConsumedQuantity,
-        case when is_usage then coalesce(focus_unit(provider_unit), 'Units') end as ConsumedUnit,
+        case when is_usage then coalesce(units.focus_unit, 'Units') end as ConsumedUnit,
         case when priced.charge_category <> 'Tax' then money(pricing_public_on_demand_rate) end as ListUnitPrice,
         -- FOCUS: never NULL; 0 on negations (their covered usage carries the list cost), the billed
         -- amount on a tax, credit or adjustment AWS gives no public cost for
@@ -417,8 +421,8 @@ line_items as (
         cast(null as map(varchar, decimal(38, 10))) as x_Credits,
         cast(null as decimal(38, 10)) as x_CurrencyConversionRate,
         cast(null as map(varchar, varchar)) as x_SystemLabels,
-        provider_unit as x_ProviderPricingUnit,
-        case when is_usage then provider_unit end as x_ProviderConsumedUnit,
+        priced.provider_unit as x_ProviderPricingUnit,
+        case when is_usage then priced.provider_unit end as x_ProviderConsumedUnit,
         cast(null as varchar) as x_DerivedFrom,
         priced.unused_commitment_cost,
         priced.unused_commitment_quantity
@@ -430,6 +434,7 @@ line_items as (
         and priced.detail is not distinct from categories.detail
         and priced.charge_category is not distinct from categories.charge_category
     left join gpu_types on gpu_instance_key(priced.instance_type) = gpu_types.instance_type
+    left join units on priced.provider_unit = units.provider_unit
 ),
 
 -- The fee's unused commitment as a Usage row (AWS's FOCUS export shows it so): Unused, billed 0,

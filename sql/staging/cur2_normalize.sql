@@ -437,41 +437,47 @@ line_items as (
     left join units on priced.provider_unit = units.provider_unit
 ),
 
--- The fee's unused commitment as a Usage row (AWS's FOCUS export shows it so): Unused, billed 0,
--- its amortized cost the fee's unused part; list, contracted and consumed nothing.
-unused_commitments as (
+-- Each line, and after a fee with unused commitment a second row (`unused`) for that part: a Usage
+-- row as AWS's FOCUS export shows it, Unused, billed 0, its amortized cost the fee's unused part;
+-- list, contracted and consumed nothing. (One pass over line_items: a second reference would
+-- materialize all of it.)
+copies as (
     select
-        * exclude (unused_commitment_cost, unused_commitment_quantity) replace (
-            'Usage' as ChargeCategory,
-            'Usage-Based' as ChargeFrequency,
-            'Unused commitment: ' || coalesce(ChargeDescription, CommitmentDiscountType) as ChargeDescription,
-            'Committed' as PricingCategory,
-            unused_commitment_quantity as PricingQuantity,
-            CommitmentDiscountUnit as PricingUnit,
-            cast(null as decimal(38, 10)) as ConsumedQuantity,
-            cast(null as varchar) as ConsumedUnit,
-            cast(0 as decimal(38, 10)) as ListUnitPrice,
-            cast(0 as decimal(38, 10)) as ListCost,
-            cast(0 as decimal(38, 10)) as ContractedCost,
-            unused_commitment_cost as EffectiveCost,
-            cast(0 as decimal(38, 10)) as BilledCost,
-            'Unused' as CommitmentDiscountStatus,
-            cast(0 as decimal(38, 10)) as ContractedUnitPrice,
-            unused_commitment_quantity as CommitmentDiscountQuantity,
-            x_LineItemKey || '|unused' as x_LineItemKey,
-            cast(0 as decimal(38, 10)) as x_GpuHours,
-            cast(null as varchar) as x_ProviderPricingUnit,
-            cast(null as varchar) as x_ProviderConsumedUnit,
-            x_LineItemKey as x_DerivedFrom
-        )
+        *,
+        unnest(case when unused_commitment_cost <> 0 then [false, true] else [false] end) as unused
     from line_items
-    where unused_commitment_cost <> 0
 ),
 
 all_rows as (
-    select * exclude (unused_commitment_cost, unused_commitment_quantity) from line_items
-    union all by name
-    select * from unused_commitments
+    select
+        * exclude (unused_commitment_cost, unused_commitment_quantity, unused) replace (
+            case when unused then 'Usage' else ChargeCategory end as ChargeCategory,
+            case when unused then 'Usage-Based' else ChargeFrequency end as ChargeFrequency,
+            case
+                when unused then 'Unused commitment: ' || coalesce(ChargeDescription, CommitmentDiscountType)
+                else ChargeDescription
+            end as ChargeDescription,
+            case when unused then 'Committed' else PricingCategory end as PricingCategory,
+            case when unused then unused_commitment_quantity else PricingQuantity end as PricingQuantity,
+            case when unused then CommitmentDiscountUnit else PricingUnit end as PricingUnit,
+            case when unused then null else ConsumedQuantity end as ConsumedQuantity,
+            case when unused then null else ConsumedUnit end as ConsumedUnit,
+            case when unused then cast(0 as decimal(38, 10)) else ListUnitPrice end as ListUnitPrice,
+            case when unused then cast(0 as decimal(38, 10)) else ListCost end as ListCost,
+            case when unused then cast(0 as decimal(38, 10)) else ContractedCost end as ContractedCost,
+            case when unused then unused_commitment_cost else EffectiveCost end as EffectiveCost,
+            case when unused then cast(0 as decimal(38, 10)) else BilledCost end as BilledCost,
+            case when unused then 'Unused' else CommitmentDiscountStatus end as CommitmentDiscountStatus,
+            case when unused then cast(0 as decimal(38, 10)) else ContractedUnitPrice end as ContractedUnitPrice,
+            case when unused then unused_commitment_quantity else CommitmentDiscountQuantity end
+                as CommitmentDiscountQuantity,
+            case when unused then x_LineItemKey || '|unused' else x_LineItemKey end as x_LineItemKey,
+            case when unused then cast(0 as decimal(38, 10)) else x_GpuHours end as x_GpuHours,
+            case when unused then null else x_ProviderPricingUnit end as x_ProviderPricingUnit,
+            case when unused then null else x_ProviderConsumedUnit end as x_ProviderConsumedUnit,
+            case when unused then x_LineItemKey else x_DerivedFrom end as x_DerivedFrom
+        )
+    from copies
 ),
 
 -- the amounts in PricingCurrency: AWS gives no conversion, so only where it is BillingCurrency

@@ -116,7 +116,7 @@ create or replace temp macro money_scaled(a, b, c) as
 
 -- A FOCUS unit word or an abbreviation providers write, lower case, as its [singular, plural] in
 -- FOCUS's Unit Format (data sizes abbreviated alike in both, time and count units capitalized); NULL
--- for a word FOCUS does not define. A CASE: a MAP literal is built again for every row (5× slower).
+-- for a word FOCUS does not define. A CASE: a MAP literal is built again for every row (10× slower).
 create or replace temp macro focus_unit_words(word) as
     case
         when word in ('byte', 'b') then ['B', 'B']

@@ -149,8 +149,8 @@ create or replace temp macro cur2_sku_price_details(
 -- AWS's Cloud Intelligence Dashboards: Savings-Plan-covered usage at its SP effective cost,
 -- negations and upfront fees 0, RI usage at its reservation effective cost; the fees themselves
 -- are 0 (FOCUS: a purchase covering future usage) and their unused part is the EffectiveCost of
--- the Unused row, so Σ EffectiveCost is the amortized total. Needs `delivery_files` and
--- `line_categories` filled (sql/staging/lookups.sql, cost_categories.sql).
+-- the Unused row, so Σ EffectiveCost is the amortized total. Needs `delivery_files`,
+-- `unit_names` and `line_categories` filled (sql/staging/lookups.sql, cost_categories.sql).
 create or replace temp macro cur2_focus_rows(
     files, source_name, period_label, execution_id, source_format, ingested_at
 ) as table
@@ -168,6 +168,10 @@ categories as (
 
 gpu_types as (
     select * from gpu_instance_types
+),
+
+units as (
+    select * from unit_names
 ),
 
 mapped as (
@@ -287,10 +291,10 @@ line_items as (
         end as PricingCategory,
         priced.pricing_quantity as PricingQuantity,
         -- a Usage or Purchase line AWS gives no unit counts the item charged
-        case when priced.pricing_quantity is not null then coalesce(focus_unit(provider_unit), 'Units') end
+        case when priced.pricing_quantity is not null then coalesce(units.focus_unit, 'Units') end
             as PricingUnit,
         case when is_usage then usage_amount end as ConsumedQuantity,
-        case when is_usage then coalesce(focus_unit(provider_unit), 'Units') end as ConsumedUnit,
+        case when is_usage then coalesce(units.focus_unit, 'Units') end as ConsumedUnit,
         case when priced.charge_category <> 'Tax' then money(pricing_public_on_demand_rate) end as ListUnitPrice,
         -- FOCUS: never NULL; 0 on negations (their covered usage carries the list cost), the billed
         -- amount on a tax, credit or adjustment AWS gives no public cost for
@@ -417,8 +421,8 @@ line_items as (
         cast(null as map(varchar, decimal(38, 10))) as x_Credits,
         cast(null as decimal(38, 10)) as x_CurrencyConversionRate,
         cast(null as map(varchar, varchar)) as x_SystemLabels,
-        provider_unit as x_ProviderPricingUnit,
-        case when is_usage then provider_unit end as x_ProviderConsumedUnit,
+        priced.provider_unit as x_ProviderPricingUnit,
+        case when is_usage then priced.provider_unit end as x_ProviderConsumedUnit,
         cast(null as varchar) as x_DerivedFrom,
         priced.unused_commitment_cost,
         priced.unused_commitment_quantity
@@ -430,43 +434,50 @@ line_items as (
         and priced.detail is not distinct from categories.detail
         and priced.charge_category is not distinct from categories.charge_category
     left join gpu_types on gpu_instance_key(priced.instance_type) = gpu_types.instance_type
+    left join units on priced.provider_unit = units.provider_unit
 ),
 
--- The fee's unused commitment as a Usage row (AWS's FOCUS export shows it so): Unused, billed 0,
--- its amortized cost the fee's unused part; list, contracted and consumed nothing.
-unused_commitments as (
+-- Each line, and after a fee with unused commitment a second row (`unused`) for that part: a Usage
+-- row as AWS's FOCUS export shows it, Unused, billed 0, its amortized cost the fee's unused part;
+-- list, contracted and consumed nothing. (One pass over line_items: a second reference would
+-- materialize all of it.)
+copies as (
     select
-        * exclude (unused_commitment_cost, unused_commitment_quantity) replace (
-            'Usage' as ChargeCategory,
-            'Usage-Based' as ChargeFrequency,
-            'Unused commitment: ' || coalesce(ChargeDescription, CommitmentDiscountType) as ChargeDescription,
-            'Committed' as PricingCategory,
-            unused_commitment_quantity as PricingQuantity,
-            CommitmentDiscountUnit as PricingUnit,
-            cast(null as decimal(38, 10)) as ConsumedQuantity,
-            cast(null as varchar) as ConsumedUnit,
-            cast(0 as decimal(38, 10)) as ListUnitPrice,
-            cast(0 as decimal(38, 10)) as ListCost,
-            cast(0 as decimal(38, 10)) as ContractedCost,
-            unused_commitment_cost as EffectiveCost,
-            cast(0 as decimal(38, 10)) as BilledCost,
-            'Unused' as CommitmentDiscountStatus,
-            cast(0 as decimal(38, 10)) as ContractedUnitPrice,
-            unused_commitment_quantity as CommitmentDiscountQuantity,
-            x_LineItemKey || '|unused' as x_LineItemKey,
-            cast(0 as decimal(38, 10)) as x_GpuHours,
-            cast(null as varchar) as x_ProviderPricingUnit,
-            cast(null as varchar) as x_ProviderConsumedUnit,
-            x_LineItemKey as x_DerivedFrom
-        )
+        *,
+        unnest(case when unused_commitment_cost <> 0 then [false, true] else [false] end) as unused
     from line_items
-    where unused_commitment_cost <> 0
 ),
 
 all_rows as (
-    select * exclude (unused_commitment_cost, unused_commitment_quantity) from line_items
-    union all by name
-    select * from unused_commitments
+    select
+        * exclude (unused_commitment_cost, unused_commitment_quantity, unused) replace (
+            case when unused then 'Usage' else ChargeCategory end as ChargeCategory,
+            case when unused then 'Usage-Based' else ChargeFrequency end as ChargeFrequency,
+            case
+                when unused then 'Unused commitment: ' || coalesce(ChargeDescription, CommitmentDiscountType)
+                else ChargeDescription
+            end as ChargeDescription,
+            case when unused then 'Committed' else PricingCategory end as PricingCategory,
+            case when unused then unused_commitment_quantity else PricingQuantity end as PricingQuantity,
+            case when unused then CommitmentDiscountUnit else PricingUnit end as PricingUnit,
+            case when unused then null else ConsumedQuantity end as ConsumedQuantity,
+            case when unused then null else ConsumedUnit end as ConsumedUnit,
+            case when unused then cast(0 as decimal(38, 10)) else ListUnitPrice end as ListUnitPrice,
+            case when unused then cast(0 as decimal(38, 10)) else ListCost end as ListCost,
+            case when unused then cast(0 as decimal(38, 10)) else ContractedCost end as ContractedCost,
+            case when unused then unused_commitment_cost else EffectiveCost end as EffectiveCost,
+            case when unused then cast(0 as decimal(38, 10)) else BilledCost end as BilledCost,
+            case when unused then 'Unused' else CommitmentDiscountStatus end as CommitmentDiscountStatus,
+            case when unused then cast(0 as decimal(38, 10)) else ContractedUnitPrice end as ContractedUnitPrice,
+            case when unused then unused_commitment_quantity else CommitmentDiscountQuantity end
+                as CommitmentDiscountQuantity,
+            case when unused then x_LineItemKey || '|unused' else x_LineItemKey end as x_LineItemKey,
+            case when unused then cast(0 as decimal(38, 10)) else x_GpuHours end as x_GpuHours,
+            case when unused then null else x_ProviderPricingUnit end as x_ProviderPricingUnit,
+            case when unused then null else x_ProviderConsumedUnit end as x_ProviderConsumedUnit,
+            case when unused then x_LineItemKey else x_DerivedFrom end as x_DerivedFrom
+        )
+    from copies
 ),
 
 -- the amounts in PricingCurrency: AWS gives no conversion, so only where it is BillingCurrency

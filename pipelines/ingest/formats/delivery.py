@@ -22,6 +22,8 @@ from pipelines.warehouse.sql import read_sql
 
 # The formats whose mapping reads focus_line_items' own columns (the FOCUS files).
 READS_FOCUS_COLUMNS = ("focus",)
+# The formats whose mapping looks its units up in `unit_names` (`<format>_units`, sql/staging/lookups.sql).
+LOOKS_UP_UNITS = ("cur2",)
 
 
 @dataclass(frozen=True)
@@ -60,10 +62,12 @@ class MappedDelivery:
 
     def prepare(self, conn: duckdb.DuckDBPyConnection) -> None:
         """Creates the mapping's temporary macros and tables on the connection and fills them for
-        the delivery: its files, the mapping tables, and the cost category of each distinct rule
-        input it holds."""
+        the delivery: its files, the mapping tables, the FOCUS unit of each distinct unit and the
+        cost category of each distinct rule input it holds."""
         create_mapping(conn, self.export_format, self.files, self.locations, self.first_rows)
         fill_mapping_tables(conn, self.category_rules)
+        if self.export_format in LOOKS_UP_UNITS:
+            conn.execute(read_sql("staging/lookups", f"{self.export_format}_units"), self._read_params())
         conn.execute(read_sql("staging/cost_categories", f"{self.export_format}_inputs"), self._read_params())
         conn.execute(read_sql("staging/cost_categories", "categorize"))
 

@@ -49,55 +49,61 @@ def lines(conn: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_run_costs_hold_the_allocations_of_the_night_and_of_a_reattribution(
-    warehouse: duckdb.DuckDBPyConnection,
+    lake_warehouse: duckdb.DuckDBPyConnection,
 ) -> None:
-    lines(warehouse)
-    assert night(warehouse) == {RUN_COSTS: True, UNATTRIBUTED_COSTS: True}
-    assert warehouse.execute(RUN_COSTS_ROWS).fetchall() == warehouse.execute(ALLOCATED_RUN_COSTS).fetchall()
-    by_run = dict(warehouse.execute("select training_run, sum(effective_cost) from run_costs group by 1").fetchall())
+    lines(lake_warehouse)
+    assert night(lake_warehouse) == {RUN_COSTS: True, UNATTRIBUTED_COSTS: True}
+    assert lake_warehouse.execute(RUN_COSTS_ROWS).fetchall() == lake_warehouse.execute(ALLOCATED_RUN_COSTS).fetchall()
+    by_run = dict(
+        lake_warehouse.execute("select training_run, sum(effective_cost) from run_costs group by 1").fetchall()
+    )
     assert by_run == {"llm-a": Decimal("10.25"), "llm-b": Decimal(4)}
-    assert warehouse.execute("select distinct owner from run_costs where training_run = 'llm-a'").fetchall() == [
+    assert lake_warehouse.execute("select distinct owner from run_costs where training_run = 'llm-a'").fetchall() == [
         ("dave",)
     ]
 
     # the registry claims the untagged instance for llm-b: the allocations are recomputed, and so
     # are both summaries
     register(
-        warehouse,
+        lake_warehouse,
         RegisteredRun(
             id="llm-b", owner="erin", start=datetime(2026, 10, 1), end=datetime(2026, 10, 31), resources=["i-orphan"]
         ),
     )
-    assert night(warehouse) == {RUN_COSTS: True, UNATTRIBUTED_COSTS: True}
-    assert warehouse.execute(RUN_COSTS_ROWS).fetchall() == warehouse.execute(ALLOCATED_RUN_COSTS).fetchall()
-    by_run = dict(warehouse.execute("select training_run, sum(effective_cost) from run_costs group by 1").fetchall())
+    assert night(lake_warehouse) == {RUN_COSTS: True, UNATTRIBUTED_COSTS: True}
+    assert lake_warehouse.execute(RUN_COSTS_ROWS).fetchall() == lake_warehouse.execute(ALLOCATED_RUN_COSTS).fetchall()
+    by_run = dict(
+        lake_warehouse.execute("select training_run, sum(effective_cost) from run_costs group by 1").fetchall()
+    )
     assert by_run == {"llm-a": Decimal("10.25"), "llm-b": Decimal(10)}
-    assert warehouse.execute("select distinct owner from run_costs where training_run = 'llm-b'").fetchall() == [
+    assert lake_warehouse.execute("select distinct owner from run_costs where training_run = 'llm-b'").fetchall() == [
         ("erin",)
     ]
-    assert warehouse.execute("select resource, effective_cost from unattributed_costs").fetchall() == [
+    assert lake_warehouse.execute("select resource, effective_cost from unattributed_costs").fetchall() == [
         ("i-far", Decimal(2))
     ]
 
 
-def test_a_night_with_nothing_new_keeps_both_summaries(warehouse: duckdb.DuckDBPyConnection) -> None:
-    lines(warehouse)
-    night(warehouse)
-    run_costs = warehouse.execute(RUN_COSTS_ROWS).fetchall()
-    assert night(warehouse) == {RUN_COSTS: False, UNATTRIBUTED_COSTS: False}
-    assert warehouse.execute(RUN_COSTS_ROWS).fetchall() == run_costs
+def test_a_night_with_nothing_new_keeps_both_summaries(lake_warehouse: duckdb.DuckDBPyConnection) -> None:
+    lines(lake_warehouse)
+    night(lake_warehouse)
+    run_costs = lake_warehouse.execute(RUN_COSTS_ROWS).fetchall()
+    assert night(lake_warehouse) == {RUN_COSTS: False, UNATTRIBUTED_COSTS: False}
+    assert lake_warehouse.execute(RUN_COSTS_ROWS).fetchall() == run_costs
     # a new line item is a new load: allocations and both summaries are built again
-    add_line(warehouse, "d", {"training_run": "llm-b"}, "1", "1")
-    warehouse.execute("delete from step_inputs where step = 'cost_allocations'")
-    assert night(warehouse) == {RUN_COSTS: True, UNATTRIBUTED_COSTS: True}
-    by_run = dict(warehouse.execute("select training_run, sum(effective_cost) from run_costs group by 1").fetchall())
+    add_line(lake_warehouse, "d", {"training_run": "llm-b"}, "1", "1")
+    lake_warehouse.execute("delete from step_inputs where step = 'cost_allocations'")
+    assert night(lake_warehouse) == {RUN_COSTS: True, UNATTRIBUTED_COSTS: True}
+    by_run = dict(
+        lake_warehouse.execute("select training_run, sum(effective_cost) from run_costs group by 1").fetchall()
+    )
     assert by_run == {"llm-a": Decimal("10.25"), "llm-b": Decimal(5)}
 
 
-def test_unattributed_costs_hold_the_spend_of_no_run_with_its_share(warehouse: duckdb.DuckDBPyConnection) -> None:
-    lines(warehouse)
-    night(warehouse)
-    rows = warehouse.execute(
+def test_unattributed_costs_hold_the_spend_of_no_run_with_its_share(lake_warehouse: duckdb.DuckDBPyConnection) -> None:
+    lines(lake_warehouse)
+    night(lake_warehouse)
+    rows = lake_warehouse.execute(
         "select account, resource, effective_cost, share_of_period, taggable from unattributed_costs order by all"
     ).fetchall()
     # the period's effective total is 22.25
@@ -105,10 +111,10 @@ def test_unattributed_costs_hold_the_spend_of_no_run_with_its_share(warehouse: d
         ("111122223333", "i-orphan", Decimal(6), round(6 / 22.25, 6), True),
         ("444455556666", "i-far", Decimal(2), round(2 / 22.25, 6), True),
     ]
-    (unattributed,) = warehouse.execute(
+    (unattributed,) = lake_warehouse.execute(
         "select sum(effective_cost) from cost_allocations where training_run is null"
     ).fetchone()
-    assert warehouse.execute("select sum(effective_cost) from unattributed_costs").fetchone() == (unattributed,)
+    assert lake_warehouse.execute("select sum(effective_cost) from unattributed_costs").fetchone() == (unattributed,)
 
 
 def test_a_warehouse_of_an_earlier_version_gets_tables_for_its_views() -> None:

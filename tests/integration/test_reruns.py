@@ -22,6 +22,8 @@ from tests.support.lake import reading
 # The steps that keep their build while the files of the tables they read are the same, and the
 # inputs replaced whole that are not written again when their rows are the same.
 TABLE_STEPS = (
+    "run_costs",
+    "unattributed_costs",
     "budget_variance",
     "budget_alerts",
     "run_progress",
@@ -31,6 +33,8 @@ TABLE_STEPS = (
 )
 ROW_STEPS = ("run_registry", "budget_baselines", "run_events")
 KEPT_TABLES = {
+    "run_costs": "training_run, cost_category, billing_period, currency",
+    "unattributed_costs": "all",
     "budget_variance": "training_run, cost_category",
     "budget_alerts": "all",
     "run_progress": "training_run",

@@ -111,9 +111,11 @@ def parse_size(text: str) -> int:
 
 
 def size_label(rows: int) -> str:
-    """20000000 → `20M`, 10000 → `10k`."""
+    """20000000 → `20M`, 2500000 → `2.5M`, 10000 → `10k`."""
     if rows % 1_000_000 == 0:
         return f"{rows // 1_000_000}M"
+    if rows > 1_000_000 and rows % 100_000 == 0:
+        return f"{rows / 1_000_000:g}M"
     if rows % 1_000 == 0:
         return f"{rows // 1_000}k"
     return str(rows)

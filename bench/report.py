@@ -85,14 +85,13 @@ def format_targets_markdown(results: dict) -> str:
     by_size = _size_figures(results)
     if not by_size:
         return "No size was measured."
-    names: list[str] = []
+    # in the order of the last size, which has every figure (the growth of memory needs a size before)
+    names = [figure.name for figure in by_size[-1][1]]
     targets: dict[str, str] = {}
     cells: dict[tuple[str, str], str] = {}
     for size, measured in by_size:
         for figure in measured:
-            if figure.name not in targets:
-                names.append(figure.name)
-                targets[figure.name] = figure.target
+            targets.setdefault(figure.name, figure.target)
             mark = {True: " ✓", False: " ✗", None: ""}[figure.met]
             cells[(figure.name, size["size"])] = f"{figure.measured}{mark}"
     labels = [size["size"] for size, _ in by_size]

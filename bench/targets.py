@@ -55,7 +55,7 @@ def peak_bytes(size: dict) -> int:
 
 def _ratio(name: str, value: float, bound: float, *, at_least: bool, detail: str = "") -> Figure:
     target = f"{'≥' if at_least else '≤'} {bound:g}×"
-    measured = f"{value:.2f}×" + (f" ({detail})" if detail else "")
+    measured = f"{value:.{2 if value >= 0.1 else 3}f}×" + (f" ({detail})" if detail else "")
     return Figure(name, measured, target, value >= bound if at_least else value <= bound)
 
 
@@ -102,8 +102,8 @@ def figures(size: dict, previous: dict | None = None) -> list[Figure]:
     )
     result.append(
         Figure(
-            f"first render of all {nightly['reports']} run reports",
-            f"{reports:,.1f} s",
+            "first render of all run reports",
+            f"{reports:,.1f} s ({nightly['reports']} reports)",
             f"≤ {MAX_FIRST_RENDER_SECONDS:g} s",
             reports <= MAX_FIRST_RENDER_SECONDS,
         )
@@ -112,9 +112,9 @@ def figures(size: dict, previous: dict | None = None) -> list[Figure]:
     rewritten, changed = revised["rewritten_reports"], sorted(revised["revised_runs"])
     result.append(
         Figure(
-            f"run reports written again after {len(changed)} budgets changed",
-            f"{len(rewritten)} of {revised['reports']}",
-            f"those {len(changed)} only",
+            "run reports written again after budgets were revised",
+            f"{len(rewritten)} of {revised['reports']} ({len(changed)} budgets revised)",
+            "the revised runs' only",
             rewritten == changed,
         )
     )
@@ -130,18 +130,19 @@ def figures(size: dict, previous: dict | None = None) -> list[Figure]:
     redelivered, month_yardstick = size["redelivered"], size["yardstick_redelivered"]
     result.append(
         _ratio(
-            f"re-delivered {size_label(redelivered['rows'])}-line month ÷ yardstick's time",
+            "re-delivered month ÷ yardstick's time",
             redelivered["wall_seconds"] / month_yardstick["wall_seconds"],
             MAX_REDELIVERED_VS_YARDSTICK,
             at_least=False,
-            detail=f"{redelivered['wall_seconds']:,.1f} s vs {month_yardstick['wall_seconds']:,.1f} s",
+            detail=f"{size_label(redelivered['rows'])} lines: {redelivered['wall_seconds']:,.1f} s vs "
+            f"{month_yardstick['wall_seconds']:,.1f} s",
         )
     )
     for answer in size["questions"].values():
         result.append(
             Figure(
                 f"query: {answer['question']}",
-                f"{answer['median_seconds']:.2f} s",
+                f"{answer['median_seconds']:.3f} s",
                 f"≤ {MAX_QUESTION_SECONDS:g} s",
                 answer["median_seconds"] <= MAX_QUESTION_SECONDS,
             )

@@ -21,7 +21,7 @@ from unittest.mock import patch
 import duckdb
 import yaml
 
-from bench.generate import RUNS, BenchDataSet, data_set, redelivery, size_label
+from bench.generate import RUNS, BenchDataSet, Redelivery, data_set, redelivery, size_label
 from bench.measure import Measurement, run_measured
 from bench.parallel import LOAD_STEP_PREFIX
 from bench.questions import QuestionFailed, ask_plain_duckdb, ask_questions
@@ -353,15 +353,15 @@ def _revised_budgets_night(work: WorkFolder, rows: int, options: BenchOptions) -
     return {**measured, "revised_runs": revised, "reports": len(after), "rewritten_reports": rewritten}
 
 
-def redeliver(dataset: BenchDataSet, work: WorkFolder) -> tuple[Path, ...]:
+def redeliver(dataset: BenchDataSet, work: WorkFolder) -> Redelivery:
     """Replaces the work folder's last billing period with its re-delivery (a new execution and
-    manifest, other data files); returns the re-delivered data files."""
+    manifest, other data files) and returns it."""
     delivered = redelivery(dataset)
     partition = f"BILLING_PERIOD={dataset.last_period:%Y-%m}"
     for folder in ("data", "metadata"):
         shutil.rmtree(work.export_root / folder / partition)
         _mirror(delivered.export_root / folder / partition, work.export_root / folder / partition)
-    return delivered.data_files
+    return delivered
 
 
 def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
@@ -393,8 +393,8 @@ def bench_size(rows: int, options: BenchOptions, echo=print) -> dict:
         f"{label}: {len(revised['revised_runs'])} budgets revised: {len(revised['rewritten_reports'])} of "
         f"{revised['reports']} run reports written again, {revised['wall_seconds']:,.1f} s"
     )
-    redelivered_files = redeliver(dataset, work)
-    redelivered_rows = redelivery(dataset).rows
+    delivered = redeliver(dataset, work)
+    redelivered_files, redelivered_rows = delivered.data_files, delivered.rows
     redelivered = _nightly(work, redelivered_rows, "redelivered", options)
     redelivered_totals = _warehouse_totals(load_config(work.config_path).lake)
     echo(f"{label}: re-delivered {size_label(redelivered_rows)}-line month {redelivered['wall_seconds']:,.1f} s")

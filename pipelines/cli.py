@@ -35,7 +35,7 @@ def _handle_errors(command: Callable) -> Callable:
     def wrapper(*args: object, **kwargs: object) -> object:
         from pipelines.budgets.files import BudgetError
         from pipelines.budgets.pilot import PilotError
-        from pipelines.config import ConfigError
+        from pipelines.config_rules import ConfigError
         from pipelines.export import NothingToExport
         from pipelines.ingest.mappings import MappingError
         from pipelines.query import QueryRefused

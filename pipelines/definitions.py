@@ -17,10 +17,12 @@ import dagster as dg
 
 from pipelines.attribution import assets as attribution_assets
 from pipelines.budgets import assets as budgets_assets
-from pipelines.config import ConfigError, Orchestration, RunLedgerConfig, default_config_path, load_config
+from pipelines.config import RunLedgerConfig, default_config_path, load_config
+from pipelines.config_rules import ConfigError
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
 from pipelines.maintenance.assets import lake_maintenance
 from pipelines.orchestration.resources import RunLedgerResource
+from pipelines.orchestration.settings import Orchestration
 from pipelines.orchestration.tables import with_table_schemas
 from pipelines.reports import assets as reports_assets
 from pipelines.schedules import build_maintenance_schedule, build_nightly_schedule

@@ -6,8 +6,8 @@ from datetime import UTC, date, datetime
 
 import dagster as dg
 
-from pipelines.config import Orchestration
 from pipelines.orchestration.partitions import partition_key
+from pipelines.orchestration.settings import Orchestration
 
 NIGHTLY_SCHEDULE = "nightly_refresh"
 MAINTENANCE_SCHEDULE = "weekly_lake_maintenance"

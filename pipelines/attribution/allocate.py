@@ -14,7 +14,7 @@ from datetime import date
 
 import duckdb
 
-from pipelines.config import DEFAULT_DIMENSIONS, CommitmentRule, SharedRule
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS, CommitmentRule, SharedRule
 from pipelines.orchestration.partitions import partition_key
 from pipelines.warehouse.connection import transactions, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError

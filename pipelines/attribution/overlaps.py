@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from itertools import combinations
 
 from pipelines.attribution.registry import RegisteredRun
-from pipelines.config import SharedRule
+from pipelines.attribution.settings import SharedRule
 
 # A glob token: ("*",) any run of characters; otherwise a one-character set, given as
 # (characters, negated): ("", True) is any character.

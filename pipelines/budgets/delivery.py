@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import duckdb
 
-from pipelines.config import Alerts, Destination, SmtpDestination
+from pipelines.budgets.settings import Alerts, Destination, SmtpDestination
 from pipelines.warehouse.decimal_text import plain
 from pipelines.warehouse.sql import read_sql
 

@@ -23,7 +23,7 @@ from pipelines.budgets.schema import (
     Storage,
     cost_behavior,
 )
-from pipelines.config import AlertThresholds
+from pipelines.budgets.settings import AlertThresholds
 from pipelines.ingest.mappings import COST_CATEGORIES
 
 HOURS_PER_MONTH = Decimal(730)

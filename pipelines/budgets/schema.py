@@ -21,7 +21,8 @@ from pydantic import (
     model_validator,
 )
 
-from pipelines.config import ThresholdLevels, not_below
+from pipelines.budgets.settings import ThresholdLevels
+from pipelines.config_rules import not_below
 from pipelines.ingest.mappings import COST_CATEGORIES, currency_problem
 
 SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}

@@ -41,7 +41,7 @@ import random
 from datetime import datetime
 from pathlib import Path
 
-from pipelines.config import ConfigError
+from pipelines.config_rules import ConfigError
 from pipelines.demo.aws.export import write_cur_export
 from pipelines.demo.files import write_json_lines, write_yaml
 from pipelines.demo.gcp.export import write_gcp_export

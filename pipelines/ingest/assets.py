@@ -14,7 +14,8 @@ import duckdb
 
 from connectors.aws.exports import DeliveryNotReady
 from connectors.errors import SourceError
-from pipelines.config import BillingSource, ConfigError, RunLedgerConfig
+from pipelines.config import BillingSource, RunLedgerConfig
+from pipelines.config_rules import ConfigError
 from pipelines.ingest.drift import column_drift
 from pipelines.ingest.load import (
     LoadResult,

@@ -8,6 +8,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+import duckdb
+
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 NAME_LINE = re.compile(r"^-- name: (\w+)[ \t]*$", re.MULTILINE)
 
@@ -35,3 +37,10 @@ def read_sql(path: str, name: str | None = None) -> str:
     if name not in statements:
         raise KeyError(f"sql/{path}.sql has no statement {name!r}; it has: {', '.join(map(str, statements))}")
     return statements[name]
+
+
+def dict_rows(result: duckdb.DuckDBPyConnection) -> list[dict[str, object]]:
+    """The rows of an executed statement as dicts keyed by column name, the one way the product
+    reads rows by name (never by position)."""
+    names = [column[0] for column in result.description]
+    return [dict(zip(names, row, strict=True)) for row in result.fetchall()]

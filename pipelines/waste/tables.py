@@ -3,9 +3,9 @@
 import duckdb
 
 from pipelines.attribution.allocate import ALLOCATIONS_STEP
-from pipelines.config import Waste
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import WHOLE, step_inputs
+from pipelines.waste.settings import Waste
 
 WASTE_STEP = "waste"  # its step_inputs row: one, the table is built whole
 

@@ -68,6 +68,14 @@ create or replace macro spend_kind(
         else 'resource'
     end;
 
+-- units(value): money, a weight or GPU-hours as a signed HUGEINT count of 1e-10, the scale every
+-- exact split counts in (a DECIMAL(38, 10) is exactly that many units).
+create or replace macro units(value) as cast(cast(value as decimal(38, 10)) * 10000000000 as hugeint);
+
+-- from_units(count): a count of 1e-10 back as DECIMAL(38, 10).
+create or replace macro from_units(count) as
+    cast(cast(count as decimal(38, 0)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10));
+
 -- decimal_divide(numerator, denominator): the quotient as DECIMAL(38, 10), rounded half away from
 -- zero like DuckDB's round() and decimal casts; NULL when the denominator is 0 or NULL.
 -- DuckDB divides DECIMALs in DOUBLE (about 16 significant digits), so this reads both operands as

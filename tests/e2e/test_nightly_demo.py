@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from pipelines.config import DEFAULT_DIMENSIONS
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS
 from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
 from pipelines.reports.data import load_overviews

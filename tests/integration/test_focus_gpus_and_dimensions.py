@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.config import ConfigError, load_config
+from pipelines.config import load_config
+from pipelines.config_rules import ConfigError
 from pipelines.nightly import run_nightly
 from tests.support import write_config
 from tests.support.lake import reading

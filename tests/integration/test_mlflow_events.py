@@ -11,10 +11,12 @@ from mlflow.tracking import MlflowClient
 from connectors.training.event_files import RunEventsError
 from connectors.training.mlflow_runs import mlflow_run_events
 from pipelines.attribution.allocate import allocate_period
-from pipelines.config import DEFAULT_DIMENSIONS, RunEventsSource, Waste, load_config
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS
+from pipelines.config import RunEventsSource, load_config
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.summaries import build_summaries
 from pipelines.waste.events import read_source_events, replace_run_events
+from pipelines.waste.settings import Waste
 from pipelines.waste.tables import build_waste
 from tests.support import write_config
 from tests.support.lake import memory_warehouse

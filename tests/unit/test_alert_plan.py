@@ -6,7 +6,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from pipelines.budgets.delivery import AlertEvent, Delivery, plan_deliveries
-from pipelines.config import SmtpDestination, WebhookDestination
+from pipelines.budgets.settings import SmtpDestination, WebhookDestination
 
 NOW = datetime(2026, 12, 2, 6, 0)
 HOOKS = WebhookDestination(name="hooks", kind="webhook", url_env="HOOKS_URL")

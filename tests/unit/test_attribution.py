@@ -8,7 +8,7 @@ import pytest
 
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
-from pipelines.config import DEFAULT_DIMENSIONS
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.conservation import ConservationError
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
-from pipelines.config import DEFAULT_DIMENSIONS, SharedRule
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS, SharedRule
 from pipelines.warehouse.connection import transaction
 from tests.support.lake import memory_warehouse
 from tests.unit.test_attribution import PERIOD, add_line

@@ -11,7 +11,7 @@ import pytest
 
 from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun
-from pipelines.config import DEFAULT_DIMENSIONS, SharedRule, shared_match_columns
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS, SharedRule, shared_match_columns
 from pipelines.ingest.load import replace_period
 from pipelines.ingest.mappings import read_category_rules
 from pipelines.ingest.readers.gcp import GcpExportFilesReader

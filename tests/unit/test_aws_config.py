@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.config import ConfigError, load_config
+from pipelines.config import load_config
+from pipelines.config_rules import ConfigError
 from pipelines.ingest.readers import reader_for
 from pipelines.ingest.readers.aws import AwsExportReader
 from tests.support import write_config

@@ -11,7 +11,9 @@ import pytest
 
 from pipelines.attribution.allocate import allocate_period
 from pipelines.attribution.commitments import build_commitment_utilization
-from pipelines.config import DEFAULT_DIMENSIONS, CommitmentRule, ConfigError, SharedRule, load_config
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS, CommitmentRule, SharedRule
+from pipelines.config import load_config
+from pipelines.config_rules import ConfigError
 from pipelines.warehouse.connection import transaction
 
 PERIOD = date(2026, 10, 1)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.config import ConfigError, load_config
+from pipelines.config import load_config
+from pipelines.config_rules import ConfigError
 from tests.support import write_config
 
 

@@ -9,7 +9,8 @@ import dagster as dg
 import pytest
 from botocore.exceptions import ClientError
 
-from pipelines.config import ConfigError, load_config
+from pipelines.config import load_config
+from pipelines.config_rules import ConfigError
 from pipelines.definitions import MAINTENANCE_JOB, NIGHTLY_JOB, build_asset_graph, build_definitions, defs, stages
 from pipelines.demo import write_demo
 from pipelines.orchestration.partitions import billing_periods

@@ -9,8 +9,8 @@ import duckdb
 
 from pipelines.attribution.allocate import allocate_period, allocation_inputs
 from pipelines.attribution.registry import RegisteredRun
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS
 from pipelines.attribution.summaries import build_summary_if_changed
-from pipelines.config import DEFAULT_DIMENSIONS
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.summaries import RUN_COSTS, UNATTRIBUTED_COSTS, build_summaries
 from tests.unit.test_attribution import PERIOD, add_line, register

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from pipelines.attribution.allocate import allocate_period
-from pipelines.config import DEFAULT_DIMENSIONS
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.summaries import UNATTRIBUTED_COSTS, build_summary
 from tests.unit.test_attribution import PERIOD, add_line

@@ -14,14 +14,15 @@ from hypothesis import strategies as st
 from connectors.training.event_files import RunEventsError, read_event_files
 from pipelines.attribution.allocate import ALLOCATIONS_STEP, allocate_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS
 from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import replace_budget_baselines
-from pipelines.config import DEFAULT_DIMENSIONS, Waste
 from pipelines.orchestration.partitions import partition_key
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.step_inputs import StepInputs
 from pipelines.warehouse.summaries import build_summaries
 from pipelines.waste.events import replace_run_events
+from pipelines.waste.settings import Waste
 from pipelines.waste.tables import build_waste, build_waste_if_changed
 from tests.support.lake import insert_line_item, memory_warehouse
 

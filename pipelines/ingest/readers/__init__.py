@@ -13,12 +13,12 @@ from connectors.local.settings import FOCUS_SUFFIXES
 from pipelines.config import (
     AwsCurSource,
     BillingSource,
-    ConfigError,
     FocusSource,
     GcpBillingSource,
     ManualCostsSource,
     RunLedgerConfig,
 )
+from pipelines.config_rules import ConfigError
 from pipelines.ingest.formats import manual_costs
 from pipelines.ingest.readers.aws import AwsExportReader
 from pipelines.ingest.readers.base import BillingSourceReader

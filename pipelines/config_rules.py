@@ -1,0 +1,75 @@
+"""The rules every part of `runledger.yaml` shares: the strict model base, the configuration
+error, weights and the rules of split weights and alert levels."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from decimal import Decimal
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict
+
+HOST = re.compile(r"^[A-Za-z0-9.\-]+$")
+
+
+class ConfigError(ValueError):
+    """A configuration problem; the message names the file and key."""
+
+
+def repeated(names: list[str]) -> list[str]:
+    """The names that occur more than once, sorted."""
+    return sorted(name for name, count in Counter(names).items() if count > 1)
+
+
+WEIGHT_DECIMAL_PLACES = 10
+"""Decimal places a weight may have: the splits count weights in units of 1e-10."""
+MAX_WEIGHT = Decimal(10) ** 6
+"""The largest weight: weight units x seconds of overlap must fit the splits' HUGEINT arithmetic."""
+
+
+def require_weight(weight: Decimal) -> Decimal:
+    """The one rule for every weight (run registry and fixed shared-cost splits): a decimal in
+    (0, 10^6] with at most 10 decimal places, so that the split counts it exactly."""
+    if weight <= 0:
+        raise ValueError(f"must be greater than 0, got {weight}")
+    if weight > MAX_WEIGHT:
+        raise ValueError(f"must be at most 1000000 (weights are relative: scale them all down), got {weight}")
+    if weight.as_tuple().exponent < -WEIGHT_DECIMAL_PLACES:
+        raise ValueError(
+            f"must have at most {WEIGHT_DECIMAL_PLACES} decimal places (the split counts weights in units "
+            f"of 1e-10), got {weight}; round it"
+        )
+    return weight
+
+
+Weight = Annotated[Decimal, AfterValidator(require_weight)]
+"""A weight as written (`0.00001` is read from its text, never through a float's binary value)."""
+
+
+class StrictModel(BaseModel):
+    """A settings model: unknown keys are errors, values are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def require_split_weights(split: str, weights: dict[str, Decimal] | None) -> None:
+    """The one rule for a split's weights (shared-cost and commitment rules): a `fixed` split
+    takes weights per training run summing to exactly 1, any other split none."""
+    if split != "fixed":
+        if weights is not None:
+            raise ValueError(f"weights: only a `fixed` split takes weights (this rule splits {split})")
+        return
+    if not weights:
+        raise ValueError("weights: a `fixed` split needs weights per training run, summing to 1")
+    total = sum(weights.values())
+    if total != 1:
+        raise ValueError(f"weights: must sum to exactly 1, they sum to {total}")
+
+
+def not_below(value: Decimal, lower: Decimal | None, lower_name: str) -> Decimal:
+    """The one rule of an `over` level: at least its `warning` level (`lower`, None when that
+    failed validation itself), else an error naming the warning key."""
+    if lower is not None and value < lower:
+        raise ValueError(f"must be at least {lower_name} ({lower}), got {value}")
+    return value

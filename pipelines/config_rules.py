@@ -22,6 +22,32 @@ def repeated(names: list[str]) -> list[str]:
     return sorted(name for name, count in Counter(names).items() if count > 1)
 
 
+def unique_names(noun: str) -> AfterValidator:
+    """The rule of every list of named entries (sources, rules, destinations): each `name` once.
+
+    Args:
+        noun: what the entries are, for the message (`rule` → "rule names must be unique").
+    """
+
+    def _check(entries: list) -> list:
+        duplicates = repeated([entry.name for entry in entries])
+        if duplicates:
+            raise ValueError(f"{noun} names must be unique, repeated: {', '.join(duplicates)}")
+        return entries
+
+    return AfterValidator(_check)
+
+
+def _host_name(value: str) -> str:
+    if not HOST.match(value):
+        raise ValueError(f"{value!r} is not a host name or address")
+    return value
+
+
+HostName = Annotated[str, AfterValidator(_host_name)]
+"""A host name or address (letters, digits, `.` and `-`)."""
+
+
 WEIGHT_DECIMAL_PLACES = 10
 """Decimal places a weight may have: the splits count weights in units of 1e-10."""
 MAX_WEIGHT = Decimal(10) ** 6

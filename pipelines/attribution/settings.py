@@ -4,11 +4,11 @@ shared-cost rules and commitment chargeback."""
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from pipelines.config_rules import StrictModel, Weight, repeated, require_split_weights
+from pipelines.config_rules import StrictModel, Weight, require_split_weights, unique_names
 from pipelines.warehouse.catalog import table_columns
 
 DEFAULT_DIMENSIONS = {
@@ -83,15 +83,7 @@ class Commitments(StrictModel):
     `chargeback` is true; the rules apply in order, the first whose glob matches wins."""
 
     chargeback: bool = False
-    rules: list[CommitmentRule] = Field(default_factory=list)
-
-    @field_validator("rules")
-    @classmethod
-    def _unique_rule_names(cls, rules: list[CommitmentRule]) -> list[CommitmentRule]:
-        duplicates = repeated([rule.name for rule in rules])
-        if duplicates:
-            raise ValueError(f"rule names must be unique, repeated: {', '.join(duplicates)}")
-        return rules
+    rules: Annotated[list[CommitmentRule], unique_names("rule")] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _rules_when_on(self) -> Commitments:
@@ -110,7 +102,7 @@ class Attribution(StrictModel):
 
     dimensions: dict[str, list[str]] = Field(default_factory=lambda: dict(DEFAULT_DIMENSIONS))
     runs: str | None = None
-    shared: list[SharedRule] = Field(default_factory=list)
+    shared: Annotated[list[SharedRule], unique_names("rule")] = Field(default_factory=list)
     commitments: Commitments = Field(default_factory=Commitments)
 
     @field_validator("dimensions")
@@ -131,11 +123,3 @@ class Attribution(StrictModel):
         """The user's own dimensions (beyond training_run, experiment, dataset_version and owner),
         in the order the config lists them: the keys of cost_allocations.custom_dimensions."""
         return [dimension for dimension in self.dimensions if dimension not in DEFAULT_DIMENSIONS]
-
-    @field_validator("shared")
-    @classmethod
-    def _unique_rule_names(cls, rules: list[SharedRule]) -> list[SharedRule]:
-        duplicates = repeated([rule.name for rule in rules])
-        if duplicates:
-            raise ValueError(f"rule names must be unique, repeated: {', '.join(duplicates)}")
-        return rules

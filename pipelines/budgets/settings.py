@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
-from pipelines.config_rules import HOST, StrictModel, not_below, repeated
+from pipelines.config_rules import HostName, StrictModel, not_below, unique_names
 
 ENV_VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 EMAIL_ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
@@ -51,20 +51,13 @@ class SmtpDestination(_Destination):
     """Plain-text email over SMTP; the login, if any, is read from the environment."""
 
     kind: Literal["smtp"]
-    host: str
+    host: HostName
     port: int = Field(default=587, gt=0, lt=65536)
     starttls: bool = False
     username_env: EnvVarName | None = None
     password_env: EnvVarName | None = None
     from_: EmailAddress = Field(alias="from")
     to: list[EmailAddress] = Field(min_length=1)
-
-    @field_validator("host")
-    @classmethod
-    def _host(cls, value: str) -> str:
-        if not HOST.match(value):
-            raise ValueError(f"{value!r} is not a host name or address")
-        return value
 
     @model_validator(mode="after")
     def _login_pair(self) -> SmtpDestination:
@@ -80,18 +73,10 @@ class Alerts(StrictModel):
     """Where the alerts of `budget_alerts` are delivered (`alerts:`), and how hard each delivery
     is tried within one run."""
 
-    destinations: list[Destination] = Field(default_factory=list)
+    destinations: Annotated[list[Destination], unique_names("destination")] = Field(default_factory=list)
     attempts: int = Field(default=3, ge=1, le=10)
     backoff_seconds: float = Field(default=2.0, ge=0, le=60)
     timeout_seconds: float = Field(default=10.0, gt=0, le=120)
-
-    @field_validator("destinations")
-    @classmethod
-    def _unique_names(cls, destinations: list[Destination]) -> list[Destination]:
-        duplicates = repeated([destination.name for destination in destinations])
-        if duplicates:
-            raise ValueError(f"destination names must be unique, repeated: {', '.join(duplicates)}")
-        return destinations
 
 
 class ThresholdLevels(StrictModel):

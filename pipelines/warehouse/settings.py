@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
-from pipelines.config_rules import HOST, StrictModel
+from pipelines.config_rules import HostName, StrictModel
 
 LAKE_FOLDER = ".runledger/lake"
 # Where an earlier RunLedger kept its warehouse file by default: found there, it is converted once
@@ -20,16 +20,9 @@ class PostgresCatalog(StrictModel):
     """A DuckLake catalog in PostgreSQL; user and password come from libpq's environment
     (PGUSER, PGPASSWORD, ~/.pgpass), never from this file."""
 
-    host: str
+    host: HostName
     port: int = Field(default=5432, gt=0, lt=65536)
     dbname: str
-
-    @field_validator("host")
-    @classmethod
-    def _host(cls, value: str) -> str:
-        if not HOST.match(value):
-            raise ValueError(f"{value!r} is not a host name or address")
-        return value
 
     @field_validator("dbname")
     @classmethod

@@ -19,7 +19,7 @@ BENCH_SIZES ?= 1M,5M,20M
 # servers; a DuckDB in a test may use 2.5 GiB).
 TEST_WORKERS ?= auto
 
-.PHONY: run test test-fast lint test-browser test-postgres dev bench clean
+.PHONY: run test test-fast lint test-browser test-postgres screenshot dev bench clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -89,6 +89,24 @@ test-browser:
 		else \
 			echo "chromium is missing and installing it needs root and apt-get: the report browser test will be skipped"; \
 		fi; }
+
+# The README's picture of a run report, drawn from the demo so that it follows the report's code: the
+# demo into a scratch folder, its llm-7b-pt-r1 report opened by Debian's headless chromium (which
+# test-browser installs when missing and possible) in a window tall enough for the header, the "why"
+# box and the cumulative spend against the budget. Chromium's sandbox refuses root: --no-sandbox then.
+SCREENSHOT := docs/images/front.png
+SCREENSHOT_WINDOW ?= 1280,1260
+
+screenshot: $(INSTALLED) test-browser  ## docs/images/front.png: the demo's llm-7b-pt-r1 report in headless chromium
+	@command -v chromium >/dev/null 2>&1 || { echo "make screenshot needs Debian's chromium (make test-browser installs it as root)"; exit 1; }
+	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && rm -f $(SCREENSHOT) && mkdir -p $(dir $(SCREENSHOT)) && \
+	{ $(BIN)/runledger demo --dir "$$scratch" >"$$scratch/demo.log" 2>&1 || { tail -20 "$$scratch/demo.log"; exit 1; }; } && \
+	{ chromium --headless $$([ "$$(id -u)" = 0 ] && echo --no-sandbox) --disable-gpu --hide-scrollbars --no-first-run \
+		--disable-background-networking --disable-component-update --user-data-dir="$$scratch/chromium" \
+		--window-size=$(SCREENSHOT_WINDOW) --screenshot=$(CURDIR)/$(SCREENSHOT) \
+		"file://$$scratch/.runledger/reports/llm-7b-pt-r1/report.html" >"$$scratch/chromium.log" 2>&1 \
+		&& test -s $(SCREENSHOT) || { tail -20 "$$scratch/chromium.log"; exit 1; }; } && \
+	echo "wrote $(SCREENSHOT)"
 
 # Debian's postgresql: the server the tests of the lake's PostgreSQL catalog start on 127.0.0.1
 # (tests/support/postgres.py); installed when missing, which needs root and apt-get.

@@ -167,7 +167,7 @@ def plain_question(files: tuple[str, ...]) -> None:
 
 @main.command("table")
 @click.argument("results_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--markdown", is_flag=True, help="The targets as a Markdown table, as the README quotes it.")
+@click.option("--markdown", is_flag=True, help="The targets as a Markdown table, as docs/scaling.md quotes it.")
 def table(results_file: Path, markdown: bool) -> None:
     """Prints the table of a bench run's JSON result file again."""
     import json

@@ -30,7 +30,7 @@ import duckdb
 
 from pipelines.budgets.settings import Alerts, Destination, SmtpDestination
 from pipelines.warehouse.decimal_text import plain
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import dict_rows, read_sql
 
 DELIVERED = "delivered"
 FAILED = "failed"
@@ -383,23 +383,18 @@ def utc_now() -> datetime:
 
 def current_alerts(conn: duckdb.DuckDBPyConnection) -> list[AlertEvent]:
     """Every alert `budget_alerts` holds, as a `crossed` event with its key and owner."""
-    cursor = conn.execute(read_sql("ops/alert_deliveries", "alerts"))
-    names = [column[0] for column in cursor.description]
     fields = set(AlertEvent.__dataclass_fields__)
     return [
-        AlertEvent(event=CROSSED, **{key: value for key, value in zip(names, row) if key in fields})
-        for row in cursor.fetchall()
+        AlertEvent(event=CROSSED, **{key: value for key, value in row.items() if key in fields})
+        for row in dict_rows(conn.execute(read_sql("ops/alert_deliveries", "alerts")))
     ]
 
 
 def ledger(conn: duckdb.DuckDBPyConnection) -> list[tuple[Delivery, str | None]]:
     """Each (alert, destination)'s latest row of `alert_deliveries`, with the event it was last
     delivered."""
-    cursor = conn.execute(read_sql("ops/alert_deliveries", "latest"))
-    names = [column[0] for column in cursor.description]
     rows = []
-    for values in cursor.fetchall():
-        row = dict(zip(names, values))
+    for row in dict_rows(conn.execute(read_sql("ops/alert_deliveries", "latest"))):
         alert = AlertEvent(**{key: row[key] for key in AlertEvent.__dataclass_fields__})
         delivery = Delivery(alert, **{key: row[key] for key in Delivery.__dataclass_fields__ if key != "alert"})
         rows.append((delivery, row["told"]))

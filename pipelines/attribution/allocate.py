@@ -18,7 +18,7 @@ from pipelines.attribution.settings import DEFAULT_DIMENSIONS, CommitmentRule, S
 from pipelines.orchestration.partitions import partition_key
 from pipelines.warehouse.connection import transactions, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import dict_rows, read_sql
 from pipelines.warehouse.step_inputs import StepInputs, step_inputs
 
 ALLOCATIONS_STEP = "cost_allocations"  # its step_inputs rows: one per billing period
@@ -221,6 +221,6 @@ def period_totals(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, statement: str, billing_period: date) -> list[dict]:
-    cursor = conn.execute(read_sql("attribution/cost_allocations", statement), {"billing_period": billing_period})
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, row)) for row in cursor.fetchall()]
+    return dict_rows(
+        conn.execute(read_sql("attribution/cost_allocations", statement), {"billing_period": billing_period})
+    )

@@ -12,25 +12,22 @@ them before it is logged or recorded.
 
 from __future__ import annotations
 
-import json
 import os
-import smtplib
-import ssl
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from email.message import EmailMessage
 from urllib.parse import urlsplit
 
 import duckdb
 
+from connectors.notify.errors import DeliveryError
+from connectors.notify.smtp import Mail, send_mail
+from connectors.notify.webhook import post_json
 from pipelines.budgets.settings import Alerts, Destination, SmtpDestination
 from pipelines.warehouse.decimal_text import plain
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import dict_rows, read_sql
 
 DELIVERED = "delivered"
 FAILED = "failed"
@@ -42,8 +39,6 @@ REDACTED = "***"
 # A claim (`sending`) older than this is of a run that died before it recorded the outcome: a
 # later run sends it again. Far longer than any run's deliveries take, far shorter than a night.
 CLAIM_EXPIRES = timedelta(hours=1)
-# HTTP answers worth another attempt within the run; any other failing answer waits for the next run.
-RETRYABLE_HTTP_STATUSES = {408, 425, 429, 500, 502, 503, 504}
 
 
 @dataclass(frozen=True)
@@ -174,18 +169,6 @@ class Delivery:
         }
 
 
-class DeliveryError(Exception):
-    """A message was not accepted; the text holds no secret.
-
-    Attributes:
-        retryable: whether another attempt within the same run may succeed.
-    """
-
-    def __init__(self, message: str, *, retryable: bool) -> None:
-        super().__init__(message)
-        self.retryable = retryable
-
-
 def _accepts(destination: Destination, owner: str | None) -> bool:
     return destination.owners is None or owner in destination.owners
 
@@ -266,52 +249,16 @@ def _redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def _post_json(url: str, body: dict[str, object], timeout: float) -> None:
-    if urlsplit(url).scheme not in ("http", "https"):
-        raise DeliveryError("the URL is not an http:// or https:// URL", retryable=False)
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "User-Agent": "RunLedger"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            response.read()
-    except urllib.error.HTTPError as error:
-        raise DeliveryError(
-            f"HTTP {error.code} {error.reason}", retryable=error.code in RETRYABLE_HTTP_STATUSES
-        ) from None
-    except (urllib.error.URLError, OSError) as error:
-        reason = getattr(error, "reason", error)
-        raise DeliveryError(f"cannot reach the server: {reason}", retryable=True) from None
-
-
-def _send_email(destination: SmtpDestination, alert: AlertEvent, login: tuple[str, str] | None, timeout: float) -> None:
-    message = EmailMessage()
-    message["Subject"] = alert.subject()
-    message["From"] = destination.from_
-    message["To"] = ", ".join(destination.to)
-    message.set_content(
+def _mail(destination: SmtpDestination, alert: AlertEvent) -> Mail:
+    """The email of an alert: its one-line text, then each field of the webhook payload."""
+    body = (
         "\n".join(
             [alert.text(), ""]
             + [f"{key}: {'' if value is None else value}" for key, value in alert.payload().items() if key != "text"]
         )
         + "\n"
     )
-    try:
-        with smtplib.SMTP(destination.host, destination.port, timeout=timeout) as smtp:
-            if destination.starttls:
-                smtp.starttls(context=ssl.create_default_context())
-            if login is not None:
-                smtp.login(*login)
-            smtp.send_message(message)
-    except smtplib.SMTPResponseException as error:
-        raise DeliveryError(
-            f"SMTP {error.smtp_code} {error.smtp_error.decode(errors='replace')}", retryable=error.smtp_code < 500
-        ) from None
-    except (smtplib.SMTPException, OSError) as error:
-        raise DeliveryError(f"cannot deliver over SMTP: {error}", retryable=True) from None
+    return Mail(sender=destination.from_, recipients=destination.to, subject=alert.subject(), body=body)
 
 
 def send(destination: Destination, alert: AlertEvent, timeout: float) -> None:
@@ -319,7 +266,8 @@ def send(destination: Destination, alert: AlertEvent, timeout: float) -> None:
 
     Raises:
         DeliveryError: it was not accepted (a variable unset, an HTTP or SMTP error, no
-            connection); the message may contain secrets and must go through `_redact`.
+            connection: `connectors.notify`); the message may contain secrets and must go
+            through `_redact`.
     """
     _, values = _secrets(destination)
     unset = [name for name, value in values.items() if value is None]
@@ -329,11 +277,18 @@ def send(destination: Destination, alert: AlertEvent, timeout: float) -> None:
         login = (
             (values[destination.username_env], values[destination.password_env]) if destination.username_env else None
         )
-        _send_email(destination, alert, login, timeout)
+        send_mail(
+            destination.host,
+            destination.port,
+            _mail(destination, alert),
+            starttls=destination.starttls,
+            login=login,
+            timeout=timeout,
+        )
     elif destination.kind == "slack":
-        _post_json(values[destination.url_env], {"text": alert.text()}, timeout)
+        post_json(values[destination.url_env], {"text": alert.text()}, timeout)
     else:
-        _post_json(values[destination.url_env], alert.payload(), timeout)
+        post_json(values[destination.url_env], alert.payload(), timeout)
 
 
 def attempt(delivery: Delivery, destination: Destination, settings: Alerts) -> Delivery:
@@ -383,23 +338,18 @@ def utc_now() -> datetime:
 
 def current_alerts(conn: duckdb.DuckDBPyConnection) -> list[AlertEvent]:
     """Every alert `budget_alerts` holds, as a `crossed` event with its key and owner."""
-    cursor = conn.execute(read_sql("ops/alert_deliveries", "alerts"))
-    names = [column[0] for column in cursor.description]
     fields = set(AlertEvent.__dataclass_fields__)
     return [
-        AlertEvent(event=CROSSED, **{key: value for key, value in zip(names, row) if key in fields})
-        for row in cursor.fetchall()
+        AlertEvent(event=CROSSED, **{key: value for key, value in row.items() if key in fields})
+        for row in dict_rows(conn.execute(read_sql("ops/alert_deliveries", "alerts")))
     ]
 
 
 def ledger(conn: duckdb.DuckDBPyConnection) -> list[tuple[Delivery, str | None]]:
     """Each (alert, destination)'s latest row of `alert_deliveries`, with the event it was last
     delivered."""
-    cursor = conn.execute(read_sql("ops/alert_deliveries", "latest"))
-    names = [column[0] for column in cursor.description]
     rows = []
-    for values in cursor.fetchall():
-        row = dict(zip(names, values))
+    for row in dict_rows(conn.execute(read_sql("ops/alert_deliveries", "latest"))):
         alert = AlertEvent(**{key: row[key] for key in AlertEvent.__dataclass_fields__})
         delivery = Delivery(alert, **{key: row[key] for key in Delivery.__dataclass_fields__ if key != "alert"})
         rows.append((delivery, row["told"]))

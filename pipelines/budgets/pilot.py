@@ -25,7 +25,7 @@ from pipelines.budgets.estimate import _quantize as quantize
 from pipelines.budgets.estimate_text import format_estimate
 from pipelines.budgets.files import validate_budget
 from pipelines.budgets.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, Method, flops_per_token
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import dict_rows, read_sql
 
 DEFAULT_SCALING_EFFICIENCY = Decimal("0.9")
 """Throughput per GPU kept when the run has more GPUs than the pilot (more communication per step);
@@ -135,10 +135,8 @@ def read_pilot(conn: duckdb.DuckDBPyConnection, training_run: str) -> PilotMeasu
         PilotError: the warehouse knows no such run, or it has no progress (no run events, no
             throughput, no tokens trained or no compute GPU-hours).
     """
-    cursor = conn.execute(read_sql("reports/pilot_run", "measures"), {"training_run": training_run})
-    columns = [d[0] for d in cursor.description]
-    row = cursor.fetchone()
-    if row is None:
+    rows = dict_rows(conn.execute(read_sql("reports/pilot_run", "measures"), {"training_run": training_run}))
+    if not rows:
         known = [run for (run,) in conn.execute(read_sql("reports/known_runs")).fetchall()]
         if training_run not in known:
             close = difflib.get_close_matches(training_run, known, n=1)
@@ -151,7 +149,7 @@ def read_pilot(conn: duckdb.DuckDBPyConnection, training_run: str) -> PilotMeasu
             f"--from-run {training_run}: the run has no progress (no run events in run_progress); add a "
             "run_events source with its start, checkpoint and end events and run `runledger run`"
         )
-    measured = dict(zip(columns, row))
+    measured = rows[0]
     missing = [
         column
         for column in (

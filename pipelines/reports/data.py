@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import dict_rows, read_sql
 
 TOTAL = "total"
 TOP_UNATTRIBUTED_ROWS = 10
@@ -320,9 +320,7 @@ def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]
         sql: the statement's text.
         params: values for the statement's `$name` parameters.
     """
-    result = conn.execute(sql, params or {})
-    columns = [description[0] for description in result.description]
-    return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+    return dict_rows(conn.execute(sql, params or {}))
 
 
 def known_runs(conn: duckdb.DuckDBPyConnection) -> list[str]:

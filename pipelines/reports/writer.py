@@ -42,7 +42,7 @@ from pipelines.reports.run_causes import variance_steps
 from pipelines.reports.run_facts import currency_of
 from pipelines.reports.run_report import run_document
 from pipelines.reports.summary_report import SummaryRun, summary_document
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import SQL_DIR, read_sql
 
 CHARTS_DIR = "charts"
 # Unlike the digests of the warehouse steps (pipelines/warehouse/step_inputs.py), the reports'
@@ -50,12 +50,15 @@ CHARTS_DIR = "charts"
 # report was written to, and gone with it), and reports are written from read-only connections,
 # which cannot record anything in the warehouse.
 # A run's report is rewritten only when what it shows changed: the digest of its data and of
-# this package's code is kept beside it.
+# the code that draws it (this package's modules and the SQL they run) is kept beside it.
 INPUTS_DIGEST_FILE = ".inputs-sha256"
 # The whole set is not even read again when the warehouse content it shows is unchanged: its
 # digest and the files written are kept in the output folder.
 REPORT_SET_FILE = ".report-set.json"
 REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
+# The SQL the reports run besides sql/reports/*.sql: the macros those queries call, the marts'
+# statements data.py reads and the warehouse digest (files of sql/, without `.sql`).
+REPORTS_OTHER_SQL = ("schema/macros", "marts/reconciliation", "marts/unattributed_costs", "ops/report_inputs")
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
 SVG_SUFFIX = ".svg"
@@ -281,11 +284,22 @@ def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
     return charts
 
 
+def report_code_files() -> list[Path]:
+    """Every file the reports' text depends on: this package's modules, every `sql/reports/` file
+    and the other SQL files the reports run (REPORTS_OTHER_SQL)."""
+    return [
+        *sorted(REPORTS_PACKAGE_DIR.glob("*.py")),
+        *sorted(SQL_DIR.glob("reports/*.sql")),
+        *(SQL_DIR / f"{path}.sql" for path in REPORTS_OTHER_SQL),
+    ]
+
+
 def _code_digest(png: bool) -> str:
-    """Digest of the report code and of the chart formats asked for: a changed template or chart
-    rewrites every report, and so does asking for PNGs or no longer asking for them."""
+    """Digest of the report code, the SQL it runs and the chart formats asked for: a changed
+    template, chart or report query rewrites every report, and so does asking for PNGs or no
+    longer asking for them."""
     digest = hashlib.sha256(f"png={png}|".encode())
-    for path in sorted(REPORTS_PACKAGE_DIR.glob("*.py")):
+    for path in report_code_files():
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

@@ -22,12 +22,7 @@ rules as (
 ),
 
 weights as (
-    select
-        rule_name,
-        training_run,
-        cast(weight * 10000000000 as hugeint) as weight_units,
-        sum(cast(weight * 10000000000 as hugeint)) over (partition by rule_name) as rule_units
-    from commitment_rule_weights
+    select * from fixed_split_units('commitment_rule_weights')
 ),
 
 -- the period's usage each charged commitment covered: its Used rows of ChargeCategory Usage
@@ -53,7 +48,7 @@ covered_usage as (
         covered_lines.CommitmentDiscountId,
         allocations.BillingCurrency,
         allocations.training_run,
-        cast(sum(allocations.effective_cost) * 10000000000 as hugeint) as effective_units
+        units(sum(allocations.effective_cost)) as effective_units
     from allocations
     inner join covered_lines on allocations.x_LineItemKey = covered_lines.x_LineItemKey
     group by covered_lines.CommitmentDiscountId, allocations.BillingCurrency, allocations.training_run

@@ -74,10 +74,10 @@ whole_parts as (
 parts as (
     select
         shares.*,
-        cast(10000000000 as hugeint) as ratio_units,
-        cast(line_items.billed_cost * 10000000000 as hugeint) as billed_units,
-        cast(line_items.effective_cost * 10000000000 as hugeint) as effective_units,
-        cast(line_items.gpu_hours * 10000000000 as hugeint) as gpu_units
+        units(1) as ratio_units,
+        units(line_items.billed_cost) as billed_units,
+        units(line_items.effective_cost) as effective_units,
+        units(line_items.gpu_hours) as gpu_units
     from shares
     inner join line_items on shares.line_row = line_items.line_row
     where shares.share < shares.total_share
@@ -143,14 +143,10 @@ allocated as (
         allocation_method,
         allocation_rule,
         false as whole_line,
-        cast(cast(ratio_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10))
-            as allocation_ratio,
-        cast(cast(billed_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10))
-            as billed_cost,
-        cast(cast(effective_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10))
-            as effective_cost,
-        cast(cast(gpu_part as decimal(38, 10)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10))
-            as gpu_hours
+        from_units(ratio_part) as allocation_ratio,
+        from_units(billed_part) as billed_cost,
+        from_units(effective_part) as effective_cost,
+        from_units(gpu_part) as gpu_hours
     from split_parts
 ),
 

@@ -22,12 +22,7 @@ rules as (
 ),
 
 weights as (
-    select
-        rule_name,
-        training_run,
-        cast(weight * 10000000000 as hugeint) as weight_units,
-        sum(cast(weight * 10000000000 as hugeint)) over (partition by rule_name) as rule_units
-    from shared_rule_weights
+    select * from fixed_split_units('shared_rule_weights')
 ),
 
 run_spend as (
@@ -35,7 +30,7 @@ run_spend as (
         ProviderName,
         BillingCurrency,
         training_run,
-        cast(sum(effective_cost) * 10000000000 as hugeint) as effective_units
+        units(sum(effective_cost)) as effective_units
     from cost_allocations
     where in_billing_period(BillingPeriodStart, $billing_period)
         and allocation_method in ('tag', 'resource_tags', 'registry')

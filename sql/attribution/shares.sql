@@ -33,7 +33,7 @@ dimensions as (
 registry_weights as (
     select
         *,
-        cast(weight * 10000000000 as hugeint) as weight_scaled  -- weight x 10^10
+        units(weight) as weight_scaled
     from run_registry
 ),
 

@@ -76,29 +76,32 @@ create or replace macro units(value) as cast(cast(value as decimal(38, 10)) * 10
 create or replace macro from_units(count) as
     cast(cast(count as decimal(38, 0)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10));
 
+-- fixed_split_units(weights_table): a fixed split's integer shares, from the table named (a
+-- shared-cost or commitment rule's weights: rule_name, training_run, weight; a rule's weights sum
+-- to 1): per rule and run, its weight in units and the rule's total of them.
+create or replace macro fixed_split_units(weights_table) as table
+select
+    rule_name,
+    training_run,
+    units(weight) as weight_units,
+    sum(units(weight)) over (partition by rule_name) as rule_units
+from query_table(weights_table);
+
 -- decimal_divide(numerator, denominator): the quotient as DECIMAL(38, 10), rounded half away from
 -- zero like DuckDB's round() and decimal casts; NULL when the denominator is 0 or NULL.
 -- DuckDB divides DECIMALs in DOUBLE (about 16 significant digits), so this reads both operands as
 -- integer counts of 1e-10 (n, d) and divides exactly in HUGEINT:
 --     round(n * 1e10 / d) = sign(n) * sign(d) * ((2 * |n| * 1e10 + |d|) // (2 * |d|))
--- then scales the result back by 1e-10. Valid while |numerator| < 8.5e17 and the quotient < 1e18;
--- beyond that DuckDB raises an overflow error rather than returning a wrong number.
+-- (units(1) = 1e10), then scales the result back by 1e-10 (from_units). Valid while |numerator| <
+-- 8.5e17 (the quotient then fits); beyond that DuckDB raises an overflow error rather than
+-- returning a wrong number.
 create or replace macro decimal_divide(numerator, denominator) as (
     case
-        when denominator <> 0 then cast(
-            cast(
-                sign(numerator) * sign(denominator) * (
-                    (
-                        2 * cast(abs(cast(numerator as decimal(38, 10))) * 10000000000 as hugeint)
-                        * 10000000000
-                        + cast(abs(cast(denominator as decimal(38, 10))) * 10000000000 as hugeint)
-                    )
-                    // (
-                        2 * cast(abs(cast(denominator as decimal(38, 10))) * 10000000000 as hugeint)
-                    )
-                ) as decimal(38, 10)
-            ) * cast(0.0000000001 as decimal(11, 10))
-            as decimal(38, 10)
+        when denominator <> 0 then from_units(
+            sign(numerator) * sign(denominator) * (
+                (2 * abs(units(numerator)) * units(1) + abs(units(denominator)))
+                // (2 * abs(units(denominator)))
+            )
         )
     end
 );

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -15,7 +16,7 @@ import pytest
 from altair.vegalite.v6 import schema as vega_lite_schema
 
 from pipelines.budgets.tables import build_budget_alerts
-from pipelines.reports import ReportSet, chart_rendering, write_reports
+from pipelines.reports import ReportSet, chart_rendering, write_reports, writer
 from pipelines.reports.charts import cumulative_spend_chart
 from pipelines.reports.data import (
     CostLine,
@@ -613,6 +614,54 @@ def test_unchanged_warehouse_keeps_the_reports_and_a_change_rewrites_them(tmp_pa
         changed = write_reports(conn, tmp_path / "reports")
     changed_report = next(run for run in changed.runs if run.training_run == UNBUDGETED_RUN)
     assert changed_report.html.stat().st_mtime_ns > written_at[changed_report.html]
+
+
+def _sql_copy(tmp_path: Path) -> Path:
+    """A copy of sql/ for a test to change: the reports' digest reads it, the reports still run
+    the product's SQL."""
+    sql_dir = tmp_path / "sql"
+    shutil.copytree(writer.SQL_DIR, sql_dir)
+    return sql_dir
+
+
+@pytest.mark.parametrize(
+    "sql_file",
+    [
+        *(f"reports/{path.name}" for path in sorted(writer.SQL_DIR.glob("reports/*.sql"))),
+        *(f"{path}.sql" for path in writer.REPORTS_OTHER_SQL),
+    ],
+)
+def test_a_change_to_any_sql_the_reports_run_changes_their_code_digest(
+    sql_file: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sql_dir = _sql_copy(tmp_path)
+    monkeypatch.setattr(writer, "SQL_DIR", sql_dir)
+    before = writer._code_digest(png=False)
+    with (sql_dir / sql_file).open("a") as file:
+        file.write("-- a fix\n")
+    assert writer._code_digest(png=False) != before
+
+
+def test_every_sql_file_the_reports_read_is_in_their_code_digest() -> None:
+    read = {
+        f"{path}.sql"
+        for module in writer.REPORTS_PACKAGE_DIR.glob("*.py")
+        for path in re.findall(r'read_sql\(\s*"([^"]+)"', module.read_text())
+    }
+    covered = {str(path.relative_to(writer.SQL_DIR)) for path in writer.report_code_files() if path.suffix == ".sql"}
+    assert read and read <= covered
+
+
+def test_a_fix_to_a_report_query_alone_rewrites_the_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _write(tmp_path)
+    sql_dir = _sql_copy(tmp_path)
+    monkeypatch.setattr(writer, "SQL_DIR", sql_dir)
+    with (sql_dir / "reports" / "run_alerts.sql").open("a") as file:
+        file.write("-- a fix\n")
+    with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as conn:
+        again = write_reports(conn, tmp_path / "reports")
+    assert again.rendered == first.rendered == (UNBUDGETED_RUN, BUDGETED_RUN)
+    assert again.rendered_line == "rendered 2 of 2 run reports, 0 unchanged"
 
 
 def test_revised_budgets_rewrite_exactly_those_runs_reports_and_the_summary(tmp_path: Path) -> None:

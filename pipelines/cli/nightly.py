@@ -67,7 +67,7 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         click.echo("waste (an analysis of the attributed spend above; it does not change it):")
         print_table(waste_columns, waste_rows)
     else:
-        click.echo("waste: none found (see README, Waste, for what each kind needs)")
+        click.echo("waste: none found (see docs/semantics.md, Waste, for what each kind needs)")
     if whys:
         click.echo("")
         click.echo("why (each run's variance and its three largest causes):")

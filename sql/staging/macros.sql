@@ -59,7 +59,7 @@ create or replace temp macro text_money(text) as
     )[1];
 
 -- Money: a provider number (text, DOUBLE, integer or DECIMAL) as DECIMAL(38,10), the one
--- conversion of every mapping and every raw control total (README "Money conversion"). The
+-- conversion of every mapping and every raw control total (docs/semantics.md, "Money and rounding"). The
 -- number is taken as the provider wrote it (a DOUBLE by its shortest text form, so 0.1 stays 0.1)
 -- and rounded half to even at the 10th decimal (`text_money`). DuckDB's cast of its DOUBLE (× 10^10,
 -- rounded) is that whenever the number stays below 10^5 and the cast reads back as the same DOUBLE:

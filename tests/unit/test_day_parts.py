@@ -34,7 +34,7 @@ values ($key, 'aws-main', 'test', $period, 'USD', $start, $end, $category, 'comp
 """
 OCTOBER = datetime(2026, 10, 1)
 NOVEMBER = datetime(2026, 11, 1)
-# The demo's 13B run under the shared rules of the README: its share of the month's fees (split by
+# The demo's 13B run under the shared rules of docs/configuration.md: its share of the month's fees (split by
 # fixed weights) is charged over the whole of October; its own usage begins on 2026-10-24.
 BUDGET_13B = """\
 training_run: llm-13b-ft-r2

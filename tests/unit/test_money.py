@@ -1,4 +1,4 @@
-"""The one money conversion (`money` in sql/staging/macros.sql, README "Money conversion"): every
+"""The one money conversion (`money` in sql/staging/macros.sql, docs/semantics.md "Money and rounding"): every
 mapping and every raw control total turn a provider's number into DECIMAL(38,10) with it. The
 expectations are Python's Decimal of the number as the provider wrote it, rounded half to even."""
 

@@ -14,12 +14,7 @@ from pipelines.budgets.schema import Budget, cost_behavior
 from pipelines.budgets.settings import AlertThresholds
 from pipelines.ingest.mappings import COST_CATEGORIES
 from pipelines.warehouse.sql import read_sql
-from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs, tables_inputs
-
-MACROS = "schema/macros"
-# The tables each build reads: while their files are the same, the build stands (step_inputs).
-BUDGET_VARIANCE_INPUTS = ("budget_baselines", "cost_allocations", "focus_line_items", "run_events", "run_progress")
-BUDGET_ALERTS_INPUTS = ("budget_baselines", "cost_allocations", "focus_line_items", "run_events")
+from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 
 
 def replace_budget_baselines(
@@ -71,31 +66,9 @@ def _write_baselines(conn: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
         conn.executemany(read_sql("inputs/budget_baselines", "insert"), rows)
 
 
-def _elastic_categories() -> list[str]:
+def elastic_categories() -> list[str]:
+    """The cost categories whose spend is elastic where a baseline has no line of them."""
     return [category for category in COST_CATEGORIES if cost_behavior(category, fixed=()) == "elastic"]
-
-
-def build_budget_variance_if_changed(conn: duckdb.DuckDBPyConnection) -> bool:
-    """Rebuilds `budget_variance` unless it was built from the same tables (BUDGET_VARIANCE_INPUTS,
-    their files), SQL and categories, and records them.
-
-    Args:
-        conn: a writable warehouse connection on the lake, inside the caller's transaction.
-
-    Returns:
-        True when `budget_variance` was rebuilt.
-
-    Raises:
-        BudgetError: see `build_budget_variance` (a table built stands only once it passed).
-    """
-    inputs = tables_inputs(
-        conn,
-        "budget_variance",
-        BUDGET_VARIANCE_INPUTS,
-        ("marts/budget_variance", MACROS),
-        {"elastic_categories": _elastic_categories()},
-    )
-    return build_if_changed(conn, inputs, lambda: build_budget_variance(conn))
 
 
 def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
@@ -112,7 +85,7 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
     """
     _require_budget_currencies(conn)
     (written,) = conn.execute(
-        read_sql("marts/budget_variance", "insert"), {"elastic_categories": _elastic_categories()}
+        read_sql("marts/budget_variance", "insert"), {"elastic_categories": elastic_categories()}
     ).fetchone()
     return written
 
@@ -125,24 +98,8 @@ def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
     }
 
 
-def build_budget_alerts_if_changed(conn: duckdb.DuckDBPyConnection, settings: AlertThresholds) -> bool:
-    """Rebuilds `budget_alerts` unless it was built from the same tables (BUDGET_ALERTS_INPUTS,
-    their files), SQL and thresholds, and records them.
-
-    Args:
-        conn: a writable warehouse connection on the lake, inside the caller's transaction.
-        settings: runledger.yaml's `thresholds:`.
-
-    Returns:
-        True when `budget_alerts` was rebuilt.
-    """
-    inputs = tables_inputs(
-        conn, "budget_alerts", BUDGET_ALERTS_INPUTS, ("marts/budget_alerts", MACROS), _alert_parameters(settings)
-    )
-    return build_if_changed(conn, inputs, lambda: build_budget_alerts(conn, settings))
-
-
-def _alert_parameters(settings: AlertThresholds) -> dict[str, object]:
+def alert_parameters(settings: AlertThresholds) -> dict[str, object]:
+    """The thresholds settings the budget_alerts statements take (besides each run's levels)."""
     return {
         "anomaly_trailing_days": settings.daily_spend_anomaly.trailing_days,
         "anomaly_minimum_days": settings.daily_spend_anomaly.minimum_days,
@@ -168,7 +125,7 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThreshol
         The number of rows written.
     """
     (written,) = conn.execute(
-        read_sql("marts/budget_alerts", "insert"), _alert_parameters(settings or AlertThresholds())
+        read_sql("marts/budget_alerts", "insert"), alert_parameters(settings or AlertThresholds())
     ).fetchone()
     return written
 

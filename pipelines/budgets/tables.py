@@ -98,6 +98,20 @@ def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
     }
 
 
+ALERTS_SQL = "marts/budget_alerts"
+# The parts of budget_alerts the kinds share (temp tables and a macro of the build's connection)
+ALERT_PARTS = ("plans", "spend", "levels", "detail")
+# Each alert kind: its statement of ALERTS_SQL and the settings it binds (alert_parameters)
+ALERT_KINDS = {
+    "cost": (),
+    "gpu_hours": (),
+    "wall_clock": (),
+    "storage": (),
+    "daily_spend_anomaly": ("anomaly_trailing_days", "anomaly_minimum_days"),
+    "idle_gpus": ("idle_warning_hours", "idle_over_hours"),
+}
+
+
 def alert_parameters(settings: AlertThresholds) -> dict[str, object]:
     """The thresholds settings the budget_alerts statements take (besides each run's levels)."""
     return {
@@ -114,7 +128,8 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThreshol
     GPU instances.
 
     Recomputed whole from `budget_baselines`, `cost_allocations` and `run_events`, so rebuilding
-    from the same data gives the same rows.
+    from the same data gives the same rows: the table emptied, the parts the kinds share, then one
+    statement per kind (ALERT_KINDS), all in the caller's transaction.
 
     Args:
         conn: a writable warehouse connection, inside the caller's transaction.
@@ -124,9 +139,13 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThreshol
     Returns:
         The number of rows written.
     """
-    (written,) = conn.execute(
-        read_sql("marts/budget_alerts", "insert"), alert_parameters(settings or AlertThresholds())
-    ).fetchone()
+    parameters = alert_parameters(settings or AlertThresholds())
+    for shared in ("delete", *ALERT_PARTS):
+        conn.execute(read_sql(ALERTS_SQL, shared))
+    written = 0
+    for kind, names in ALERT_KINDS.items():
+        (rows,) = conn.execute(read_sql(ALERTS_SQL, kind), {name: parameters[name] for name in names}).fetchone()
+        written += rows
     return written
 
 

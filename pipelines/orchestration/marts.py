@@ -12,7 +12,7 @@ test holds every declared mart, its inputs and its preview columns to it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -168,7 +168,7 @@ class Mart:
     count: tuple[str, str] | None = None
     previews: tuple[Preview, ...] = ()
     metadata: Callable[[duckdb.DuckDBPyConnection], dict[str, dg.MetadataValue]] | None = None
-    checks: tuple[Check, ...] = field(default=())
+    checks: tuple[Check, ...] = ()
 
     @property
     def reads(self) -> tuple[Reads, ...]:

@@ -17,6 +17,7 @@ import dagster as dg
 
 from pipelines.attribution import assets as attribution_assets
 from pipelines.budgets import assets as budgets_assets
+from pipelines.budgets import baselines as budgets_baselines
 from pipelines.config import RunLedgerConfig, default_config_path, load_config
 from pipelines.config_rules import ConfigError
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
@@ -24,6 +25,7 @@ from pipelines.maintenance.assets import lake_maintenance
 from pipelines.orchestration.resources import RunLedgerResource
 from pipelines.orchestration.settings import Orchestration
 from pipelines.orchestration.tables import with_table_schemas
+from pipelines.progress import assets as progress_assets
 from pipelines.reports import assets as reports_assets
 from pipelines.schedules import build_maintenance_schedule, build_nightly_schedule
 from pipelines.sensors import build_delivery_sensor
@@ -35,7 +37,15 @@ MAINTENANCE_JOB = "lake_upkeep"
 # Runs that write the lake carry this tag: dagster.yaml limits how many run at once.
 WAREHOUSE_RUN_TAG = {"runledger/warehouse": "writer"}
 # Every asset these modules define is in the graph: a new asset needs no list edit.
-ASSET_MODULES = [tags_assets, attribution_assets, budgets_assets, waste_assets, reports_assets]
+ASSET_MODULES = [
+    tags_assets,
+    attribution_assets,
+    budgets_baselines,
+    progress_assets,
+    waste_assets,
+    budgets_assets,
+    reports_assets,
+]
 
 
 @dataclass(frozen=True)

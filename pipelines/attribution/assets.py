@@ -3,38 +3,45 @@
 from decimal import Decimal
 
 import dagster as dg
+import duckdb
 
 from pipelines.attribution.allocate import allocate_period_if_changed, period_totals
-from pipelines.attribution.commitments import COMMITMENT_UTILIZATION_INPUTS, build_commitment_utilization_if_changed
+from pipelines.attribution.commitments import build_commitment_utilization
 from pipelines.attribution.registry import load_registry, replace_run_registry_if_changed
-from pipelines.attribution.summaries import SUMMARY_INPUTS, build_summary_if_changed
+from pipelines.config import RunLedgerConfig
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
+from pipelines.orchestration.marts import Check, Column, Format, Mart, Preview, markdown_table
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.tags.assets import resource_tag_snapshots
 from pipelines.warehouse.connection import create_view, transactions
 from pipelines.warehouse.decimal_text import as_text
-from pipelines.warehouse.sql import read_sql
-from pipelines.warehouse.summaries import RUN_COSTS, UNATTRIBUTED_COSTS
+from pipelines.warehouse.sql import dict_rows, read_sql
+from pipelines.warehouse.summaries import RUN_COSTS, UNATTRIBUTED_COSTS, build_summary
 
 CONSERVATION_CHECK = "conservation"
 RECONCILIATION_CHECK = "zero_differences"
 RAW_FOCUS = "_raw_focus_"  # the differences a load commits atomically: never pending
 UNTAGGED_SHARE_CHECK = "untagged_share"
 TOP_OFFENDERS = 10
-RECONCILIATION_PREVIEW_COLUMNS = (
-    "source_name",
-    "billing_period",
-    "currency",
-    "raw_rows",
-    "focus_rows",
-    "derived_rows",
-    "allocated_rows",
-    "raw_billed_cost",
-    "focus_billed_cost",
-    "allocated_billed_cost",
-    "allocated_effective_cost",
+BY_METHOD = (
+    Column("allocation_method", "method"),
+    Column("allocations", "allocations", Format.COUNT),
+    Column("effective_cost", "effective cost", Format.AMOUNT),
+)
+CONTROL_TOTALS = (
+    Column("source_name", "source"),
+    Column("billing_period", "period", Format.MONTH),
+    Column("currency", "currency"),
+    Column("raw_rows", "raw rows", Format.COUNT),
+    Column("focus_rows", "focus rows", Format.COUNT),
+    Column("derived_rows", "derived rows", Format.COUNT),
+    Column("allocated_rows", "allocated rows", Format.COUNT),
+    Column("raw_billed_cost", "raw billed", Format.AMOUNT),
+    Column("focus_billed_cost", "focus billed", Format.AMOUNT),
+    Column("allocated_billed_cost", "allocated billed", Format.AMOUNT),
+    Column("allocated_effective_cost", "allocated effective", Format.AMOUNT),
 )
 
 
@@ -102,25 +109,25 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
                 "(their per-line balance was proven when they were written; totals checked again)"
             )
             checks = period_totals(conn, billing_period)
-        method_rows = conn.execute(
-            read_sql("attribution/cost_allocations", "period_methods"), {"billing_period": billing_period}
-        ).fetchall()
+        method_rows = dict_rows(
+            conn.execute(read_sql("attribution/cost_allocations", "period_methods"), {"billing_period": billing_period})
+        )
     totals_differ = [
         c
         for c in checks
         if c["focus_billed_cost"] != c["allocated_billed_cost"]
         or c["focus_effective_cost"] != c["allocated_effective_cost"]
     ]
-    for method, rows, effective in method_rows:
-        context.log.info(f"{billing_period:%Y-%m} {method}: {rows:,} allocations, effective cost {effective:,.2f}")
+    for row in method_rows:
+        context.log.info(
+            f"{billing_period:%Y-%m} {row['allocation_method']}: {row['allocations']:,} allocations, "
+            f"effective cost {row['effective_cost']:,.2f}"
+        )
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(sum(c["allocation_rows"] for c in checks)),
             "recomputed": dg.MetadataValue.bool(recomputed),
-            "by_method": dg.MetadataValue.md(
-                "| method | allocations | effective cost |\n|---|---:|---:|\n"
-                + "\n".join(f"| {m} | {r:,} | {e:,.2f} |" for m, r, e in method_rows)
-            ),
+            "by_method": dg.MetadataValue.md(markdown_table(BY_METHOD, method_rows)),
         },
         check_results=[
             dg.AssetCheckResult(
@@ -137,118 +144,120 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     )
 
 
-@dg.asset(
-    deps=[cost_allocations, run_registry],
-    group_name="attribution",
-    owners=["team:finops"],
-    kinds={"duckdb"},
-    metadata=holds_tables("run_costs", inputs=SUMMARY_INPUTS["run_costs"]),
-    pool=WAREHOUSE_POOL,
-)
-def run_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """The `run_costs` table: attributed spend per training run, cost category, billing period and
-    currency, each run named with its registry (else its main) experiment, dataset version and
-    owner. Rebuilt whole, only when the allocations or the registry changed (`step_inputs`)."""
-    config = runledger.load_config()
-    with runledger.warehouse(config) as conn:
-        for attempt in transactions(conn):
-            with attempt:
-                rebuilt = build_summary_if_changed(conn, RUN_COSTS)
-        runs = conn.execute(read_sql("marts/run_costs", "preview")).fetchall()
-    return dg.MaterializeResult(
-        metadata={
-            "rows": dg.MetadataValue.int(sum(table_rows for *_, table_rows in runs)),
-            "rebuilt": dg.MetadataValue.bool(rebuilt),
-            "runs": dg.MetadataValue.md(
-                "| run | currency | billed | effective | GPU-hours |\n|---|---|---:|---:|---:|\n"
-                + "\n".join(f"| {r} | {c} | {b:,.2f} | {e:,.2f} | {g:,.2f} |" for r, c, b, e, g, _ in runs)
+RUN_COSTS_MART = Mart(
+    name=RUN_COSTS,
+    group="attribution",
+    description="The `run_costs` table: attributed spend per training run, cost category, billing period and "
+    "currency, each run named with its registry (else its main) experiment, dataset version and owner. Rebuilt "
+    "whole, only when the allocations or the registry changed (`step_inputs`).",
+    inputs=(cost_allocations, run_registry),
+    build=lambda conn: build_summary(conn, RUN_COSTS),
+    previews=(
+        Preview(
+            "runs",
+            ("marts/run_costs", "preview"),
+            (
+                Column("training_run", "run"),
+                Column("currency", "currency"),
+                Column("billed_cost", "billed", Format.AMOUNT),
+                Column("effective_cost", "effective", Format.AMOUNT),
+                Column("gpu_hours", "GPU-hours", Format.AMOUNT),
             ),
-        }
-    )
-
-
-@dg.asset(
-    deps=[FOCUS_LINE_ITEMS, cost_allocations],
-    group_name="attribution",
-    owners=["team:finops"],
-    kinds={"duckdb"},
-    metadata=holds_tables("unattributed_costs", inputs=SUMMARY_INPUTS["unattributed_costs"]),
-    pool=WAREHOUSE_POOL,
-    check_specs=[
-        dg.AssetCheckSpec(
-            UNTAGGED_SHARE_CHECK,
-            asset="unattributed_costs",
-            description="In every billing period the untagged spend (spend with no training run that tagging "
-            "could move: lines of a resource) stays below `orchestration.untagged_share_threshold` of the period's "
-            "effective cost. Commitments, tax, credits, support and charges without a resource are listed apart.",
-        )
-    ],
+        ),
+    ),
 )
-def unattributed_costs(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """The `unattributed_costs` table: spend with no training run by provider, account, service,
-    resource, commitment, spend kind and billing period, with its share of the period: the
-    tag-hygiene worklist. Rebuilt whole, only when the allocations changed (`step_inputs`)."""
-    config = runledger.load_config()
+run_costs = RUN_COSTS_MART.asset()
+
+SHARE_BY_PERIOD = Preview(
+    "share_by_period",
+    ("marts/unattributed_costs", "share"),
+    (
+        Column("billing_period", "period", Format.MONTH),
+        Column("currency", "currency"),
+        Column("effective_cost", "effective", Format.AMOUNT),
+        Column("unattributed_cost", "unattributed", Format.AMOUNT),
+        Column("untagged_cost", "untagged", Format.AMOUNT),
+        Column("untagged_share", "share", Format.SHARE_2),
+    ),
+)
+TOP_OFFENDERS_PREVIEW = Preview(
+    "top_offenders",
+    ("marts/unattributed_costs", "top_offenders"),
+    (
+        Column("billing_period", "period", Format.MONTH),
+        Column("provider", "provider"),
+        Column("account", "account"),
+        Column("service", "service"),
+        Column("resource", "resource"),
+        Column("owner", "owner"),
+        Column("effective_cost", "effective", Format.AMOUNT, unit="currency"),
+        Column("share_of_period", "share", Format.SHARE_2),
+    ),
+)
+NOT_TAGGABLE = Preview(
+    "not_taggable",
+    ("marts/unattributed_costs", "not_taggable"),
+    (
+        Column("billing_period", "period", Format.MONTH),
+        Column("currency", "currency"),
+        Column("spend_kind", "kind"),
+        Column("line_items", "line items", Format.COUNT),
+        Column("effective_cost", "effective", Format.AMOUNT),
+    ),
+)
+
+
+def untagged_share(conn: duckdb.DuckDBPyConnection, config: RunLedgerConfig) -> dg.AssetCheckResult:
+    """The untagged_share check: no billing period's untagged share above
+    `orchestration.untagged_share_threshold`, with the shares, the largest untagged resources
+    (of the periods over it, else of every period) and the spend no tag can move."""
     threshold = Decimal(str(config.orchestration.untagged_share_threshold))
-    with runledger.warehouse(config) as conn:
-        for attempt in transactions(conn):
-            with attempt:
-                rebuilt = build_summary_if_changed(conn, UNATTRIBUTED_COSTS)
-        (rows,) = conn.execute(read_sql("marts/unattributed_costs", "count")).fetchone()
-        shares = conn.execute(read_sql("marts/unattributed_costs", "share")).fetchall()
-        over = [
-            (period, currency, share)
-            for period, currency, *_, share in shares
-            if share is not None and share > threshold
-        ]
-        offenders = conn.execute(
-            read_sql("marts/unattributed_costs", "top_offenders"),
-            {
-                "billing_periods": [period for period, _, _ in over] or [period for period, *_ in shares],
-                "limit": TOP_OFFENDERS,
-            },
-        ).fetchall()
-        not_taggable = conn.execute(read_sql("marts/unattributed_costs", "not_taggable")).fetchall()
-    return dg.MaterializeResult(
-        metadata={"rows": dg.MetadataValue.int(rows), "rebuilt": dg.MetadataValue.bool(rebuilt)},
-        check_results=[
-            dg.AssetCheckResult(
-                check_name=UNTAGGED_SHARE_CHECK,
-                passed=not over,
-                severity=dg.AssetCheckSeverity.WARN,
-                description=(
-                    "untagged share above "
-                    f"{threshold:.0%} in " + ", ".join(f"{p:%Y-%m} {c} ({s:.1%})" for p, c, s in over)
-                    if over
-                    else f"untagged share at most {threshold:.0%} in every billing period"
-                ),
-                metadata={
-                    "threshold": dg.MetadataValue.float(float(threshold)),
-                    "share_by_period": dg.MetadataValue.md(
-                        "| period | currency | effective | unattributed | untagged | share |\n"
-                        "|---|---|---:|---:|---:|---:|\n"
-                        + "\n".join(
-                            f"| {p:%Y-%m} | {c} | {t:,.2f} | {a:,.2f} | {u:,.2f} | {s if s is None else f'{s:.2%}'} |"
-                            for p, c, t, a, _, u, s in shares
-                        )
-                    ),
-                    "top_offenders": dg.MetadataValue.md(
-                        "| period | provider | account | service | resource | owner | effective | share |\n"
-                        "|---|---|---|---|---|---|---:|---:|\n"
-                        + "\n".join(
-                            f"| {p:%Y-%m} | {pr} | {a} | {sv} | {r} | {o or ''} | {e:,.2f} {c} | "
-                            f"{sh if sh is None else f'{sh:.2%}'} |"
-                            for p, pr, a, sv, r, o, c, e, sh in offenders
-                        )
-                    ),
-                    "not_taggable": dg.MetadataValue.md(
-                        "| period | currency | kind | line items | effective |\n|---|---|---|---:|---:|\n"
-                        + "\n".join(f"| {p:%Y-%m} | {c} | {k} | {n} | {e:,.2f} |" for p, c, k, n, e in not_taggable)
-                    ),
-                },
+    shares = dict_rows(conn.execute(read_sql(*SHARE_BY_PERIOD.sql)))
+    over = [row for row in shares if row["untagged_share"] is not None and row["untagged_share"] > threshold]
+    offenders = {
+        "billing_periods": [row["billing_period"] for row in over or shares],
+        "limit": TOP_OFFENDERS,
+    }
+    return dg.AssetCheckResult(
+        check_name=UNTAGGED_SHARE_CHECK,
+        passed=not over,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=(
+            f"untagged share above {threshold:.0%} in "
+            + ", ".join(
+                f"{row['billing_period']:%Y-%m} {row['currency']} ({row['untagged_share']:.1%})" for row in over
             )
-        ],
+            if over
+            else f"untagged share at most {threshold:.0%} in every billing period"
+        ),
+        metadata={
+            "threshold": dg.MetadataValue.float(float(threshold)),
+            SHARE_BY_PERIOD.key: dg.MetadataValue.md(markdown_table(SHARE_BY_PERIOD.columns, shares)),
+            TOP_OFFENDERS_PREVIEW.key: dg.MetadataValue.md(TOP_OFFENDERS_PREVIEW.render(conn, offenders)),
+            NOT_TAGGABLE.key: dg.MetadataValue.md(NOT_TAGGABLE.render(conn)),
+        },
     )
+
+
+UNATTRIBUTED_COSTS_MART = Mart(
+    name=UNATTRIBUTED_COSTS,
+    group="attribution",
+    description="The `unattributed_costs` table: spend with no training run by provider, account, service, "
+    "resource, commitment, spend kind and billing period, with its share of the period: the tag-hygiene worklist. "
+    "Rebuilt whole, only when the allocations changed (`step_inputs`).",
+    inputs=(FOCUS_LINE_ITEMS, cost_allocations),
+    build=lambda conn: build_summary(conn, UNATTRIBUTED_COSTS),
+    checks=(
+        Check(
+            UNTAGGED_SHARE_CHECK,
+            "In every billing period the untagged spend (spend with no training run that tagging could move: lines "
+            "of a resource) stays below `orchestration.untagged_share_threshold` of the period's effective cost. "
+            "Commitments, tax, credits, support and charges without a resource are listed apart.",
+            untagged_share,
+        ),
+    ),
+)
+unattributed_costs = UNATTRIBUTED_COSTS_MART.asset()
 
 
 @dg.asset(
@@ -274,9 +283,7 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         create_view(conn, "marts/reconciliation")
-        cursor = conn.execute(read_sql("marts/reconciliation", "rows"))
-        columns = [d[0] for d in cursor.description]
-        rows = [dict(zip(columns, row)) for row in cursor.fetchall()]
+        rows = dict_rows(conn.execute(read_sql("marts/reconciliation", "rows")))
     failures = [
         row
         for row in rows
@@ -284,20 +291,10 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
         or (not row["allocation_pending"] and any(value != 0 for key, value in row.items() if key.endswith("_diff")))
     ]
     pending = [f"{row['source_name']} {row['billing_period']:%Y-%m}" for row in rows if row["allocation_pending"]]
-    totals = [tuple(row[column] for column in RECONCILIATION_PREVIEW_COLUMNS) for row in rows]
     return dg.MaterializeResult(
         metadata={
             "rows": dg.MetadataValue.int(len(rows)),
-            "control_totals": dg.MetadataValue.md(
-                "| source | period | currency | raw rows | focus rows | derived rows | allocated rows | raw billed "
-                "| focus billed | allocated billed | allocated effective |\n"
-                "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-                + "\n".join(
-                    f"| {s} | {p:%Y-%m} | {c} | {rr:,} | {fr:,} | {dr:,} | {ar:,} | "
-                    f"{rb:,.2f} | {fb:,.2f} | {ab:,.2f} | {ae:,.2f} |"
-                    for s, p, c, rr, fr, dr, ar, rb, fb, ab, ae in totals
-                )
-            ),
+            "control_totals": dg.MetadataValue.md(markdown_table(CONTROL_TOTALS, rows)),
         },
         check_results=[
             dg.AssetCheckResult(
@@ -318,46 +315,32 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
     )
 
 
-@dg.asset(
-    deps=[FOCUS_LINE_ITEMS, cost_allocations, reconciliation],
-    group_name="attribution",
-    owners=["team:finops"],
-    kinds={"duckdb"},
-    metadata=holds_tables("commitment_utilization", inputs=COMMITMENT_UTILIZATION_INPUTS),
-    pool=WAREHOUSE_POOL,
-)
-def commitment_utilization(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """`commitment_utilization`: every Savings Plan, reservation and committed use discount per
-    billing period — its amortized cost, the part covered usage used and the unused part, how much
-    of that unused part runs carry (`attribution.commitments`), utilization and coverage. Rebuilt
-    whole, only after reconciliation passed, and only when the line items or allocations changed."""
-    config = runledger.load_config()
-    with runledger.warehouse(config) as conn:
-        for attempt in transactions(conn):
-            with attempt:
-                rebuilt = build_commitment_utilization_if_changed(conn)
-        # its rows: billing period, type, id, currency, committed, unused, charged to runs, utilization, coverage
-        rows = conn.execute(read_sql("marts/commitment_utilization", "summary")).fetchall()
-    return dg.MaterializeResult(
-        metadata={
-            "rows": dg.MetadataValue.int(len(rows)),
-            "rebuilt": dg.MetadataValue.bool(rebuilt),
-            "by_commitment": dg.MetadataValue.md(
-                "| period | type | commitment | currency | committed | unused | charged to runs | utilization "
-                "| coverage |\n|---|---|---|---|---:|---:|---:|---:|---:|\n"
-                + "\n".join(
-                    f"| {p:%Y-%m} | {t or ''} | {i} | {c} | {_amount(committed)} | {unused:,.2f} | {charged:,.2f} | "
-                    f"{_share(utilization)} | {_share(coverage)} |"
-                    for p, t, i, c, committed, unused, charged, utilization, coverage in rows
-                )
+COMMITMENT_UTILIZATION = Mart(
+    name="commitment_utilization",
+    group="attribution",
+    description="`commitment_utilization`: every Savings Plan, reservation and committed use discount per billing "
+    "period — its amortized cost, the part covered usage used and the unused part, how much of that unused part "
+    "runs carry (`attribution.commitments`), utilization and coverage. Rebuilt whole, only after reconciliation "
+    "passed, and only when the line items or allocations changed.",
+    inputs=(FOCUS_LINE_ITEMS, cost_allocations),
+    after=(reconciliation,),
+    build=build_commitment_utilization,
+    previews=(
+        Preview(
+            "by_commitment",
+            ("marts/commitment_utilization", "summary"),
+            (
+                Column("billing_period", "period", Format.MONTH),
+                Column("commitment_type", "type"),
+                Column("commitment_id", "commitment"),
+                Column("currency", "currency"),
+                Column("committed_cost", "committed", Format.AMOUNT),
+                Column("unused_cost", "unused", Format.AMOUNT),
+                Column("unused_charged_cost", "charged to runs", Format.AMOUNT),
+                Column("utilization", "utilization", Format.SHARE),
+                Column("coverage", "coverage", Format.SHARE),
             ),
-        }
-    )
-
-
-def _amount(value: Decimal | None) -> str:
-    return "" if value is None else f"{value:,.2f}"
-
-
-def _share(value: Decimal | None) -> str:
-    return "" if value is None else f"{value:.1%}"
+        ),
+    ),
+)
+commitment_utilization = COMMITMENT_UTILIZATION.asset()

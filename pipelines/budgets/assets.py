@@ -1,88 +1,51 @@
-"""Budget assets: pre-training baselines and the variance of actual spend against them."""
+"""Budget assets: the variance of actual spend against the baselines, its causes, the alerts on
+each threshold and their deliveries."""
 
 import dagster as dg
+import duckdb
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs
+from pipelines.budgets.baselines import budget_baselines
+from pipelines.budgets.causes import build_variance_causes
 from pipelines.budgets.delivery import FAILED, attempt, current_alerts, ledger, plan_deliveries, record, utc_now
-from pipelines.budgets.files import load_budgets_with_files
-from pipelines.budgets.tables import (
-    BUDGET_ALERTS_INPUTS,
-    BUDGET_VARIANCE_INPUTS,
-    build_budget_alerts_if_changed,
-    build_budget_variance_if_changed,
-    replace_budget_baselines_if_changed,
-)
+from pipelines.budgets.tables import alert_parameters, build_budget_alerts, build_budget_variance, elastic_categories
+from pipelines.config import RunLedgerConfig
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
+from pipelines.orchestration.marts import Check, Column, Format, Mart, Preview, reads
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
+from pipelines.progress.assets import run_events, run_progress
 from pipelines.warehouse.connection import transactions
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import dict_rows, read_sql
+from pipelines.waste.assets import waste
 
-# Assets of the layer above (pipelines.waste) that the budget tables read, by key: the progress the
-# forecast is made from, the events that list a run before it has spend. The as_of of both tables
-# comes from the usage lines of focus_line_items.
-RUN_EVENTS = dg.AssetKey("run_events")
-RUN_PROGRESS = dg.AssetKey("run_progress")
-
-
-@dg.asset(
-    group_name="budgets",
-    owners=["team:finops"],
-    kinds={"duckdb"},
-    metadata=holds_tables("budget_baselines"),
-    pool=WAREHOUSE_POOL,
-)
-def budget_baselines(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Each budgeted run's pre-training estimate per cost category in `budget_baselines`, replaced
-    whole from `budgets/<run>.yaml` and the resource model (training FLOPs, MFU, GPU-hours,
-    checkpoints, egress); not written when it already holds the same rows."""
-    config = runledger.load_config()
-    budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
-    with runledger.warehouse(config) as conn:
-        for attempt in transactions(conn):
-            with attempt:
-                replaced = replace_budget_baselines_if_changed(conn, budgets, config.thresholds)
-        (rows,) = conn.execute(read_sql("inputs/budget_baselines", "count")).fetchone()
-    return dg.MaterializeResult(
-        metadata={
-            "budgets": dg.MetadataValue.int(len(budgets)),
-            "rows": dg.MetadataValue.int(rows),
-            "replaced": dg.MetadataValue.bool(replaced),
-        }
-    )
-
-
-@dg.asset(
-    deps=[budget_baselines, cost_allocations, reconciliation, FOCUS_LINE_ITEMS, RUN_EVENTS, RUN_PROGRESS],
-    group_name="budgets",
-    owners=["team:finops"],
-    kinds={"duckdb"},
-    metadata=holds_tables("budget_variance", inputs=BUDGET_VARIANCE_INPUTS),
-    pool=WAREHOUSE_POOL,
-)
-def budget_variance(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """`budget_variance`: actual (effective) spend against the estimate per budgeted run and cost
-    category plus a `total` row: variance, status, forecast at completion (from `run_progress`),
-    and for compute the rate and usage variances that add up to the compute variance exactly.
-    Rebuilt whole, only after reconciliation passed, and only when a table it reads changed."""
-    config = runledger.load_config()
-    with runledger.warehouse(config) as conn:
-        for attempt in transactions(conn):
-            with attempt:
-                rebuilt = build_budget_variance_if_changed(conn)
-        (rows,) = conn.execute(read_sql("marts/budget_variance", "count")).fetchone()
-        totals = conn.execute(read_sql("marts/budget_variance", "totals")).fetchall()
-    return dg.MaterializeResult(
-        metadata={
-            "rows": dg.MetadataValue.int(rows),
-            "rebuilt": dg.MetadataValue.bool(rebuilt),
-            "totals": dg.MetadataValue.md(
-                "| run | estimated | actual | variance | status |\n|---|---:|---:|---:|---|\n"
-                + "\n".join(f"| {r} | {e:,.2f} | {a:,.2f} | {v:,.2f} | {s} |" for r, e, a, v, s in totals)
+BUDGET_VARIANCE = Mart(
+    name="budget_variance",
+    group="budgets",
+    description="`budget_variance`: actual (effective) spend against the estimate per budgeted run and cost "
+    "category plus a `total` row: variance, status, forecast at completion (from `run_progress`), and for compute "
+    "the rate and usage variances that add up to the compute variance exactly. Rebuilt whole, only after "
+    "reconciliation passed, and only when a table it reads changed.",
+    # run_events lists a run before it has spend; as_of comes from the usage lines of focus_line_items
+    inputs=(budget_baselines, cost_allocations, FOCUS_LINE_ITEMS, run_events, run_progress),
+    after=(reconciliation,),
+    build=build_budget_variance,
+    parameters=lambda _: {"elastic_categories": elastic_categories()},
+    previews=(
+        Preview(
+            "totals",
+            ("marts/budget_variance", "totals"),
+            (
+                Column("training_run", "run"),
+                Column("estimated_cost", "estimated", Format.AMOUNT),
+                Column("actual_cost", "actual", Format.AMOUNT),
+                Column("variance", "variance", Format.AMOUNT),
+                Column("status", "status"),
             ),
-        }
-    )
-
+        ),
+    ),
+)
+budget_variance = BUDGET_VARIANCE.asset()
 
 THRESHOLD_CHECKS = {
     "gpu_hours": "GPU-hours of each budgeted run stay below the warning share of its estimated GPU-hours.",
@@ -95,62 +58,17 @@ THRESHOLD_CHECKS = {
 }
 """The asset checks of budget_alerts, one per threshold kind besides cost (named `<kind>_threshold`):
 warning crossings fail at WARN, over crossings at ERROR; none blocks the run."""
-THRESHOLD_CHECK_KEYS = frozenset(
-    dg.AssetCheckKey(dg.AssetKey("budget_alerts"), f"{kind}_threshold") for kind in THRESHOLD_CHECKS
-)
-"""Their keys: `runledger run` prints their failures as alerts and never fails a run on them."""
 
 
-@dg.asset(
-    deps=[budget_baselines, cost_allocations, reconciliation, FOCUS_LINE_ITEMS, RUN_EVENTS],
-    group_name="budgets",
-    owners=["team:finops"],
-    kinds={"duckdb"},
-    metadata=holds_tables("budget_alerts", inputs=BUDGET_ALERTS_INPUTS),
-    pool=WAREHOUSE_POOL,
-    check_specs=[
-        dg.AssetCheckSpec(f"{kind}_threshold", asset="budget_alerts", description=description)
-        for kind, description in THRESHOLD_CHECKS.items()
-    ],
-)
-def budget_alerts(runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """`budget_alerts`: the first day each budgeted run's cumulative effective spend, GPU-hours,
-    wall-clock and storage spend reached its warning and its over threshold, the days far above a
-    run's trailing median, and GPU instances idle with no run; rebuilt from the whole history every
-    run, only after reconciliation passed, and only when a table it reads or a threshold setting
-    changed."""
-    config = runledger.load_config()
-    with runledger.warehouse(config) as conn:
-        for attempt in transactions(conn):
-            with attempt:
-                rebuilt = build_budget_alerts_if_changed(conn, config.thresholds)
-        (rows,) = conn.execute(read_sql("marts/budget_alerts", "count")).fetchone()
-        alerts = conn.execute(read_sql("marts/budget_alerts", "summary")).fetchall()
-        crossings = conn.execute(read_sql("marts/budget_alerts", "kind_crossings")).fetchall()
-    return dg.MaterializeResult(
-        metadata={
-            "rows": dg.MetadataValue.int(rows),
-            "rebuilt": dg.MetadataValue.bool(rebuilt),
-            "alerts": dg.MetadataValue.json(
-                [
-                    {"training_run": run, "threshold": threshold, "crossed_on": str(day)}
-                    for run, threshold, day, *_ in alerts
-                ]
-            ),
-        },
-        check_results=[threshold_check_result(kind, crossings) for kind in THRESHOLD_CHECKS],
-    )
-
-
-def threshold_check_result(kind: str, crossings: list[tuple]) -> dg.AssetCheckResult:
+def threshold_check_result(kind: str, crossings: list[dict[str, object]]) -> dg.AssetCheckResult:
     """The check of one threshold kind: passed without crossings, else WARN, or ERROR once a level
     `over` was reached.
 
     Args:
         kind: a kind of THRESHOLD_CHECKS.
-        crossings: the `kind_crossings` rows of budget_alerts (kind, threshold, detail).
+        crossings: the `kind_crossings` rows of budget_alerts (kind, threshold, detail) by name.
     """
-    details = [(threshold, detail) for row_kind, threshold, detail in crossings if row_kind == kind]
+    details = [(row["threshold"], row["detail"]) for row in crossings if row["kind"] == kind]
     over = any(threshold == "over" for threshold, _ in details)
     return dg.AssetCheckResult(
         check_name=f"{kind}_threshold",
@@ -160,6 +78,62 @@ def threshold_check_result(kind: str, crossings: list[tuple]) -> dg.AssetCheckRe
         or f"no {kind} threshold crossed",
         metadata={"crossings": dg.MetadataValue.int(len(details))},
     )
+
+
+def _threshold_check(kind: str, description: str) -> Check:
+    def result(conn: duckdb.DuckDBPyConnection, _: RunLedgerConfig) -> dg.AssetCheckResult:
+        return threshold_check_result(kind, dict_rows(conn.execute(read_sql("marts/budget_alerts", "kind_crossings"))))
+
+    return Check(f"{kind}_threshold", description, result)
+
+
+def _alerts(conn: duckdb.DuckDBPyConnection) -> dict[str, dg.MetadataValue]:
+    return {
+        "alerts": dg.MetadataValue.json(
+            [
+                {
+                    "training_run": row["training_run"],
+                    "threshold": row["threshold"],
+                    "crossed_on": str(row["crossed_on"]),
+                }
+                for row in dict_rows(conn.execute(read_sql("marts/budget_alerts", "summary")))
+            ]
+        )
+    }
+
+
+BUDGET_ALERTS = Mart(
+    name="budget_alerts",
+    group="budgets",
+    description="`budget_alerts`: the first day each budgeted run's cumulative effective spend, GPU-hours, "
+    "wall-clock and storage spend reached its warning and its over threshold, the days far above a run's trailing "
+    "median, and GPU instances idle with no run; rebuilt from the whole history every run, only after "
+    "reconciliation passed, and only when a table it reads or a threshold setting changed.",
+    inputs=(budget_baselines, cost_allocations, FOCUS_LINE_ITEMS, run_events),
+    after=(reconciliation,),
+    build=build_budget_alerts,
+    settings=lambda config: config.thresholds,
+    parameters=alert_parameters,
+    metadata=_alerts,
+    checks=tuple(_threshold_check(kind, description) for kind, description in THRESHOLD_CHECKS.items()),
+)
+budget_alerts = BUDGET_ALERTS.asset()
+THRESHOLD_CHECK_KEYS = frozenset(dg.AssetCheckKey(budget_alerts.key, check.name) for check in BUDGET_ALERTS.checks)
+"""Their keys: `runledger run` prints their failures as alerts and never fails a run on them."""
+
+VARIANCE_CAUSES = Mart(
+    name="variance_causes",
+    group="waste",  # its group in the Dagster UI since before it moved to the budgets layer
+    description="`variance_causes`: why each budgeted run is over or under — its variance split into compute rate "
+    "(pricing mix, price), compute usage (idle after the end, recompute after failures, restart downtime, scope, "
+    "throughput) and the other categories, each level summing exactly to its parent, each cause with its GPU-hours "
+    "and evidence. Rebuilt whole after the budget variance, the waste analysis and the run progress, only when a "
+    "table it reads changed.",
+    inputs=(budget_baselines, budget_variance, reads(run_progress, "run_pricing", "run_progress"), waste),
+    after=(reconciliation,),
+    build=build_variance_causes,
+)
+variance_causes = VARIANCE_CAUSES.asset()
 
 
 @dg.asset(

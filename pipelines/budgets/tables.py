@@ -14,12 +14,7 @@ from pipelines.budgets.schema import Budget, cost_behavior
 from pipelines.budgets.settings import AlertThresholds
 from pipelines.ingest.mappings import COST_CATEGORIES
 from pipelines.warehouse.sql import read_sql
-from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs, tables_inputs
-
-MACROS = "schema/macros"
-# The tables each build reads: while their files are the same, the build stands (step_inputs).
-BUDGET_VARIANCE_INPUTS = ("budget_baselines", "cost_allocations", "focus_line_items", "run_events", "run_progress")
-BUDGET_ALERTS_INPUTS = ("budget_baselines", "cost_allocations", "focus_line_items", "run_events")
+from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 
 
 def replace_budget_baselines(
@@ -71,31 +66,9 @@ def _write_baselines(conn: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
         conn.executemany(read_sql("inputs/budget_baselines", "insert"), rows)
 
 
-def _elastic_categories() -> list[str]:
+def elastic_categories() -> list[str]:
+    """The cost categories whose spend is elastic where a baseline has no line of them."""
     return [category for category in COST_CATEGORIES if cost_behavior(category, fixed=()) == "elastic"]
-
-
-def build_budget_variance_if_changed(conn: duckdb.DuckDBPyConnection) -> bool:
-    """Rebuilds `budget_variance` unless it was built from the same tables (BUDGET_VARIANCE_INPUTS,
-    their files), SQL and categories, and records them.
-
-    Args:
-        conn: a writable warehouse connection on the lake, inside the caller's transaction.
-
-    Returns:
-        True when `budget_variance` was rebuilt.
-
-    Raises:
-        BudgetError: see `build_budget_variance` (a table built stands only once it passed).
-    """
-    inputs = tables_inputs(
-        conn,
-        "budget_variance",
-        BUDGET_VARIANCE_INPUTS,
-        ("marts/budget_variance", MACROS),
-        {"elastic_categories": _elastic_categories()},
-    )
-    return build_if_changed(conn, inputs, lambda: build_budget_variance(conn))
 
 
 def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
@@ -112,7 +85,7 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
     """
     _require_budget_currencies(conn)
     (written,) = conn.execute(
-        read_sql("marts/budget_variance", "insert"), {"elastic_categories": _elastic_categories()}
+        read_sql("marts/budget_variance", "insert"), {"elastic_categories": elastic_categories()}
     ).fetchone()
     return written
 
@@ -125,24 +98,22 @@ def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
     }
 
 
-def build_budget_alerts_if_changed(conn: duckdb.DuckDBPyConnection, settings: AlertThresholds) -> bool:
-    """Rebuilds `budget_alerts` unless it was built from the same tables (BUDGET_ALERTS_INPUTS,
-    their files), SQL and thresholds, and records them.
-
-    Args:
-        conn: a writable warehouse connection on the lake, inside the caller's transaction.
-        settings: runledger.yaml's `thresholds:`.
-
-    Returns:
-        True when `budget_alerts` was rebuilt.
-    """
-    inputs = tables_inputs(
-        conn, "budget_alerts", BUDGET_ALERTS_INPUTS, ("marts/budget_alerts", MACROS), _alert_parameters(settings)
-    )
-    return build_if_changed(conn, inputs, lambda: build_budget_alerts(conn, settings))
+ALERTS_SQL = "marts/budget_alerts"
+# The parts of budget_alerts the kinds share (temp tables and a macro of the build's connection)
+ALERT_PARTS = ("plans", "spend", "levels", "detail")
+# Each alert kind: its statement of ALERTS_SQL and the settings it binds (alert_parameters)
+ALERT_KINDS = {
+    "cost": (),
+    "gpu_hours": (),
+    "wall_clock": (),
+    "storage": (),
+    "daily_spend_anomaly": ("anomaly_trailing_days", "anomaly_minimum_days"),
+    "idle_gpus": ("idle_warning_hours", "idle_over_hours"),
+}
 
 
-def _alert_parameters(settings: AlertThresholds) -> dict[str, object]:
+def alert_parameters(settings: AlertThresholds) -> dict[str, object]:
+    """The thresholds settings the budget_alerts statements take (besides each run's levels)."""
     return {
         "anomaly_trailing_days": settings.daily_spend_anomaly.trailing_days,
         "anomaly_minimum_days": settings.daily_spend_anomaly.minimum_days,
@@ -157,7 +128,8 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThreshol
     GPU instances.
 
     Recomputed whole from `budget_baselines`, `cost_allocations` and `run_events`, so rebuilding
-    from the same data gives the same rows.
+    from the same data gives the same rows: the table emptied, the parts the kinds share, then one
+    statement per kind (ALERT_KINDS), all in the caller's transaction.
 
     Args:
         conn: a writable warehouse connection, inside the caller's transaction.
@@ -167,9 +139,13 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThreshol
     Returns:
         The number of rows written.
     """
-    (written,) = conn.execute(
-        read_sql("marts/budget_alerts", "insert"), _alert_parameters(settings or AlertThresholds())
-    ).fetchone()
+    parameters = alert_parameters(settings or AlertThresholds())
+    for shared in ("delete", *ALERT_PARTS):
+        conn.execute(read_sql(ALERTS_SQL, shared))
+    written = 0
+    for kind, names in ALERT_KINDS.items():
+        (rows,) = conn.execute(read_sql(ALERTS_SQL, kind), {name: parameters[name] for name in names}).fetchone()
+        written += rows
     return written
 
 

@@ -1,8 +1,9 @@
 """Inputs digests: a step whose inputs did not change since its last build keeps what it built.
 
 Each step computes the digest of what it reads: with its own statement (`sql/ops/allocation_inputs.sql`,
-`sql/ops/waste_inputs.sql`), from the lake's file lists of the tables it reads (`tables_inputs`),
-or from the rows it would write (`rows_inputs`); deciding whether the last build came from the
+`sql/ops/waste_inputs.sql`), from the lake's file lists of the tables it reads (`tables_inputs`: a
+mart's, from the inputs it declares, `pipelines.orchestration.marts`), or from the rows it would
+write (`rows_inputs`); deciding whether the last build came from the
 same inputs, and recording a new build's, is the same for every step: one row per step and
 partition in `step_inputs`.
 """

@@ -1,1 +1,1 @@
-"""Waste and badput: run events and the waste analysis of attributed spend."""
+"""Waste and badput: the waste analysis of attributed spend."""

@@ -4,38 +4,28 @@ import duckdb
 
 from pipelines.attribution.allocate import ALLOCATIONS_STEP
 from pipelines.warehouse.sql import read_sql
-from pipelines.warehouse.step_inputs import WHOLE, step_inputs
+from pipelines.warehouse.step_inputs import WHOLE, StepInputs, step_inputs
 from pipelines.waste.settings import Waste
 
 WASTE_STEP = "waste"  # its step_inputs row: one, the table is built whole
 
 
-def build_waste_if_changed(conn: duckdb.DuckDBPyConnection, settings: Waste) -> bool:
-    """Rebuilds `waste` unless it was built from the same inputs, and records them.
-
-    The inputs are the periods' allocation digests, the run events, budget baselines, run
-    registry and waste settings (sql/ops/waste_inputs.sql): an unchanged night skips reading
-    every allocation again (27 s of a 20M-line re-run).
+def waste_inputs(conn: duckdb.DuckDBPyConnection, settings: Waste) -> StepInputs:
+    """The inputs of a `waste` build now: the periods' allocation digests, the run events, budget
+    baselines, run registry and waste settings (sql/ops/waste_inputs.sql), so an unchanged night
+    skips reading every allocation again (27 s of a 20M-line re-run).
 
     Args:
-        conn: a writable warehouse connection, inside the caller's transaction.
+        conn: a writable warehouse connection, inside the build's transaction.
         settings: the `waste:` section of the configuration.
-
-    Returns:
-        True when `waste` was rebuilt.
     """
-    inputs = step_inputs(
+    return step_inputs(
         conn,
         WASTE_STEP,
         WHOLE,
         read_sql("ops/waste_inputs", "digest"),
         {"settings": settings.model_dump_json(), "allocations_step": ALLOCATIONS_STEP},
     )
-    if inputs.unchanged(conn):
-        return False
-    build_waste(conn, settings)
-    inputs.record(conn)
-    return True
 
 
 def build_waste(conn: duckdb.DuckDBPyConnection, settings: Waste) -> int:

@@ -156,4 +156,8 @@ select * from final;
 select billing_period, commitment_type, commitment_id, currency, committed_cost, unused_cost, unused_charged_cost,
     utilization, coverage
 from commitment_utilization
-order by billing_period, source_name, commitment_id, currency
+order by billing_period, source_name, commitment_id, currency;
+
+-- name: count
+-- Rows of commitment_utilization.
+select count(*) from commitment_utilization;

@@ -58,8 +58,7 @@ final as (
 select * from final;
 
 -- name: preview
--- Attributed spend per training run over every billing period, and the run_costs rows behind it:
--- the asset's Markdown preview and row count from one read of the table.
+-- Attributed spend per training run over every billing period: the asset's Markdown preview.
 with costs as (
     select *
     from run_costs
@@ -72,11 +71,15 @@ final as (
         currency,
         sum(billed_cost) as billed_cost,
         sum(effective_cost) as effective_cost,
-        sum(gpu_hours) as gpu_hours,
-        count(*) as table_rows
+        sum(gpu_hours) as gpu_hours
     from costs
     group by training_run, currency
 )
 
 select * from final
 order by effective_cost desc, training_run;
+
+-- name: count
+-- Rows of run_costs.
+select count(*) from run_costs
+where training_run is not null;

@@ -10,11 +10,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.progress.provisional import build_provisional_spend
 from pipelines.reports.data import ProvisionalSpend, fetch_rows
 from pipelines.reports.run_report import provisional_paragraphs
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.sql import read_sql
-from pipelines.waste.provisional import build_provisional_spend
 
 Connection = duckdb.DuckDBPyConnection
 

@@ -15,9 +15,9 @@ from pipelines.attribution.allocate import allocate_period
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS
 from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import build_budget_variance, replace_budget_baselines
+from pipelines.progress.events import replace_run_events
+from pipelines.progress.progress import build_run_progress
 from pipelines.warehouse.connection import transaction
-from pipelines.waste.events import replace_run_events
-from pipelines.waste.progress import build_run_progress
 from tests.support.lake import insert_line_item, memory_warehouse
 
 PERIOD = date(2026, 10, 1)

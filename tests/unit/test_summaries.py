@@ -8,9 +8,9 @@ from decimal import Decimal
 import duckdb
 
 from pipelines.attribution.allocate import allocate_period, allocation_inputs
+from pipelines.attribution.assets import RUN_COSTS_MART, UNATTRIBUTED_COSTS_MART
 from pipelines.attribution.registry import RegisteredRun
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS
-from pipelines.attribution.summaries import build_summary_if_changed
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.summaries import RUN_COSTS, UNATTRIBUTED_COSTS, build_summaries
 from tests.unit.test_attribution import PERIOD, add_line, register
@@ -34,9 +34,9 @@ def night(conn: duckdb.DuckDBPyConnection) -> dict[str, bool]:
     if not inputs.unchanged(conn):
         allocate_period(conn, PERIOD, DEFAULT_DIMENSIONS, inputs=inputs)
     rebuilt = {}
-    for name in (RUN_COSTS, UNATTRIBUTED_COSTS):
+    for mart in (RUN_COSTS_MART, UNATTRIBUTED_COSTS_MART):
         with transaction(conn):
-            rebuilt[name] = build_summary_if_changed(conn, name)
+            rebuilt[mart.name] = mart.build_if_changed(conn)
     return rebuilt
 
 

@@ -18,7 +18,7 @@ from pipelines.budgets.tables import build_budget_alerts, replace_budget_baselin
 from pipelines.config import load_config
 from pipelines.config_rules import ConfigError
 from pipelines.warehouse.connection import create_schema, transaction
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import dict_rows, read_sql
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -243,11 +243,11 @@ def test_configured_levels_move_the_crossings(warehouse: Connection, tmp_path: P
 
 def test_each_kind_is_an_asset_check_warning_at_warning_and_error_at_over(warehouse: Connection) -> None:
     alert_rows(warehouse)
-    crossings = warehouse.execute(read_sql("marts/budget_alerts", "kind_crossings")).fetchall()
+    crossings = dict_rows(warehouse.execute(read_sql("marts/budget_alerts", "kind_crossings")))
 
     storage = threshold_check_result("storage", crossings)
     gpu_hours = threshold_check_result("gpu_hours", crossings)
-    quiet = threshold_check_result("wall_clock", [row for row in crossings if row[0] != "wall_clock"])
+    quiet = threshold_check_result("wall_clock", [row for row in crossings if row["kind"] != "wall_clock"])
 
     assert (storage.passed, storage.severity) == (False, dg.AssetCheckSeverity.WARN)
     assert (gpu_hours.passed, gpu_hours.severity) == (False, dg.AssetCheckSeverity.ERROR)

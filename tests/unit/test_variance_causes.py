@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pipelines.budgets.causes import build_variance_causes
 from pipelines.reports.data import CostLine, RunHeader, RunOverview, VarianceCause
 from pipelines.reports.run_causes import variance_steps, why_paragraph
 from pipelines.warehouse.connection import transaction
-from pipelines.waste.causes import build_variance_causes
 from tests.support.lake import memory_warehouse
 
 TEN_PLACES = Decimal("0.0000000001")

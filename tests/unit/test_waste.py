@@ -18,12 +18,13 @@ from pipelines.attribution.settings import DEFAULT_DIMENSIONS
 from pipelines.budgets.files import load_budgets_with_files
 from pipelines.budgets.tables import replace_budget_baselines
 from pipelines.orchestration.partitions import partition_key
+from pipelines.progress.events import replace_run_events
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.step_inputs import StepInputs
 from pipelines.warehouse.summaries import build_summaries
-from pipelines.waste.events import replace_run_events
+from pipelines.waste.assets import WASTE
 from pipelines.waste.settings import Waste
-from pipelines.waste.tables import build_waste, build_waste_if_changed
+from pipelines.waste.tables import build_waste
 from tests.support.lake import insert_line_item, memory_warehouse
 
 PERIOD = date(2026, 10, 1)
@@ -249,7 +250,7 @@ def test_a_run_still_running_has_no_idle_waste(warehouse: duckdb.DuckDBPyConnect
 def test_waste_is_rebuilt_only_when_its_inputs_change(warehouse: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
     def build(settings: Waste) -> bool:
         with transaction(warehouse):
-            return build_waste_if_changed(warehouse, settings)
+            return WASTE.build_if_changed(warehouse, settings)
 
     with transaction(warehouse):
         build_waste(warehouse, Waste())

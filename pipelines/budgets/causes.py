@@ -3,24 +3,6 @@
 import duckdb
 
 from pipelines.warehouse.sql import read_sql
-from pipelines.warehouse.step_inputs import build_if_changed, tables_inputs
-
-# The tables the build reads: while their files are the same, the table stands (step_inputs).
-VARIANCE_CAUSES_INPUTS = ("budget_baselines", "budget_variance", "run_pricing", "run_progress", "waste")
-
-
-def build_variance_causes_if_changed(conn: duckdb.DuckDBPyConnection) -> bool:
-    """Rebuilds `variance_causes` unless it was built from the same tables (VARIANCE_CAUSES_INPUTS,
-    their files) and SQL, and records them.
-
-    Args:
-        conn: a writable warehouse connection on the lake, inside the caller's transaction.
-
-    Returns:
-        True when the table was rebuilt.
-    """
-    inputs = tables_inputs(conn, "variance_causes", VARIANCE_CAUSES_INPUTS, ("marts/variance_causes", "schema/macros"))
-    return build_if_changed(conn, inputs, lambda: build_variance_causes(conn))
 
 
 def build_variance_causes(conn: duckdb.DuckDBPyConnection) -> int:

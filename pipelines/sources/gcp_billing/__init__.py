@@ -2,7 +2,8 @@
 
 settings.py (`GcpBillingSource`), reader.py (the files, or the table read incrementally),
 export_rows.py (the export's rows typed, a BigQuery snapshot keyed), drift.py, mapping.sql
-(export → FOCUS), totals.sql (an invoice month's raw control totals), snapshot_keys.sql.
+(export → FOCUS), totals.sql (an invoice month's raw control totals), snapshot_keys.sql,
+export_state.sql (a BigQuery source's incremental state, read from `loads`).
 """
 
 from pipelines.sources.gcp_billing import drift

@@ -20,7 +20,9 @@ from pipelines.sources.gcp_billing import export_rows
 from pipelines.sources.gcp_billing.settings import GcpBillingSource
 from pipelines.sources.kind import ReaderPlace
 from pipelines.sources.mappings import MappingRule
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import read_sql_file
+
+EXPORT_STATE = Path(__file__).with_name("export_state.sql")
 
 
 class GcpExportFilesReader(FileExportReader):
@@ -103,7 +105,7 @@ class ExportState:
         """The state recorded in `loads` (none without a warehouse)."""
         if warehouse is None:
             return cls(None, {})
-        rows = warehouse.execute(read_sql("ops/loads", "gcp_export_state"), {"source_name": source_name}).fetchall()
+        rows = warehouse.execute(read_sql_file(EXPORT_STATE), {"source_name": source_name}).fetchall()
         return cls(rows[0][3] if rows else None, {period: (snapshot, count) for period, snapshot, count, _ in rows})
 
     def is_current(self, month: TouchedMonth) -> bool:

@@ -3,7 +3,9 @@
 
 A kind is one folder, `pipelines/sources/<kind>/`, whose `__init__.py` holds its `KIND`, listed
 once in `pipelines/sources/registry.py`; the configuration's `sources:`, the reader of a billing
-source, its raw load asset and its schema-drift check all follow from that declaration.
+source, its raw load asset and its schema-drift check all follow from that declaration. The
+configuration imports every declaration, so a declaration imports only its settings: its reader
+and drift (polars, the providers' clients) load when first called.
 """
 
 from __future__ import annotations
@@ -11,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args
-
-import duckdb
+from typing import TYPE_CHECKING, Any, get_args
 
 from pipelines.config_rules import StrictModel
-from pipelines.sources.base import BillingSourceReader
-from pipelines.sources.drift import ColumnDrift
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from pipelines.sources.base import BillingSourceReader
+    from pipelines.sources.drift import ColumnDrift
 
 
 class SourceSettings(StrictModel):

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from functools import reduce
 from operator import or_
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
 from pipelines.sources import aws_cur, aws_tags, focus, gcp_billing, manual_costs, run_events
-from pipelines.sources.drift import ColumnDrift
 from pipelines.sources.kind import SourceKind, SourceSettings
+
+if TYPE_CHECKING:
+    from pipelines.sources.drift import ColumnDrift
 
 KINDS: tuple[SourceKind, ...] = (
     aws_cur.KIND,

@@ -6,10 +6,37 @@ mapping.sql (CUR 2.0 → FOCUS), totals.sql (a delivery's raw control totals). A
 is read as any FOCUS file (`pipelines/sources/focus_files.py`).
 """
 
-from pipelines.sources.aws_cur import drift
-from pipelines.sources.aws_cur.reader import AWS_SOURCE_FORMATS, open_reader
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from pipelines.sources.aws_cur.settings import AwsCurSource
-from pipelines.sources.kind import SourceKind
+from pipelines.sources.kind import ReaderPlace, SourceKind
+
+if TYPE_CHECKING:
+    from pipelines.sources.aws_cur.reader import AwsExportReader
+    from pipelines.sources.drift import ColumnDrift
+
+# The x_SourceFormat of each export layout the manifests name.
+AWS_SOURCE_FORMATS = {
+    "cur2": "aws_cur2",
+    "aws_focus": "aws_focus",
+    "legacy_csv": "aws_legacy_csv",
+    "legacy_parquet": "aws_legacy_parquet",
+}
+
+
+def open_reader(source: AwsCurSource, place: ReaderPlace) -> AwsExportReader:
+    from pipelines.sources.aws_cur import reader
+
+    return reader.open_reader(source, place)
+
+
+def column_drift(source_format: str, columns: list[str]) -> ColumnDrift:
+    from pipelines.sources.aws_cur import drift
+
+    return drift.column_drift(source_format, columns)
+
 
 KIND = SourceKind(
     name="aws_cur",
@@ -20,5 +47,5 @@ KIND = SourceKind(
     "CUR 2.0 columns with polars, an AWS FOCUS export read with polars)",
     reader=open_reader,
     source_formats=tuple(AWS_SOURCE_FORMATS.values()),
-    drift=drift.column_drift,
+    drift=column_drift,
 )

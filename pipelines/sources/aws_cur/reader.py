@@ -13,19 +13,12 @@ import polars as pl
 from connectors.aws.exports import CurExportClient, DeliveryNotReady, local_export_client, s3_export_client
 from connectors.errors import SourceError
 from pipelines.sources import focus_files
-from pipelines.sources.aws_cur import cur2, legacy_cur
+from pipelines.sources.aws_cur import AWS_SOURCE_FORMATS, cur2, legacy_cur
 from pipelines.sources.aws_cur.settings import AwsCurSource
 from pipelines.sources.base import PeriodBatch, refuse_unusable_files, remove_files, with_mapping
 from pipelines.sources.delivery import MappedDelivery
 from pipelines.sources.kind import ReaderPlace
 from pipelines.sources.mappings import MappingRule
-
-AWS_SOURCE_FORMATS = {
-    "cur2": "aws_cur2",
-    "aws_focus": "aws_focus",
-    "legacy_csv": "aws_legacy_csv",
-    "legacy_parquet": "aws_legacy_parquet",
-}
 
 
 class AwsExportReader:

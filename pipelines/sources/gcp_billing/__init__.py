@@ -6,10 +6,29 @@ export_rows.py (the export's rows typed, a BigQuery snapshot keyed), drift.py, m
 export_state.sql (a BigQuery source's incremental state, read from `loads`).
 """
 
-from pipelines.sources.gcp_billing import drift
-from pipelines.sources.gcp_billing.reader import open_reader
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from pipelines.sources.gcp_billing.settings import GcpBillingSource
-from pipelines.sources.kind import SourceKind
+from pipelines.sources.kind import ReaderPlace, SourceKind
+
+if TYPE_CHECKING:
+    from pipelines.sources.drift import ColumnDrift
+    from pipelines.sources.gcp_billing.reader import GcpBigQueryReader, GcpExportFilesReader
+
+
+def open_reader(source: GcpBillingSource, place: ReaderPlace) -> GcpBigQueryReader | GcpExportFilesReader:
+    from pipelines.sources.gcp_billing import reader
+
+    return reader.open_reader(source, place)
+
+
+def column_drift(source_format: str, columns: list[str]) -> ColumnDrift:
+    from pipelines.sources.gcp_billing import drift
+
+    return drift.column_drift(source_format, columns)
+
 
 KIND = SourceKind(
     name="gcp_billing",
@@ -20,5 +39,5 @@ KIND = SourceKind(
     "them onto FOCUS 1.2",
     reader=open_reader,
     source_formats=("gcp_billing",),
-    drift=drift.column_drift,
+    drift=column_drift,
 )

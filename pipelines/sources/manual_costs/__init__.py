@@ -4,17 +4,31 @@ settings.py (`ManualCostsSource`), reader.py, cost_files.py (the files read and 
 line, written as FOCUS rows that `pipelines/sources/focus_mapping.sql` maps like a FOCUS file's).
 """
 
-from pipelines.sources.drift import ColumnDrift, compare_columns
-from pipelines.sources.kind import SourceKind
-from pipelines.sources.manual_costs import cost_files
-from pipelines.sources.manual_costs.reader import open_reader
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pipelines.sources.kind import ReaderPlace, SourceKind
 from pipelines.sources.manual_costs.settings import ManualCostsSource
+
+if TYPE_CHECKING:
+    from pipelines.sources.drift import ColumnDrift
+    from pipelines.sources.manual_costs.reader import ManualCostsReader
+
+
+def open_reader(source: ManualCostsSource, place: ReaderPlace) -> ManualCostsReader:
+    from pipelines.sources.manual_costs import reader
+
+    return reader.open_reader(source, place)
 
 
 def column_drift(source_format: str, columns: list[str]) -> ColumnDrift:
     """The required columns the files lack; no column is new (the reader refuses a column that is
     neither a manual cost column nor a dimension)."""
-    return compare_columns(cost_files.REQUIRED_COLUMNS, columns, lambda _: True)
+    from pipelines.sources.drift import compare_columns
+    from pipelines.sources.manual_costs.cost_files import REQUIRED_COLUMNS
+
+    return compare_columns(REQUIRED_COLUMNS, columns, lambda _: True)
 
 
 KIND = SourceKind(

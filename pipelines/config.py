@@ -1,4 +1,5 @@
-"""`runledger.yaml`: loading, validation and path resolution.
+"""`runledger.yaml`: loading, validation and path resolution. Each domain's settings are its own
+(`pipelines/*/settings.py`); an entry of `sources:` is read by its kind's model (`pipelines/sources`).
 
 Every problem is a `ConfigError` whose message names the file and the key at fault; the CLI
 turns it into exit code 2.

@@ -71,7 +71,7 @@ test-fast: $(INSTALLED)  ## the unit tier only: in process, no servers, under a 
 lint: $(INSTALLED)  ## linters and import contracts, as CI runs them before the tests
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/sqlfluff lint sql bench/sql --processes 2
+	$(BIN)/sqlfluff lint sql pipelines/sources bench/sql --processes 2
 	cd connectors/gcp/sql && $(CURDIR)/$(BIN)/sqlfluff lint .
 	$(BIN)/lint-imports
 

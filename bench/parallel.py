@@ -15,9 +15,9 @@ import dagster as dg
 from bench.generate import BILLING_PERIODS
 from pipelines.config import load_config
 from pipelines.ingest.load import replace_period
-from pipelines.ingest.mappings import read_mapping_rules
 from pipelines.ingest.readers import reader_for
 from pipelines.nightly import run_nightly
+from pipelines.sources.mappings import read_mapping_rules
 from pipelines.warehouse.connection import connect
 from pipelines.warehouse.locks import writer_lock
 

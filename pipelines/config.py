@@ -1,4 +1,5 @@
-"""`runledger.yaml`: loading, validation and path resolution.
+"""`runledger.yaml`: loading, validation and path resolution. Each domain's settings are its own
+(`pipelines/*/settings.py`); an entry of `sources:` is read by its kind's model (`pipelines/sources`).
 
 Every problem is a `ConfigError` whose message names the file and the key at fault; the CLI
 turns it into exit code 2.
@@ -9,124 +10,24 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
-from typing import Annotated, Literal
 from urllib.parse import urlparse
 
 import yaml
-from pydantic import (
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, ValidationError, field_validator
 
-from connectors.gcp.settings import BIGQUERY_TABLE_ID
 from pipelines.attribution.settings import Attribution
 from pipelines.budgets.settings import Alerts, AlertThresholds
 from pipelines.config_rules import ConfigError, StrictModel, repeated
 from pipelines.orchestration.settings import Orchestration
+from pipelines.sources.kind import SourceSettings
+from pipelines.sources.registry import KIND_NAMES, Source, kind_of
+from pipelines.sources.run_events.settings import RunEventsSource
 from pipelines.warehouse.lake import CATALOG_FILE, DUCKDB_HEADER, SQLITE_HEADER, Lake, starts_with
 from pipelines.warehouse.settings import LAKE_FOLDER, LEGACY_WAREHOUSE_FILE, TeamWarehouse, WarehouseSetting
 from pipelines.waste.settings import Waste
 
 CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
 DEFAULT_CONFIG_FILE = "runledger.yaml"
-
-
-class AwsCurSource(StrictModel):
-    """AWS billing exports (legacy CUR, CUR 2.0, AWS FOCUS) under an S3 prefix or local folder."""
-
-    name: str
-    kind: Literal["aws_cur"]
-    uri: str
-    endpoint_url: str | None = None
-
-    @field_validator("uri")
-    @classmethod
-    def _s3_bucket(cls, uri: str) -> str:
-        if uri.startswith("s3://") and not uri[len("s3://") :].split("/", 1)[0]:
-            raise ValueError("an s3:// URI needs a bucket: s3://bucket/prefix/report-or-export-name")
-        return uri
-
-    @property
-    def is_local(self) -> bool:
-        return not self.uri.startswith("s3://")
-
-
-class GcpBillingSource(StrictModel):
-    """The GCP Cloud Billing export: a BigQuery table or a local folder of its files."""
-
-    name: str
-    kind: Literal["gcp_billing"]
-    table: str | None = None
-    path: str | None = None
-    project: str | None = None  # runs the BigQuery jobs; default the table's project
-    endpoint_url: str | None = None  # a BigQuery emulator (unauthenticated), for tests
-
-    @model_validator(mode="after")
-    def _one_location(self) -> GcpBillingSource:
-        if (self.table is None) == (self.path is None):
-            raise ValueError("give exactly one of `table` (BigQuery) or `path` (local folder)")
-        if self.path is not None and (self.project or self.endpoint_url):
-            raise ValueError("`project` and `endpoint_url` apply to `table` (BigQuery) only")
-        if self.table is not None and not BIGQUERY_TABLE_ID.match(self.table):
-            raise ValueError(f"table {self.table!r} is not a BigQuery table id project.dataset.table")
-        return self
-
-
-class FocusSource(StrictModel):
-    """Any FOCUS 1.0-1.2 export, CSV or Parquet, a file or a folder."""
-
-    name: str
-    kind: Literal["focus"]
-    path: str
-
-
-class ManualCostsSource(StrictModel):
-    """Costs no cloud bills (labour, data labelling, tooling, ...): CSV or YAML files, a file or a folder."""
-
-    name: str
-    kind: Literal["manual_costs"]
-    path: str
-
-
-class AwsTagsSource(StrictModel):
-    """A Resource Groups Tagging API snapshot."""
-
-    name: str
-    kind: Literal["aws_tags"]
-    regions: list[str] = Field(min_length=1)
-    endpoint_url: str | None = None
-
-
-class MlflowEvents(StrictModel):
-    """MLflow runs read as run events through the MLflow tracking client."""
-
-    tracking_uri: str = Field(min_length=1)
-    experiment_names: list[str] = Field(min_length=1)
-    training_run_tag: str = "training_run"
-
-
-class RunEventsSource(StrictModel):
-    """A training-run event log: JSON lines under `path`, or MLflow runs."""
-
-    name: str
-    kind: Literal["run_events"]
-    path: str | None = None
-    mlflow: MlflowEvents | None = None
-
-    @model_validator(mode="after")
-    def _one_origin(self) -> RunEventsSource:
-        if (self.path is None) == (self.mlflow is None):
-            raise ValueError("give exactly one of `path` (JSON lines file or folder) or `mlflow`")
-        return self
-
-
-Source = Annotated[
-    AwsCurSource | GcpBillingSource | FocusSource | ManualCostsSource | AwsTagsSource | RunEventsSource,
-    Field(discriminator="kind"),
-]
-BillingSource = AwsCurSource | GcpBillingSource | FocusSource | ManualCostsSource
 
 
 class RunLedgerConfig(StrictModel):
@@ -217,10 +118,8 @@ class RunLedgerConfig(StrictModel):
         return self.resolve(self.reports_dir)
 
     @property
-    def billing_sources(self) -> list[BillingSource]:
-        return [
-            s for s in self.sources if isinstance(s, AwsCurSource | GcpBillingSource | FocusSource | ManualCostsSource)
-        ]
+    def billing_sources(self) -> list[SourceSettings]:
+        return [s for s in self.sources if kind_of(s).billing]
 
     @property
     def run_events_sources(self) -> list[RunEventsSource]:
@@ -287,19 +186,7 @@ def _key_path(location: tuple[int | str, ...], document: object = None) -> str:
 
 def _source_kind_keys(location: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """Drops pydantic's discriminator tag (`aws_cur`…) from an error location."""
-    kinds = {
-        "aws_cur",
-        "gcp_billing",
-        "focus",
-        "manual_costs",
-        "aws_tags",
-        "run_events",
-        "folder",
-        "team",
-        "slack",
-        "webhook",
-        "smtp",
-    }
+    kinds = {*KIND_NAMES, "folder", "team", "slack", "webhook", "smtp"}
     return tuple(item for item in location if item not in kinds)
 
 
@@ -360,13 +247,9 @@ def load_config(path: Path | None = None) -> RunLedgerConfig:
 
 def _check_paths_exist(file: Path, config: RunLedgerConfig) -> None:
     for index, source in enumerate(config.sources):
-        local = None
-        if isinstance(source, AwsCurSource) and source.is_local:
-            local, key = source.uri, "uri"
-        elif isinstance(source, GcpBillingSource | FocusSource | ManualCostsSource | RunEventsSource) and source.path:
-            local, key = source.path, "path"
-        if local is not None and not config.resolve(local).exists():
-            raise ConfigError(f"{file}: sources[{index}].{key}: {config.resolve(local)} does not exist")
+        local = source.local_path()
+        if local is not None and not config.resolve(local[1]).exists():
+            raise ConfigError(f"{file}: sources[{index}].{local[0]}: {config.resolve(local[1])} does not exist")
     for key, value in (
         ("attribution.runs", config.runs_path),
         ("budgets", config.budgets_path),

@@ -24,7 +24,7 @@ from pipelines.budgets.schema import (
     cost_behavior,
 )
 from pipelines.budgets.settings import AlertThresholds
-from pipelines.ingest.mappings import COST_CATEGORIES
+from pipelines.sources.mappings import COST_CATEGORIES
 
 HOURS_PER_MONTH = Decimal(730)
 SECONDS_PER_HOUR = Decimal(3600)

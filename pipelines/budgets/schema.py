@@ -23,7 +23,7 @@ from pydantic import (
 
 from pipelines.budgets.settings import ThresholdLevels
 from pipelines.config_rules import not_below
-from pipelines.ingest.mappings import COST_CATEGORIES, currency_problem
+from pipelines.sources.mappings import COST_CATEGORIES, currency_problem
 
 SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}
 """Categories a budget section derives, which `fixed` must then leave out."""

@@ -12,7 +12,7 @@ from pipelines.budgets.estimate import baseline_rows
 from pipelines.budgets.files import BudgetError
 from pipelines.budgets.schema import Budget, cost_behavior
 from pipelines.budgets.settings import AlertThresholds
-from pipelines.ingest.mappings import COST_CATEGORIES
+from pipelines.sources.mappings import COST_CATEGORIES
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 

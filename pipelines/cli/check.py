@@ -19,9 +19,9 @@ def check(config_path: Path | None) -> None:
     from pipelines.budgets.files import load_budgets_with_files, require_existing_runs
     from pipelines.budgets.tables import attributed_runs
     from pipelines.config import load_config
-    from pipelines.ingest.mappings import read_category_rules
     from pipelines.ingest.readers import reader_for
-    from pipelines.ingest.readers.manual import ManualCostsReader
+    from pipelines.sources.manual_costs.reader import ManualCostsReader
+    from pipelines.sources.mappings import read_category_rules
     from pipelines.warehouse.connection import connect_read_only
 
     config = load_config(config_path)

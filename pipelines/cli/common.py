@@ -29,8 +29,8 @@ def handle_errors(command: Callable) -> Callable:
         from pipelines.budgets.pilot import PilotError
         from pipelines.config_rules import ConfigError
         from pipelines.export import NothingToExport
-        from pipelines.ingest.mappings import MappingError
         from pipelines.query import QueryRefused
+        from pipelines.sources.mappings import MappingError
         from pipelines.warehouse.lake import LakeError
         from pipelines.warehouse.sandbox import SandboxUnavailable
 

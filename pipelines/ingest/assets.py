@@ -14,9 +14,8 @@ import duckdb
 
 from connectors.aws.exports import DeliveryNotReady
 from connectors.errors import SourceError
-from pipelines.config import BillingSource, RunLedgerConfig
+from pipelines.config import RunLedgerConfig
 from pipelines.config_rules import ConfigError
-from pipelines.ingest.drift import column_drift
 from pipelines.ingest.load import (
     LoadResult,
     loaded_delivery,
@@ -24,13 +23,15 @@ from pipelines.ingest.load import (
     record_skipped_load,
     replace_period,
 )
-from pipelines.ingest.mappings import MappingRule, read_mapping_rules
 from pipelines.ingest.readers import reader_for
-from pipelines.ingest.readers.base import BillingSourceReader, DeliveryIdentifying, PeriodBatch
 from pipelines.orchestration.partitions import billing_period_of, billing_periods
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.retries import retry_request
 from pipelines.orchestration.tables import holds_tables
+from pipelines.sources.base import BillingSourceReader, DeliveryIdentifying, PeriodBatch
+from pipelines.sources.kind import SourceSettings
+from pipelines.sources.mappings import MappingRule, read_mapping_rules
+from pipelines.sources.registry import column_drift, kind_of
 from pipelines.warehouse.sql import read_sql
 
 RAW_KEY_PREFIX = "raw"
@@ -40,21 +41,6 @@ PREVIEW_ROWS = 10
 FOCUS_LINE_ITEMS = dg.AssetKey("focus_line_items")
 # What a raw load writes: its source's rows of the period, and a record of every attempt.
 RAW_LOAD_TABLES = ("focus_line_items", "loads", "load_snapshots")
-SOURCE_KINDS = {
-    "aws_cur": {"aws", "duckdb"},
-    "gcp_billing": {"gcp", "polars", "duckdb"},
-    "focus": {"polars", "duckdb"},
-    "manual_costs": {"pyarrow", "duckdb"},
-}
-SOURCE_MAPPING = {
-    "aws_cur": "DuckDB maps its CUR 2.0 Parquet files onto FOCUS 1.2 (a legacy CUR delivery is first converted to "
-    "CUR 2.0 columns with polars, an AWS FOCUS export read with polars)",
-    "gcp_billing": "polars reads and types the export's rows (the BigQuery table or exported files), DuckDB maps "
-    "them onto FOCUS 1.2",
-    "focus": "polars reads and types the FOCUS files, DuckDB maps them onto FOCUS 1.2",
-    "manual_costs": "the manual cost files (CSV or YAML) are checked line by line and written as FOCUS rows, which "
-    "DuckDB maps like a FOCUS file's",
-}
 
 
 class IngestConfig(dg.Config):
@@ -77,7 +63,7 @@ def _money_text(value: object) -> str:
     return f"{value:,.2f}" if isinstance(value, Decimal | int | float) else "–"
 
 
-def _find_source(config: RunLedgerConfig, source_name: str) -> BillingSource:
+def _find_source(config: RunLedgerConfig, source_name: str) -> SourceSettings:
     for source in config.billing_sources:
         if source.name == source_name:
             return source
@@ -90,7 +76,7 @@ def _skip_delivery(
     context: dg.AssetExecutionContext,
     conn: duckdb.DuckDBPyConnection,
     reader: DeliveryIdentifying,
-    source: BillingSource,
+    source: SourceSettings,
     billing_period: date,
     rules: list[MappingRule],
 ) -> str | None:
@@ -252,24 +238,25 @@ def _freshness_result(
     )
 
 
-def build_source_load_asset(source: BillingSource) -> dg.AssetsDefinition:
+def build_source_load_asset(source: SourceSettings) -> dg.AssetsDefinition:
     """The raw load asset of one configured billing source (`raw/<source>`, partitioned by
-    billing period)."""
+    billing period), shown with its kind's Dagster kinds and description."""
     key = source_asset_key(source.name)
     source_name = source.name
+    kind = kind_of(source)
 
     @dg.asset(
         key=key,
         partitions_def=billing_periods,
         group_name="ingest",
         owners=["team:finops"],
-        kinds=SOURCE_KINDS[source.kind],
+        kinds=set(kind.dagster_kinds),
         tags={"runledger/source_kind": source.kind},
         pool=WAREHOUSE_POOL,
         metadata=holds_tables(*RAW_LOAD_TABLES),
         description=(
             f"Billing source `{source_name}` ({source.kind}): its line items of one billing period in "
-            f"`focus_line_items`; {SOURCE_MAPPING[source.kind]}. The delivery (for AWS only the files its latest "
+            f"`focus_line_items`; {kind.description}. The delivery (for AWS only the files its latest "
             "manifest lists) replaces the source's rows of the period in one transaction once its row count and "
             "BilledCost equal the raw export's control totals; every attempt, loaded or not, is a row of `loads`."
         ),

@@ -16,10 +16,10 @@ from decimal import Decimal
 
 import duckdb
 
-from pipelines.ingest.readers.base import PeriodBatch, remove_files
+from pipelines.sources.base import PeriodBatch, remove_files
 from pipelines.warehouse.connection import committed_snapshot, describe_commit, transactions, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import dict_rows, read_sql
 
 
 class LoadError(RuntimeError):
@@ -178,8 +178,8 @@ def _check_conservation(batch: PeriodBatch, checked: dict) -> None:
 
 
 def _fetch_dict(conn: duckdb.DuckDBPyConnection, sql: str, params: dict) -> dict:
-    row = conn.execute(sql, params).fetchone()
-    return dict(zip([d[0] for d in conn.description], row))
+    (row,) = dict_rows(conn.execute(sql, params))
+    return row
 
 
 def _check_loaded(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch) -> dict:
@@ -207,7 +207,7 @@ def _write_period(
     params = {"source_name": batch.source_name, "billing_period": batch.billing_period}
     conn.execute(read_sql("staging/focus_line_items", "delete_period"), params)
     mapped = batch.mapped
-    conn.execute(read_sql("staging/focus_line_items", f"insert_{mapped.export_format}"), mapped.statement_params())
+    conn.execute(mapped.mapping.statement("insert"), mapped.statement_params())
     checked = _check_loaded(conn, batch)
     _record_load(
         conn,

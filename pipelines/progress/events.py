@@ -5,7 +5,8 @@ import pyarrow as pa
 
 from connectors.training.event_files import RunEvent, read_event_files
 from connectors.training.mlflow_runs import mlflow_run_events
-from pipelines.config import RunEventsSource, RunLedgerConfig
+from pipelines.config import RunLedgerConfig
+from pipelines.sources.run_events.settings import RunEventsSource
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs

@@ -19,8 +19,8 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from pipelines.ingest.mappings import COST_CATEGORIES
 from pipelines.reports.data import CostLine, DailySpend, RunHeader, RunResource, WasteKind
+from pipelines.sources.mappings import COST_CATEGORIES
 
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 WIDTH = 560

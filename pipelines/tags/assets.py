@@ -5,9 +5,9 @@ from datetime import UTC, datetime
 import dagster as dg
 
 from connectors.aws.tagging import tagged_resources
-from pipelines.config import AwsTagsSource
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
+from pipelines.sources.aws_tags.settings import AwsTagsSource
 from pipelines.tags.snapshot import append_snapshot
 
 

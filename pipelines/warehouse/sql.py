@@ -1,7 +1,9 @@
 """The SQL the product runs: every statement lives in a file under `sql/`, grouped by layer.
 
 A file holds one statement, or several named ones: a line `-- name: <name>` starts each, so the
-small statements on one table live in that table's file (`read_sql("ops/loads", "insert")`).
+small statements on one table live in that table's file (`read_sql("ops/loads", "insert")`). A
+source kind keeps the SQL of its own format beside its code (`pipelines/sources/<kind>/`), read
+the same way by `read_sql_file`.
 """
 
 import re
@@ -15,8 +17,8 @@ NAME_LINE = re.compile(r"^-- name: (\w+)[ \t]*$", re.MULTILINE)
 
 
 @cache
-def _statements(path: str) -> dict[str | None, str]:
-    text = (SQL_DIR / f"{path}.sql").read_text()
+def _statements(file: Path) -> dict[str | None, str]:
+    text = file.read_text()
     parts = NAME_LINE.split(text)
     if len(parts) == 1:
         return {None: text}
@@ -33,9 +35,23 @@ def read_sql(path: str, name: str | None = None) -> str:
     Raises:
         KeyError: the file has no such statement (or has named statements and none was asked).
     """
-    statements = _statements(path)
+    return _statement(SQL_DIR / f"{path}.sql", f"sql/{path}.sql", name)
+
+
+def read_sql_file(file: Path, name: str | None = None) -> str:
+    """The text of a `.sql` file outside `sql/` (a source kind's), or of its statement `name`, read
+    as `read_sql` reads the files of `sql/`.
+
+    Raises:
+        KeyError: the file has no such statement (or has named statements and none was asked).
+    """
+    return _statement(file, str(file), name)
+
+
+def _statement(file: Path, shown_as: str, name: str | None) -> str:
+    statements = _statements(file)
     if name not in statements:
-        raise KeyError(f"sql/{path}.sql has no statement {name!r}; it has: {', '.join(map(str, statements))}")
+        raise KeyError(f"{shown_as} has no statement {name!r}; it has: {', '.join(map(str, statements))}")
     return statements[name]
 
 

@@ -7,21 +7,6 @@ delete from focus_line_items
 where x_SourceName = $source_name
     and in_billing_period(BillingPeriodStart, $billing_period);
 
--- name: insert_cur2
--- Inserts a CUR 2.0 delivery's rows, mapped onto FOCUS by `cur2_focus_rows`.
-insert into focus_line_items by name
-select * from cur2_focus_rows($files, $source_name, $period_label, $execution_id, $source_format, $ingested_at);
-
--- name: insert_gcp
--- Inserts a GCP billing export delivery's rows, mapped onto FOCUS by `gcp_focus_rows`.
-insert into focus_line_items by name
-select * from gcp_focus_rows($files, $invoice_month, $source_name, $ingested_at);
-
--- name: insert_focus
--- Inserts a FOCUS delivery's rows, typed and extended by `focus_file_rows`.
-insert into focus_line_items by name
-select * from focus_file_rows($files, $billing_period, $select_period, $source_name, $source_format, $ingested_at);
-
 -- name: source_period_totals
 -- One source's rows of one billing period in focus_line_items (those RunLedger derived among
 -- them apart) and their totals: `focus_totals` (sql/schema/macros.sql), the totals every

@@ -82,21 +82,3 @@ from read_csv($file, header = true, columns = {'region_id': 'varchar', 'region_n
 -- The delivery's files, where the user finds each, and the delivery row number of its first row.
 insert into delivery_files
 select unnest($files), unnest($locations), unnest($first_rows);
-
--- name: cur2_units
--- The FOCUS unit of each distinct pricing unit of a CUR 2.0 delivery.
-insert into unit_names
-with units as (
-    select distinct blank(pricing_unit) as provider_unit
-    from cur2_delivery_rows($files)
-),
-
-final as (
-    select
-        provider_unit,
-        focus_unit(provider_unit) as focus_unit
-    from units
-    where provider_unit is not null
-)
-
-select * from final;

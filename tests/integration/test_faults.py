@@ -23,9 +23,9 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
-from pipelines.ingest import load
+from pipelines.sources import delivery, focus_files
 from pipelines.warehouse.lake import Lake
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import read_sql_file
 from tests.support import FIXTURES, write_config
 from tests.support.cur_exports import FolderSink, cur2_table, lines, parquet_bytes, period_totals, write_cur2_delivery
 from tests.support.lake import lake_of, reading
@@ -236,13 +236,13 @@ def first_row_billed_cost(config: Path) -> Decimal:
         return conn.execute("select BilledCost from focus_line_items where x_LineItemKey like '%|0'").fetchone()[0]
 
 
-def fail_at(statement: tuple[str, str], failure: Callable[[], None]) -> Callable[..., str]:
-    """`read_sql` that calls `failure` when the load asks for `statement` (inside its transaction)."""
+def fail_at(statement: tuple[Path, str], failure: Callable[[], None]) -> Callable[..., str]:
+    """`read_sql_file` that calls `failure` when the load asks for `statement` (inside its transaction)."""
 
-    def read(path: str, name: str | None = None) -> str:
-        if (path, name) == statement:
+    def read(file: Path, name: str | None = None) -> str:
+        if (file, name) == statement:
             failure()
-        return read_sql(path, name)
+        return read_sql_file(file, name)
 
     return read
 
@@ -255,7 +255,7 @@ def test_a_load_interrupted_after_the_delete_keeps_the_period_and_the_next_run_c
 
     with_first_row(site, "BilledCost", "1234.5")
     with monkeypatch.context() as patch:
-        patch.setattr(load, "read_sql", fail_at(("staging/focus_line_items", "insert_focus"), interrupt))
+        patch.setattr(delivery, "read_sql_file", fail_at((focus_files.MAPPING.sql, "insert"), interrupt))
         output = run_refused(site)
     assert "injected fault after the delete" in output
     assert last_load(site) == ("failed", "injected fault after the delete")
@@ -268,17 +268,17 @@ def test_a_load_interrupted_after_the_delete_keeps_the_period_and_the_next_run_c
 KILLED_MID_LOAD = """
 import os, signal, sys
 from pipelines.cli import main
-from pipelines.ingest import load
-from pipelines.warehouse.sql import read_sql
+from pipelines.sources import delivery, focus_files
+from pipelines.warehouse.sql import read_sql_file
 from pipelines.warehouse.lake import Lake
 from tests.support.lake import lake_of, reading
 
-def read(path, name=None):
-    if (path, name) == ("staging/focus_line_items", "insert_focus"):
+def read(file, name=None):
+    if (file, name) == (focus_files.MAPPING.sql, "insert"):
         os.kill(os.getpid(), signal.SIGKILL)
-    return read_sql(path, name)
+    return read_sql_file(file, name)
 
-load.read_sql = read
+delivery.read_sql_file = read
 main(["run", "--config", sys.argv[1]])
 """
 

@@ -111,7 +111,7 @@ SAMPLE_LINES = (FIXTURES / "focus_1.0_sample_1000.csv").read_text().splitlines()
 def test_focus_file_reader(fuzz_root: Path, content: bytes) -> None:
     from datetime import datetime
 
-    from pipelines.ingest.readers.focus import FocusFilesReader
+    from pipelines.sources.focus.reader import FocusFilesReader
 
     file = written(fuzz_root, content, "focus.csv")
     try:
@@ -188,7 +188,7 @@ def period_rows(conn: object, period: object) -> tuple:
 @given(st.binary(max_size=300) | GCP_ROWS.map(lambda rows: "\n".join(json.dumps(r) for r in rows).encode()))
 def test_gcp_export_file_reader(fuzz_root: Path, content: bytes) -> None:
     from pipelines.ingest.load import LoadError
-    from pipelines.ingest.readers.gcp import GcpExportFilesReader
+    from pipelines.sources.gcp_billing.reader import GcpExportFilesReader
     from pipelines.warehouse.conservation import ConservationError
 
     file = written(fuzz_root, content, "gcp-export.jsonl")

@@ -19,9 +19,9 @@ from connectors.errors import SourceError
 from connectors.gcp.billing_export import BigQueryBillingExport
 from pipelines.cli import main
 from pipelines.config import load_config
-from pipelines.ingest.drift import column_drift
 from pipelines.ingest.readers import reader_for
 from pipelines.nightly import run_nightly
+from pipelines.sources.registry import column_drift
 from tests.support import write_config
 from tests.support.bigquery_emulator import (
     DETAILED_EXPORT_SCHEMA,

@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from connectors.errors import SourceError
-from pipelines.ingest.formats.aws_legacy_cur import parquet_column_name, scan_legacy
 from pipelines.nightly import run_nightly
+from pipelines.sources.aws_cur.legacy_cur import parquet_column_name, scan_legacy
 from tests.integration.test_focus_sample import as_money
 from tests.support import FIXTURES, write_config
 from tests.support.cur_exports import FolderSink, cur2_table, ingest, lines, period_totals, total, write_legacy_delivery

@@ -12,8 +12,9 @@ from connectors.training.event_files import RunEventsError
 from connectors.training.mlflow_runs import mlflow_run_events
 from pipelines.attribution.allocate import allocate_period
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS
-from pipelines.config import RunEventsSource, load_config
+from pipelines.config import load_config
 from pipelines.progress.events import read_source_events, replace_run_events
+from pipelines.sources.run_events.settings import RunEventsSource
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.summaries import build_summaries
 from pipelines.waste.settings import Waste

@@ -13,8 +13,8 @@ from pipelines.attribution.allocate import allocate_period, check_period
 from pipelines.attribution.registry import RegisteredRun
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS, SharedRule, shared_match_columns
 from pipelines.ingest.load import replace_period
-from pipelines.ingest.mappings import read_category_rules
-from pipelines.ingest.readers.gcp import GcpExportFilesReader
+from pipelines.sources.gcp_billing.reader import GcpExportFilesReader
+from pipelines.sources.mappings import read_category_rules
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.summaries import build_summaries
 from tests.unit.test_attribution import PERIOD, add_line, parts, register

@@ -7,7 +7,7 @@ import pytest
 from pipelines.config import load_config
 from pipelines.config_rules import ConfigError
 from pipelines.ingest.readers import reader_for
-from pipelines.ingest.readers.aws import AwsExportReader
+from pipelines.sources.aws_cur.reader import AwsExportReader
 from tests.support import write_config
 
 

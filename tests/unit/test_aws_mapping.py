@@ -14,8 +14,8 @@ import duckdb
 import polars as pl
 import pytest
 
-from pipelines.ingest.formats import aws_cur2
-from pipelines.ingest.mappings import read_category_rules
+from pipelines.sources.aws_cur import cur2
+from pipelines.sources.mappings import read_category_rules
 
 PERIOD_START = datetime(2026, 10, 1)
 PERIOD_END = datetime(2026, 11, 1)
@@ -105,7 +105,7 @@ def normalize(lines: list[dict]) -> list[dict]:
     with TemporaryDirectory() as folder:
         export, staged = Path(folder) / "hand-made.parquet", Path(folder) / "staged.parquet"
         frame.write_parquet(export)
-        delivery, _, _ = aws_cur2.read_delivery(
+        delivery, _, _ = cur2.read_delivery(
             [export],
             ["hand-made.parquet"],
             source_name="aws",
@@ -497,7 +497,7 @@ def test_a_load_counts_the_unused_rows_apart_and_reconciles_to_zero(
     warehouse: duckdb.DuckDBPyConnection, tmp_path: Path
 ) -> None:
     from pipelines.ingest.load import replace_period
-    from pipelines.ingest.readers.base import PeriodBatch
+    from pipelines.sources.base import PeriodBatch
     from pipelines.warehouse.connection import create_view
 
     lines = [
@@ -520,7 +520,7 @@ def test_a_load_counts_the_unused_rows_apart_and_reconciles_to_zero(
         pl.lit(PERIOD_START).alias("bill_billing_period_start_date"),
         pl.lit(PERIOD_END).alias("bill_billing_period_end_date"),
     ).write_parquet(export)
-    mapped, raw_rows, raw_billed = aws_cur2.read_delivery(
+    mapped, raw_rows, raw_billed = cur2.read_delivery(
         [export],
         [str(export)],
         source_name="aws",

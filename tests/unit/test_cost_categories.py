@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.ingest.formats.delivery import memory_connection
-from pipelines.ingest.mappings import CategoryRule, fill_mapping_tables, glob_like, read_category_rules
+from pipelines.sources.delivery import memory_connection
+from pipelines.sources.mappings import CategoryRule, fill_mapping_tables, glob_like, read_category_rules
 from pipelines.warehouse.sql import read_sql
 
 Inputs = tuple[str | None, str | None, str | None, str | None, str | None]

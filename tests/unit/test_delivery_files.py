@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from connectors.errors import SourceError
-from pipelines.ingest.readers.base import refuse_unusable_files
+from pipelines.sources.base import refuse_unusable_files
 
 ROW = b'{"cost": 1.5, "invoice": {"month": "202610"}}\n'
 

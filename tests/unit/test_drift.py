@@ -3,8 +3,9 @@
 from datetime import date
 from pathlib import Path
 
-from pipelines.ingest.drift import CUR2_MAPPED_COLUMNS, column_drift
-from pipelines.ingest.readers.focus import FocusFilesReader
+from pipelines.sources.aws_cur.drift import CUR2_MAPPED_COLUMNS
+from pipelines.sources.focus.reader import FocusFilesReader
+from pipelines.sources.registry import column_drift
 
 
 def test_the_public_focus_sample_drifts_only_by_its_own_id_column(focus_sample: Path, tmp_path: Path) -> None:

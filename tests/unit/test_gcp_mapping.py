@@ -14,9 +14,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.ingest.formats import gcp_billing
-from pipelines.ingest.mappings import read_category_rules
-from pipelines.ingest.readers.gcp import GcpExportFilesReader
+from pipelines.sources.gcp_billing import export_rows
+from pipelines.sources.gcp_billing.reader import GcpExportFilesReader
+from pipelines.sources.mappings import read_category_rules
 
 VM = "//compute.googleapis.com/projects/ml-train-prod/zones/us-central1-a/instances/7234001"
 COMMITMENT_COLUMNS = (
@@ -402,7 +402,7 @@ def test_snapshot_keys_are_stable_and_unique_for_identical_rows(tmp_path: Path) 
     pq.write_table(table.take([2, 1, 0]), backward)
     keys = []
     for file in (forward, backward):
-        gcp_billing.key_snapshot(file, "p.d.t", file.with_suffix(".keyed.parquet"))
+        export_rows.key_snapshot(file, "p.d.t", file.with_suffix(".keyed.parquet"))
         keys.append(sorted(pl.read_parquet(file.with_suffix(".keyed.parquet"))["_line_key"].to_list()))
     assert keys[0] == keys[1]
     assert len(set(keys[0])) == 3

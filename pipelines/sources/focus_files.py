@@ -1,5 +1,5 @@
 """FOCUS 1.0-1.2 exports (CSV or Parquet), read for DuckDB's mapping onto `focus_line_items`
-(`sql/staging/focus_normalize.sql`).
+(`focus_mapping.sql` beside this module).
 
 Polars types each file into a Parquet file DuckDB maps (`write_typed`): CSV is read as text (the
 literal `NULL` is NULL) and stays text but for its timestamps, so money converts from its decimal
@@ -23,10 +23,13 @@ from pathlib import Path
 import polars as pl
 
 from connectors.errors import SourceError, missing_columns_error
-from pipelines.ingest.formats.delivery import MappedDelivery, create_mapping, fetch_dict, memory_connection
-from pipelines.ingest.mappings import MappingRule
+from pipelines.sources.delivery import FormatMapping, MappedDelivery, create_mapping, fetch_dict, memory_connection
+from pipelines.sources.mappings import MappingRule
 from pipelines.warehouse.catalog import table_columns
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import read_sql_file
+
+MAPPING = FormatMapping("focus", Path(__file__).with_name("focus_mapping.sql"), reads_focus_columns=True)
+TOTALS = Path(__file__).with_name("focus_totals.sql")
 
 REQUIRED_COLUMNS = (
     "BilledCost",
@@ -321,10 +324,8 @@ def read_delivery(
     """
     read_params = {"billing_period": billing_period, "select_period": select_period}
     with memory_connection() as conn:
-        create_mapping(conn, "focus", files, locations)
-        bad = fetch_dict(
-            conn, read_sql("staging/focus_delivery_totals", "first_bad_value"), {"files": [str(f) for f in files]}
-        )
+        create_mapping(conn, MAPPING, files, locations)
+        bad = fetch_dict(conn, read_sql_file(TOTALS, "first_bad_value"), {"files": [str(f) for f in files]})
         if bad is not None and bad["column_name"] in ("Tags", "SkuPriceDetails"):
             raise _key_value_error(bad["location"], bad["file_row_number"], bad["column_name"], bad["value"])
         if bad is not None and bad["is_timestamp"]:
@@ -334,11 +335,9 @@ def read_delivery(
                 f"{bad['location']}, row {bad['file_row_number'] + 1}, column {bad['column_name']}: "
                 f"{bad['value']!r} is not a finite number; fix or re-export the file, nothing was loaded"
             )
-        totals = fetch_dict(
-            conn, read_sql("staging/focus_delivery_totals", "totals"), {"files": [str(f) for f in files], **read_params}
-        )
+        totals = fetch_dict(conn, read_sql_file(TOTALS, "totals"), {"files": [str(f) for f in files], **read_params})
     delivery = MappedDelivery(
-        export_format="focus",
+        mapping=MAPPING,
         files=tuple(files),
         locations=tuple(locations),
         first_rows=(0,) * len(files),

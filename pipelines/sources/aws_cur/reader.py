@@ -10,20 +10,15 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from connectors.aws.exports import CurExportClient, DeliveryNotReady
+from connectors.aws.exports import CurExportClient, DeliveryNotReady, local_export_client, s3_export_client
 from connectors.errors import SourceError
-from pipelines.config import AwsCurSource
-from pipelines.ingest.formats import aws_cur2, aws_legacy_cur, focus_files
-from pipelines.ingest.formats.delivery import MappedDelivery
-from pipelines.ingest.mappings import MappingRule
-from pipelines.ingest.readers.base import PeriodBatch, refuse_unusable_files, remove_files, with_mapping
-
-AWS_SOURCE_FORMATS = {
-    "cur2": "aws_cur2",
-    "aws_focus": "aws_focus",
-    "legacy_csv": "aws_legacy_csv",
-    "legacy_parquet": "aws_legacy_parquet",
-}
+from pipelines.sources import focus_files
+from pipelines.sources.aws_cur import AWS_SOURCE_FORMATS, cur2, legacy_cur
+from pipelines.sources.aws_cur.settings import AwsCurSource
+from pipelines.sources.base import PeriodBatch, refuse_unusable_files, remove_files, with_mapping
+from pipelines.sources.delivery import MappedDelivery
+from pipelines.sources.kind import ReaderPlace
+from pipelines.sources.mappings import MappingRule
 
 
 class AwsExportReader:
@@ -72,10 +67,10 @@ class AwsExportReader:
                 )
             else:
                 if delivery.export_format == "cur2":
-                    columns = aws_cur2.delivered_columns(delivery.files)
+                    columns = cur2.delivered_columns(delivery.files)
                     files, locations = tuple(delivery.files), tuple(delivery.locations)
                 else:
-                    legacy = aws_legacy_cur.scan_legacy(delivery.files, delivery.export_format)
+                    legacy = legacy_cur.scan_legacy(delivery.files, delivery.export_format)
                     warnings, columns = legacy.warnings, legacy.columns
                     converted = self._staged_file(billing_period, ".cur2.parquet")
                     temporary_files.append(converted)
@@ -84,8 +79,8 @@ class AwsExportReader:
                     location_of = pl.col("_source_file").replace(
                         dict(zip(map(str, delivery.files), delivery.locations))
                     )
-                    aws_legacy_cur.write_as_cur2(legacy.frame.with_columns(location_of), converted)
-                mapped, rows, billed = aws_cur2.read_delivery(
+                    legacy_cur.write_as_cur2(legacy.frame.with_columns(location_of), converted)
+                mapped, rows, billed = cur2.read_delivery(
                     files,
                     locations,
                     source_name=self.name,
@@ -144,3 +139,12 @@ class AwsExportReader:
         """The columns the period's manifest declares (AWS writes the export's schema there)."""
         plan = self.client.plan(billing_period)
         return AWS_SOURCE_FORMATS[plan.export_format], plan.manifest, list(plan.columns)
+
+
+def open_reader(source: AwsCurSource, place: ReaderPlace) -> AwsExportReader:
+    """The reader of an `aws_cur` source: its exports in S3 or a local folder."""
+    if source.is_local:
+        client = local_export_client(place.resolve(source.uri), place.cache_dir)
+    else:
+        client = s3_export_client(source.uri, place.cache_dir, source.endpoint_url)
+    return AwsExportReader(source, client, place.staging_dir)

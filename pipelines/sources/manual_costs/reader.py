@@ -11,9 +11,13 @@ from functools import cached_property
 from pathlib import Path
 
 from connectors.errors import SourceError
-from pipelines.ingest.formats import focus_files, manual_costs
-from pipelines.ingest.mappings import CategoryRule
-from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, reading_files, refuse_unusable_files
+from connectors.local.files import list_export_files
+from pipelines.sources import focus_files
+from pipelines.sources.base import FileExportReader, PeriodBatch, reading_files, refuse_unusable_files
+from pipelines.sources.kind import ReaderPlace
+from pipelines.sources.manual_costs import cost_files
+from pipelines.sources.manual_costs.settings import ManualCostsSource
+from pipelines.sources.mappings import CategoryRule
 
 
 class ManualCostsReader(FileExportReader):
@@ -35,9 +39,9 @@ class ManualCostsReader(FileExportReader):
         self.dimension_tags = dict(dimension_tags)
 
     @cached_property
-    def _manual_files(self) -> list[manual_costs.ManualFile]:
+    def _manual_files(self) -> list[cost_files.ManualFile]:
         refuse_unusable_files(self.files, [str(file) for file in self.files])
-        return [manual_costs.read_manual_file(file, list(self.dimension_tags)) for file in self.files]
+        return [cost_files.read_manual_file(file, list(self.dimension_tags)) for file in self.files]
 
     @property
     def line_count(self) -> int:
@@ -80,7 +84,7 @@ class ManualCostsReader(FileExportReader):
         with reading_files(f"cannot read manual cost files {', '.join(map(str, self.files))}", typed):
             for number, manual in enumerate(self._manual_files):
                 typed.append(self._typed_file(billing_period, number))
-                manual_costs.write_typed(manual, typed[-1], source_name=self.name, dimension_tags=self.dimension_tags)
+                cost_files.write_typed(manual, typed[-1], source_name=self.name, dimension_tags=self.dimension_tags)
             mapped, _, _ = focus_files.read_delivery(
                 typed,
                 [str(file) for file in self.files],
@@ -88,9 +92,15 @@ class ManualCostsReader(FileExportReader):
                 source_format=self.source_format,
                 billing_period=billing_period,
                 select_period=True,
-                category_rules=manual_costs.CATEGORY_RULES,
+                category_rules=cost_files.CATEGORY_RULES,
                 ingested_at=ingested_at,
             )
         raw_amount = sum((line.amount for line in lines), Decimal(0))
         batch = self._batch(billing_period, mapped, len(lines), raw_amount, tuple(typed))
         return replace(batch, columns=tuple(self._delivered_columns()))
+
+
+def open_reader(source: ManualCostsSource, place: ReaderPlace) -> ManualCostsReader:
+    """The reader of a `manual_costs` source: its file, or the cost files of its folder."""
+    files = list_export_files(place.resolve(source.path), cost_files.SUFFIXES)
+    return ManualCostsReader(source.name, files, place.staging_dir, place.dimension_tags)

@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from connectors.errors import SourceError, missing_columns_error
-from pipelines.ingest.formats.aws_cur2 import REQUIRED_COLUMNS
+from pipelines.sources.aws_cur.cur2 import REQUIRED_COLUMNS
 
 TAGS = pl.List(pl.Struct({"key": pl.String, "value": pl.String}))
 CSV_TAG_CATEGORY = "resourceTags/"

@@ -1,5 +1,5 @@
 """The GCP Cloud Billing export (BigQuery schema), read for DuckDB's mapping onto FOCUS 1.2
-(`sql/staging/gcp_normalize.sql`, which documents the mapping).
+(`mapping.sql` beside this module, which documents the mapping).
 
 DuckDB reads the export's Parquet as it is: export files, and BigQuery snapshots once their rows
 are keyed (`key_snapshot`). NDJSON files are typed by polars first (`write_typed`): every field the
@@ -20,9 +20,13 @@ from pathlib import Path
 import polars as pl
 
 from connectors.errors import SourceError
-from pipelines.ingest.formats.delivery import MappedDelivery, create_mapping, fetch_dict, memory_connection
-from pipelines.ingest.mappings import MappingRule
-from pipelines.warehouse.sql import read_sql
+from pipelines.sources.delivery import FormatMapping, MappedDelivery, create_mapping, fetch_dict, memory_connection
+from pipelines.sources.mappings import MappingRule
+from pipelines.warehouse.sql import read_sql, read_sql_file
+
+MAPPING = FormatMapping("gcp", Path(__file__).with_name("mapping.sql"))
+TOTALS = Path(__file__).with_name("totals.sql")
+SNAPSHOT_KEYS = Path(__file__).with_name("snapshot_keys.sql")
 
 TIMESTAMP_COLUMNS = ("usage_start_time", "usage_end_time", "export_time")
 # Columns RunLedger adds to the export's: a keyed snapshot's row key, a typed NDJSON row's file and place.
@@ -34,7 +38,7 @@ def export_schema() -> pl.Schema:
     """The export's fields the mapping reads, typed as the mapping's template (`gcp_columns`)."""
     with memory_connection() as conn:
         conn.execute(read_sql("staging/macros"))
-        conn.execute(read_sql("staging/gcp_normalize"))
+        conn.execute(MAPPING.statement("create"))
         schema = conn.table("gcp_columns").pl().schema
     return pl.Schema({name: dtype for name, dtype in schema.items() if name not in ADDED_COLUMNS})
 
@@ -220,9 +224,7 @@ def write_typed(files: Sequence[Path], target: Path) -> None:
 def key_snapshot(snapshot: Path, table: str, target: Path) -> None:
     """Writes a BigQuery snapshot with each row's key (`table|content hash|n`) to `target`."""
     with memory_connection() as conn:
-        conn.execute(
-            read_sql("staging/gcp_snapshot_keys"), {"snapshot": str(snapshot), "table": table, "target": str(target)}
-        )
+        conn.execute(read_sql_file(SNAPSHOT_KEYS), {"snapshot": str(snapshot), "table": table, "target": str(target)})
 
 
 def read_delivery(
@@ -255,8 +257,8 @@ def read_delivery(
     read_params = {"invoice_month": f"{billing_period:%Y%m}"}
     params = {"files": [str(file) for file in files], **read_params}
     with memory_connection() as conn:
-        create_mapping(conn, "gcp", files, locations)
-        bad = fetch_dict(conn, read_sql("staging/gcp_delivery_totals", "first_bad_amount"), params)
+        create_mapping(conn, MAPPING, files, locations)
+        bad = fetch_dict(conn, read_sql_file(TOTALS, "first_bad_amount"), params)
         if bad is not None:
             # file exports key rows by their line; a snapshot's rows carry their key
             located = (
@@ -265,9 +267,9 @@ def read_delivery(
                 else place(bad["location"], bad["source_row"])
             )
             raise SourceError(f"{located}: {bad['problem']}; fix the export, nothing was loaded")
-        totals = fetch_dict(conn, read_sql("staging/gcp_delivery_totals", "totals"), params)
+        totals = fetch_dict(conn, read_sql_file(TOTALS, "totals"), params)
     delivery = MappedDelivery(
-        export_format="gcp",
+        mapping=MAPPING,
         files=tuple(files),
         locations=tuple(locations),
         first_rows=(0,) * len(files),

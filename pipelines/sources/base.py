@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from connectors.errors import SourceError
-from pipelines.ingest.formats.delivery import MappedDelivery
-from pipelines.ingest.mappings import MappingRule
+from pipelines.sources.delivery import MappedDelivery
+from pipelines.sources.mappings import MappingRule
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """AWS CUR 2.0 (Data Exports, Parquet) mapped onto FOCUS 1.2 by DuckDB, straight from the files.
 
-The mapping is SQL (`sql/staging/cur2_normalize.sql`): DuckDB reads the delivery's Parquet files,
+The mapping is SQL (`mapping.sql` beside this module): DuckDB reads the delivery's Parquet files,
 computes the FOCUS columns and writes `focus_line_items` in one pass, without a copy of the rows
 in Python or in a staging file. A legacy CUR delivery is first converted to CUR 2.0 columns
-(`aws_legacy_cur`) and mapped the same way.
+(`legacy_cur`) and mapped the same way.
 """
 
 from __future__ import annotations
@@ -18,9 +18,12 @@ import duckdb
 import polars as pl
 
 from connectors.errors import SourceError, missing_columns_error
-from pipelines.ingest.formats.delivery import MappedDelivery, create_mapping, fetch_dict, memory_connection
-from pipelines.ingest.mappings import MappingRule
-from pipelines.warehouse.sql import read_sql
+from pipelines.sources.delivery import FormatMapping, MappedDelivery, create_mapping, fetch_dict, memory_connection
+from pipelines.sources.mappings import MappingRule
+from pipelines.warehouse.sql import dict_rows, read_sql_file
+
+MAPPING = FormatMapping("cur2", Path(__file__).with_name("mapping.sql"), looks_up_units=True)
+TOTALS = Path(__file__).with_name("totals.sql")
 
 REQUIRED_COLUMNS = (
     "bill_billing_period_start_date",
@@ -57,7 +60,7 @@ def delivered_columns(files: Sequence[Path]) -> tuple[str, ...]:
 def _refuse_bad_amounts(conn: duckdb.DuckDBPyConnection, files: list[str]) -> None:
     """Raises SourceError for the delivery's first amount that is not a number, naming its file,
     row (1-based) and column."""
-    bad = fetch_dict(conn, read_sql("staging/cur2_delivery_totals", "first_bad_money"), {"files": files})
+    bad = fetch_dict(conn, read_sql_file(TOTALS, "first_bad_money"), {"files": files})
     if bad is not None:
         raise SourceError(
             f"{bad['location']}, row {bad['source_row'] + 1}, column {bad['column_name']}: {bad['value']!r} is not "
@@ -100,18 +103,17 @@ def read_delivery(
     """
     paths = [str(file) for file in files]
     with memory_connection() as conn:
-        create_mapping(conn, "cur2", files, locations)
+        create_mapping(conn, MAPPING, files, locations)
         if amounts_as_text:
             _refuse_bad_amounts(conn, paths)
         try:
-            result = conn.execute(
-                read_sql("staging/cur2_delivery_totals", "totals"), {"files": paths, "billing_period": billing_period}
+            rows = dict_rows(
+                conn.execute(read_sql_file(TOTALS, "totals"), {"files": paths, "billing_period": billing_period})
             )
         except duckdb.Error:
             _refuse_bad_amounts(conn, paths)
             raise
-        names = [column[0] for column in result.description]
-        by_file = {row["file"]: row for row in (dict(zip(names, values)) for values in result.fetchall())}
+        by_file = {row["file"]: row for row in rows}
     empty = {
         "rows": 0,
         "billed_cost": Decimal(0),
@@ -123,7 +125,7 @@ def read_delivery(
     location_of = {str(file): location for file, location in zip(files, locations)}
     outside = [row["file_outside_period"] for row in per_file if row["rows_outside_period"]]
     delivery = MappedDelivery(
-        export_format="cur2",
+        mapping=MAPPING,
         files=tuple(files),
         locations=tuple(locations),
         first_rows=tuple(accumulate((row["rows"] for row in per_file[:-1]), initial=0)),

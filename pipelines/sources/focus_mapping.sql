@@ -1,9 +1,11 @@
 -- The FOCUS 1.0-1.2 → focus_line_items mapping (typing and RunLedger's x_ extensions), run by DuckDB
--- on a FOCUS export's files as polars types them (pipelines/ingest/formats/focus_files.py:
+-- on a FOCUS export's files as polars types them (pipelines/sources/focus_files.py:
 -- timestamps in UTC, Tags as key/value entries, everything else as the file has it). Created per
 -- connection (temporary), after sql/staging/macros.sql, whose tables a load fills, and
 -- sql/schema/focus_line_items.sql, whose columns a FOCUS file carries.
 
+-- name: create
+-- The mapping's temporary tables and macros.
 -- Every column a typed file can have, typed, without rows: focus_line_items' columns (of which a
 -- file has the FOCUS ones and the x_ columns polars reads into their own column), Tags and the
 -- file's other columns (`_extra_columns`) as entries. A delivery is read as this table
@@ -193,3 +195,31 @@ final as (
 )
 
 select * from final;
+
+-- name: inputs
+-- A FOCUS delivery's own provider, service, service category, charge description and category.
+insert into category_inputs
+select distinct
+    blank(ProviderName) as provider,
+    blank(ServiceName) as service,
+    blank(ServiceCategory) as service_category,
+    blank(ChargeDescription) as detail,
+    blank(ChargeCategory) as charge_category
+from focus_delivery_rows($files, $billing_period, $select_period);
+
+-- name: insert
+-- Inserts a FOCUS delivery's rows, typed and extended by `focus_file_rows`.
+insert into focus_line_items by name
+select * from focus_file_rows($files, $billing_period, $select_period, $source_name, $source_format, $ingested_at);
+
+-- name: staged
+-- The delivery's FOCUS rows written to a Parquet file as the mapping computes them (key-value
+-- maps as entry lists), outside the warehouse: the mapping's output to inspect.
+copy (
+    select * replace (
+        map_entries(Tags) as Tags,
+        map_entries(x_Credits) as x_Credits,
+        map_entries(x_SystemLabels) as x_SystemLabels
+    )
+    from focus_file_rows($files, $billing_period, $select_period, $source_name, $source_format, $ingested_at)
+) to $target (format parquet);

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import polars as pl
 
-from pipelines.ingest.formats import focus_files
-from pipelines.ingest.mappings import MappingRule
-from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, reading_files
+from connectors.local.files import list_export_files
+from connectors.local.settings import FOCUS_SUFFIXES
+from pipelines.sources import focus_files
+from pipelines.sources.base import FileExportReader, PeriodBatch, reading_files
+from pipelines.sources.focus.settings import FocusSource
+from pipelines.sources.kind import ReaderPlace
+from pipelines.sources.mappings import MappingRule
 
 
 class FocusFilesReader(FileExportReader):
@@ -64,3 +68,10 @@ class FocusFilesReader(FileExportReader):
                 ingested_at=ingested_at,
             )
         return self._batch(billing_period, mapped, rows, billed, tuple(typed))
+
+
+def open_reader(source: FocusSource, place: ReaderPlace) -> FocusFilesReader:
+    """The reader of a `focus` source: its file, or the FOCUS files of its folder."""
+    return FocusFilesReader(
+        source.name, list_export_files(place.resolve(source.path), FOCUS_SUFFIXES), place.staging_dir
+    )

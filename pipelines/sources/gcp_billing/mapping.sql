@@ -1,6 +1,6 @@
 -- The GCP Cloud Billing export (BigQuery schema) → FOCUS 1.2 mapping, run by DuckDB on the export's
--- Parquet: files of the export, NDJSON files typed by polars (pipelines/ingest/formats/
--- gcp_billing.py) or a BigQuery snapshot. Created per connection (temporary), after
+-- Parquet: files of the export, NDJSON files typed by polars (export_rows.py
+-- beside this file) or a BigQuery snapshot. Created per connection (temporary), after
 -- sql/staging/macros.sql, whose tables a load fills.
 --
 -- Net cost = cost + Σ credits.amount is BilledCost, and EffectiveCost but on commitment fees; the
@@ -15,6 +15,8 @@
 -- Tags, in x_SystemLabels. Amounts stay in the row's currency (`currency_conversion_rate` is kept
 -- in x_CurrencyConversionRate, never applied).
 
+-- name: create
+-- The mapping's temporary tables and macros.
 -- Every field the mapping reads, typed, without rows: a delivery is read as this table
 -- `union all by name` its files, so a field an older table lacks is NULL instead of an error. A
 -- money field stays as the file has it (text from NDJSON, DOUBLE from BigQuery): `money` converts
@@ -49,7 +51,7 @@ create or replace temp table gcp_columns (
         pricing_unit_quantity decimal(38, 10)
     ),
     subscription struct(instance_id varchar),
-    -- a BigQuery snapshot's rows carry their key here (sql/staging/gcp_snapshot_keys.sql)
+    -- a BigQuery snapshot's rows carry their key here (snapshot_keys.sql beside this file)
     _line_key varchar,
     -- typed NDJSON rows name their file and their place in it here
     _source_file varchar,
@@ -425,3 +427,31 @@ final as (
 )
 
 select * from final;
+
+-- name: inputs
+-- A GCP delivery's (service, SKU, charge category); the export carries no service category.
+insert into category_inputs
+select distinct
+    'Google Cloud' as provider,
+    service.description as service,
+    cast(null as varchar) as service_category,
+    sku.description as detail,
+    gcp_charge_category(cost_type, sku.description) as charge_category
+from gcp_delivery_rows($files, $invoice_month);
+
+-- name: insert
+-- Inserts a GCP billing export delivery's rows, mapped onto FOCUS by `gcp_focus_rows`.
+insert into focus_line_items by name
+select * from gcp_focus_rows($files, $invoice_month, $source_name, $ingested_at);
+
+-- name: staged
+-- The delivery's FOCUS rows written to a Parquet file as the mapping computes them (key-value
+-- maps as entry lists), outside the warehouse: the mapping's output to inspect.
+copy (
+    select * replace (
+        map_entries(Tags) as Tags,
+        map_entries(x_Credits) as x_Credits,
+        map_entries(x_SystemLabels) as x_SystemLabels
+    )
+    from gcp_focus_rows($files, $invoice_month, $source_name, $ingested_at)
+) to $target (format parquet);

@@ -13,10 +13,16 @@ import polars as pl
 
 from connectors.errors import SourceError
 from connectors.gcp.billing_export import BigQueryBillingExport, TouchedMonth
-from pipelines.ingest.formats import gcp_billing
-from pipelines.ingest.mappings import MappingRule
-from pipelines.ingest.readers.base import FileExportReader, PeriodBatch, reading_files, remove_files
-from pipelines.warehouse.sql import read_sql
+from connectors.gcp.settings import GCP_EXPORT_SUFFIXES
+from connectors.local.files import list_export_files
+from pipelines.sources.base import FileExportReader, PeriodBatch, reading_files, remove_files
+from pipelines.sources.gcp_billing import export_rows
+from pipelines.sources.gcp_billing.settings import GcpBillingSource
+from pipelines.sources.kind import ReaderPlace
+from pipelines.sources.mappings import MappingRule
+from pipelines.warehouse.sql import read_sql_file
+
+EXPORT_STATE = Path(__file__).with_name("export_state.sql")
 
 
 class GcpExportFilesReader(FileExportReader):
@@ -25,15 +31,15 @@ class GcpExportFilesReader(FileExportReader):
     source_format = "gcp_billing"
 
     def _periods(self) -> pl.LazyFrame:
-        return gcp_billing.scan_months(self.files).select(
-            gcp_billing.billing_period_expr().alias("period"), "file", "_row"
+        return export_rows.scan_months(self.files).select(
+            export_rows.billing_period_expr().alias("period"), "file", "_row"
         )
 
     def _place(self, file: str, row: int) -> str:
-        return gcp_billing.place(file, row)
+        return export_rows.place(file, row)
 
     def _unreadable(self, error: pl.exceptions.PolarsError) -> SourceError:
-        return gcp_billing.unreadable_files_error(self.files, error)
+        return export_rows.unreadable_files_error(self.files, error)
 
     def _delivered_columns(self) -> list[str]:
         """The fields of the files (of an NDJSON file's first 1,000 rows).
@@ -58,8 +64,8 @@ class GcpExportFilesReader(FileExportReader):
         """The latest export_time per invoice month: late rows always carry a later one."""
         try:
             latest = (
-                gcp_billing.scan_months(self.files)
-                .group_by(gcp_billing.billing_period_expr().alias("period"))
+                export_rows.scan_months(self.files)
+                .group_by(export_rows.billing_period_expr().alias("period"))
                 .agg(pl.col("export_time").max())
                 .collect()
             )
@@ -74,8 +80,8 @@ class GcpExportFilesReader(FileExportReader):
         typed = [self._typed_file(billing_period, 0)] if ndjson else []
         with reading_files(", ".join(map(str, self.files)), typed):
             if ndjson:
-                gcp_billing.write_typed(ndjson, typed[0])
-            mapped, rows, billed, _ = gcp_billing.read_delivery(
+                export_rows.write_typed(ndjson, typed[0])
+            mapped, rows, billed, _ = export_rows.read_delivery(
                 [*typed, *parquet],
                 [*([None] if ndjson else []), *map(str, parquet)],
                 source_name=self.name,
@@ -99,7 +105,7 @@ class ExportState:
         """The state recorded in `loads` (none without a warehouse)."""
         if warehouse is None:
             return cls(None, {})
-        rows = warehouse.execute(read_sql("ops/loads", "gcp_export_state"), {"source_name": source_name}).fetchall()
+        rows = warehouse.execute(read_sql_file(EXPORT_STATE), {"source_name": source_name}).fetchall()
         return cls(rows[0][3] if rows else None, {period: (snapshot, count) for period, snapshot, count, _ in rows})
 
     def is_current(self, month: TouchedMonth) -> bool:
@@ -180,8 +186,8 @@ class GcpBigQueryReader:
         table = self.export.table
         try:
             snapshot = self.export.download_month(billing_period, target)
-            gcp_billing.key_snapshot(snapshot.file, table, keyed)
-            mapped, rows, billed, newest = gcp_billing.read_delivery(
+            export_rows.key_snapshot(snapshot.file, table, keyed)
+            mapped, rows, billed, newest = export_rows.read_delivery(
                 [keyed],
                 [table],
                 source_name=self.name,
@@ -215,3 +221,13 @@ class GcpBigQueryReader:
             watermark=watermark,
             temporary_files=(keyed,),
         )
+
+
+def open_reader(source: GcpBillingSource, place: ReaderPlace) -> GcpBigQueryReader | GcpExportFilesReader:
+    """The reader of a `gcp_billing` source: its BigQuery table, or a local folder of its files."""
+    if source.table is not None:
+        export = BigQueryBillingExport.connect(source.table, project=source.project, endpoint_url=source.endpoint_url)
+        state = ExportState.read(place.warehouse, source.name)
+        return GcpBigQueryReader(source.name, export, state, place.staging_dir, full_refresh=place.full_refresh)
+    files = list_export_files(place.resolve(source.path), GCP_EXPORT_SUFFIXES)
+    return GcpExportFilesReader(source.name, files, place.staging_dir)

@@ -7,7 +7,7 @@ optional `description` and dimension columns (`training_run`, `experiment`, `dat
 `owner` and any other configured attribution dimension): a CSV file with a header, or a YAML
 list of mappings with those keys. Every value is read as the text it is written as (a YAML
 number or date too), so an amount is exact. Each line becomes a FOCUS row (`write_typed`) that
-the FOCUS mapping (`sql/staging/focus_normalize.sql`) loads like any FOCUS file's.
+the FOCUS mapping (`pipelines/sources/focus_mapping.sql`) loads like any FOCUS file's.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from connectors.errors import SourceError
-from pipelines.ingest.mappings import COST_CATEGORIES, CategoryRule, currency_problem
+from pipelines.sources.mappings import COST_CATEGORIES, CategoryRule, currency_problem
 
 REQUIRED_COLUMNS = ("date", "cost_category", "amount", "currency")
 OPTIONAL_COLUMNS = ("description",)

@@ -2,6 +2,8 @@
 -- legacy CUR delivery is first converted to CUR 2.0 columns). Created per connection (temporary),
 -- after sql/staging/macros.sql, whose tables a load fills.
 
+-- name: create
+-- The mapping's temporary tables and macros.
 -- Every column the mapping reads, typed, without rows: a delivery is read as this table
 -- `union all by name` its files, so a column a file lacks (older exports, schema drift) is NULL
 -- instead of an error. A money column united with a file's DOUBLE is DOUBLE (CUR 2.0 writes
@@ -492,3 +494,51 @@ final as (
 )
 
 select * from final;
+
+-- name: inputs
+-- A CUR 2.0 delivery's (service, usage type, charge category); CUR 2.0 carries no service category.
+insert into category_inputs
+select distinct
+    'Amazon Web Services' as provider,
+    cur2_service_key(line_item_product_code, product_servicecode) as service,
+    cast(null as varchar) as service_category,
+    blank(line_item_usage_type) as detail,
+    cur2_charge_category(
+        line_item_line_item_type, line_item_product_code, reservation_reservation_a_r_n, line_item_tax_type
+    ) as charge_category
+from cur2_delivery_rows($files);
+
+-- name: units
+-- The FOCUS unit of each distinct pricing unit of a CUR 2.0 delivery.
+insert into unit_names
+with units as (
+    select distinct blank(pricing_unit) as provider_unit
+    from cur2_delivery_rows($files)
+),
+
+final as (
+    select
+        provider_unit,
+        focus_unit(provider_unit) as focus_unit
+    from units
+    where provider_unit is not null
+)
+
+select * from final;
+
+-- name: insert
+-- Inserts a CUR 2.0 delivery's rows, mapped onto FOCUS by `cur2_focus_rows`.
+insert into focus_line_items by name
+select * from cur2_focus_rows($files, $source_name, $period_label, $execution_id, $source_format, $ingested_at);
+
+-- name: staged
+-- The delivery's FOCUS rows written to a Parquet file as the mapping computes them (key-value
+-- maps as entry lists), outside the warehouse: the mapping's output to inspect.
+copy (
+    select * replace (
+        map_entries(Tags) as Tags,
+        map_entries(x_Credits) as x_Credits,
+        map_entries(x_SystemLabels) as x_SystemLabels
+    )
+    from cur2_focus_rows($files, $source_name, $period_label, $execution_id, $source_format, $ingested_at)
+) to $target (format parquet);

@@ -1,10 +1,13 @@
 """A delivery as DuckDB maps it onto FOCUS: one billing period's files of one source, mapped by
-the SQL of its format (`sql/staging/<format>_normalize.sql`) straight from its Parquet files.
+the SQL of its format straight from its Parquet files.
 
-Every format shares `sql/staging/macros.sql` (the money, text and timestamp rules and the mapping
-tables) and the cost category rules (`sql/staging/cost_categories.sql`). A load maps the rows as it
-inserts them into `focus_line_items` (`insert_<format>`), or writes them to a staging file first
-(`stage`).
+A format's mapping is one file of named statements (`FormatMapping`), kept beside the code that
+reads the format: `create` (its temporary tables and macros), `inputs` (the distinct inputs of the
+cost category rules its delivery holds), `insert` (its rows into `focus_line_items`), `staged` (its
+rows to a Parquet file) and, for a format whose units are looked up, `units`. Every format shares
+`sql/staging/macros.sql` (the money, text and timestamp rules and the mapping tables) and the cost
+category rules (`categorize` in `sql/staging/cost_categories.sql`). A load maps the rows as it
+inserts them into `focus_line_items`, or writes them to a staging file first (`stage`).
 """
 
 from __future__ import annotations
@@ -15,15 +18,31 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.ingest.mappings import MappingRule, fill_mapping_tables
+from pipelines.sources.mappings import MappingRule, fill_mapping_tables
 from pipelines.warehouse.comments import execute_ddl
 from pipelines.warehouse.connection import MEMORY_LIMIT
-from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.sql import dict_rows, read_sql, read_sql_file
 
-# The formats whose mapping reads focus_line_items' own columns (the FOCUS files).
-READS_FOCUS_COLUMNS = ("focus",)
-# The formats whose mapping looks its units up in `unit_names` (`<format>_units`, sql/staging/lookups.sql).
-LOOKS_UP_UNITS = ("cur2",)
+
+@dataclass(frozen=True)
+class FormatMapping:
+    """How DuckDB maps one export format onto FOCUS.
+
+    Attributes:
+        name: the format's name in its macros (`cur2_focus_rows`, `gcp_focus_rows`, ...).
+        sql: its file of named statements (`create`, `inputs`, `insert`, `staged`, `units`).
+        reads_focus_columns: its mapping reads focus_line_items' own columns (the FOCUS files).
+        looks_up_units: its units are looked up in `unit_names` (its `units` statement).
+    """
+
+    name: str
+    sql: Path
+    reads_focus_columns: bool = False
+    looks_up_units: bool = False
+
+    def statement(self, name: str) -> str:
+        """The text of the mapping's statement `name`."""
+        return read_sql_file(self.sql, name)
 
 
 @dataclass(frozen=True)
@@ -32,8 +51,7 @@ class MappedDelivery:
     read of them found (currencies, rows of another period).
 
     Attributes:
-        export_format: `cur2`, `gcp` or `focus`: its mapping (`sql/staging/<format>_normalize.sql`)
-            and statements (`<format>_inputs`, `insert_<format>`, staged rows `<format>`).
+        mapping: the SQL of its format.
         files: the Parquet files DuckDB reads, in delivery order.
         locations: where the user finds each file (x_SourceFile); None when its rows name it.
         first_rows: the delivery's row number of each file's first row (CUR 2.0 keys).
@@ -46,7 +64,7 @@ class MappedDelivery:
         file_outside_period: where the first of them is.
     """
 
-    export_format: str
+    mapping: FormatMapping
     files: tuple[Path, ...]
     locations: tuple[str | None, ...]
     first_rows: tuple[int, ...]
@@ -64,11 +82,11 @@ class MappedDelivery:
         """Creates the mapping's temporary macros and tables on the connection and fills them for
         the delivery: its files, the mapping tables, the FOCUS unit of each distinct unit and the
         cost category of each distinct rule input it holds."""
-        create_mapping(conn, self.export_format, self.files, self.locations, self.first_rows)
+        create_mapping(conn, self.mapping, self.files, self.locations, self.first_rows)
         fill_mapping_tables(conn, self.category_rules)
-        if self.export_format in LOOKS_UP_UNITS:
-            conn.execute(read_sql("staging/lookups", f"{self.export_format}_units"), self._read_params())
-        conn.execute(read_sql("staging/cost_categories", f"{self.export_format}_inputs"), self._read_params())
+        if self.mapping.looks_up_units:
+            conn.execute(self.mapping.statement("units"), self._read_params())
+        conn.execute(self.mapping.statement("inputs"), self._read_params())
         conn.execute(read_sql("staging/cost_categories", "categorize"))
 
     def stage(self, target: Path) -> None:
@@ -76,13 +94,10 @@ class MappedDelivery:
         mapping's output as it is, to inspect."""
         with memory_connection() as conn:
             self.prepare(conn)
-            conn.execute(
-                read_sql("staging/staged_rows", self.export_format), {**self.statement_params(), "target": str(target)}
-            )
+            conn.execute(self.mapping.statement("staged"), {**self.statement_params(), "target": str(target)})
 
     def statement_params(self) -> dict[str, object]:
-        """The parameters of the mapping's statements (`insert_<format>` in
-        sql/staging/focus_line_items.sql, staged rows)."""
+        """The parameters of the mapping's statements (`insert`, `staged`)."""
         return {**self._read_params(), **self.row_params}
 
 
@@ -96,14 +111,13 @@ def memory_connection() -> duckdb.DuckDBPyConnection:
 
 def fetch_dict(conn: duckdb.DuckDBPyConnection, sql: str, params: Mapping[str, object]) -> dict | None:
     """The statement's first row as {column: value}, None when it returns no row."""
-    result = conn.execute(sql, params)
-    row = result.fetchone()
-    return dict(zip([column[0] for column in result.description], row)) if row else None
+    rows = dict_rows(conn.execute(sql, params))
+    return rows[0] if rows else None
 
 
 def create_mapping(
     conn: duckdb.DuckDBPyConnection,
-    export_format: str,
+    mapping: FormatMapping,
     files: Sequence[Path],
     locations: Sequence[str | None],
     first_rows: Sequence[int] | None = None,
@@ -113,15 +127,15 @@ def create_mapping(
 
     Args:
         conn: the warehouse or an in-memory connection.
-        export_format: `cur2`, `gcp` or `focus`.
+        mapping: the SQL of the delivery's format.
         files: the Parquet files DuckDB reads.
         locations: where the user finds each file.
         first_rows: the delivery row number of each file's first row (0s when not given).
     """
     conn.execute(read_sql("staging/macros"))
-    if export_format in READS_FOCUS_COLUMNS:
+    if mapping.reads_focus_columns:
         execute_ddl(conn, read_sql("schema/focus_line_items"))
-    conn.execute(read_sql(f"staging/{export_format}_normalize"))
+    conn.execute(mapping.statement("create"))
     conn.execute(
         read_sql("staging/lookups", "delivery_files"),
         {

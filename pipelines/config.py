@@ -16,9 +16,10 @@ import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from pipelines.attribution.settings import Attribution
-from pipelines.budgets.settings import Alerts, AlertThresholds
+from pipelines.budgets.settings import Alerts
 from pipelines.config_rules import ConfigError, StrictModel, repeated
 from pipelines.orchestration.settings import Orchestration
+from pipelines.plans.settings import AlertThresholds
 from pipelines.sources.kind import SourceSettings
 from pipelines.sources.registry import KIND_NAMES, Source, kind_of
 from pipelines.sources.run_events.settings import RunEventsSource

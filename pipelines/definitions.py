@@ -17,7 +17,6 @@ import dagster as dg
 
 from pipelines.attribution import assets as attribution_assets
 from pipelines.budgets import assets as budgets_assets
-from pipelines.budgets import baselines as budgets_baselines
 from pipelines.config import RunLedgerConfig, default_config_path, load_config
 from pipelines.config_rules import ConfigError
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
@@ -25,6 +24,7 @@ from pipelines.maintenance.assets import lake_maintenance
 from pipelines.orchestration.resources import RunLedgerResource
 from pipelines.orchestration.settings import Orchestration
 from pipelines.orchestration.tables import with_table_schemas
+from pipelines.plans import assets as plans_assets
 from pipelines.progress import assets as progress_assets
 from pipelines.reports import assets as reports_assets
 from pipelines.schedules import build_maintenance_schedule, build_nightly_schedule
@@ -40,7 +40,7 @@ WAREHOUSE_RUN_TAG = {"runledger/warehouse": "writer"}
 ASSET_MODULES = [
     tags_assets,
     attribution_assets,
-    budgets_baselines,
+    plans_assets,
     progress_assets,
     waste_assets,
     budgets_assets,

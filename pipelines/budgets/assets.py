@@ -5,7 +5,6 @@ import dagster as dg
 import duckdb
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs
-from pipelines.budgets.baselines import budget_baselines
 from pipelines.budgets.causes import build_variance_causes
 from pipelines.budgets.delivery import FAILED, attempt, current_alerts, ledger, plan_deliveries, record, utc_now
 from pipelines.budgets.tables import alert_parameters, build_budget_alerts, build_budget_variance, elastic_categories
@@ -14,6 +13,7 @@ from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.marts import Check, Column, Format, Mart, Preview, reads
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
+from pipelines.plans.assets import budget_baselines
 from pipelines.progress.assets import run_events, run_progress
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import dict_rows, read_sql

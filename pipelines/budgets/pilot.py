@@ -20,11 +20,11 @@ from typing import Any
 import duckdb
 import yaml
 
-from pipelines.budgets.estimate import DECIMAL_PRECISION, SECONDS_PER_HOUR, Estimate, estimate
-from pipelines.budgets.estimate import _quantize as quantize
-from pipelines.budgets.estimate_text import format_estimate
-from pipelines.budgets.files import validate_budget
-from pipelines.budgets.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, Method, flops_per_token
+from pipelines.plans.estimate import DECIMAL_PRECISION, SECONDS_PER_HOUR, Estimate, estimate
+from pipelines.plans.estimate import _quantize as quantize
+from pipelines.plans.estimate_text import format_estimate
+from pipelines.plans.files import validate_budget
+from pipelines.plans.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, Method, flops_per_token
 from pipelines.warehouse.sql import dict_rows, read_sql
 
 DEFAULT_SCALING_EFFICIENCY = Decimal("0.9")

@@ -16,10 +16,10 @@ def check(config_path: Path | None) -> None:
     from connectors.training.event_files import read_event_files
     from pipelines.attribution.overlaps import contradictions, registry_overlaps
     from pipelines.attribution.registry import load_registry
-    from pipelines.budgets.files import load_budgets_with_files, require_existing_runs
     from pipelines.budgets.tables import attributed_runs
     from pipelines.config import load_config
     from pipelines.ingest.readers import reader_for
+    from pipelines.plans.files import load_budgets_with_files, require_existing_runs
     from pipelines.sources.manual_costs.reader import ManualCostsReader
     from pipelines.sources.mappings import read_category_rules
     from pipelines.warehouse.connection import connect_read_only

@@ -25,10 +25,10 @@ def handle_errors(command: Callable) -> Callable:
 
     @wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
-        from pipelines.budgets.files import BudgetError
         from pipelines.budgets.pilot import PilotError
         from pipelines.config_rules import ConfigError
         from pipelines.export import NothingToExport
+        from pipelines.plans.files import BudgetError
         from pipelines.query import QueryRefused
         from pipelines.sources.mappings import MappingError
         from pipelines.warehouse.lake import LakeError

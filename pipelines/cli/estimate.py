@@ -67,9 +67,9 @@ _SCALING_OPTIONS = ("parameters", "active_parameters", "method", "tokens", "gpus
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Write the budget YAML here.")
 @handle_errors
 def estimate(budget_file: Path | None, pilot: str | None, config_path: Path | None, **options: object) -> None:
-    from pipelines.budgets.estimate import estimate as estimate_budget
-    from pipelines.budgets.estimate_text import format_estimate
-    from pipelines.budgets.files import load_budget
+    from pipelines.plans.estimate import estimate as estimate_budget
+    from pipelines.plans.estimate_text import format_estimate
+    from pipelines.plans.files import load_budget
 
     if (budget_file is None) == (pilot is None):
         raise UsageProblem("give exactly one of BUDGET_FILE or --from-run PILOT")
@@ -94,9 +94,9 @@ def _scaled_estimate(pilot: str, config_path: Path | None, options: dict[str, ob
     """`runledger estimate --from-run`: the pilot's budget and measures, scaled to the options."""
     from datetime import UTC, datetime
 
-    from pipelines.budgets.files import load_budgets_with_files
     from pipelines.budgets.pilot import Target, pilot_budget, read_pilot, scale_pilot
     from pipelines.config import load_config
+    from pipelines.plans.files import load_budgets_with_files
     from pipelines.warehouse.connection import connect_read_only
 
     config = load_config(config_path)

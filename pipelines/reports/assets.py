@@ -4,9 +4,9 @@ import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry, unattributed_costs
 from pipelines.budgets.assets import budget_alerts, budget_variance, variance_causes
-from pipelines.budgets.baselines import budget_baselines
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
+from pipelines.plans.assets import budget_baselines
 from pipelines.progress.assets import provisional_spend, run_events, run_progress
 from pipelines.reports import write_reports
 from pipelines.waste.assets import waste

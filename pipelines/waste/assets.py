@@ -1,9 +1,9 @@
 """Waste assets: the waste analysis of attributed spend."""
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry
-from pipelines.budgets.baselines import budget_baselines
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.marts import Column, Format, Mart, Preview
+from pipelines.plans.assets import budget_baselines
 from pipelines.progress.assets import run_events
 from pipelines.waste.tables import build_waste, waste_inputs
 

@@ -17,10 +17,10 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from pipelines.budgets.estimate import estimate
-from pipelines.budgets.files import load_budget
 from pipelines.cli import main
 from pipelines.export import focus_columns
+from pipelines.plans.estimate import estimate
+from pipelines.plans.files import load_budget
 from tests.support.lake import lake_of, reading
 from tests.support.warehouse_state import table_checksums
 

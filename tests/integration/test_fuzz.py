@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from connectors.aws.exports import _json_object
 from connectors.errors import SourceError
 from pipelines.attribution.registry import load_registry
-from pipelines.budgets.files import BudgetError, load_budget
 from pipelines.config import load_config
 from pipelines.config_rules import ConfigError
+from pipelines.plans.files import BudgetError, load_budget
 from tests.support import FIXTURES
 from tests.support.lake import memory_warehouse
 

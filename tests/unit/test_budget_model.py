@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from pipelines.budgets.estimate import baseline_rows, estimate
-from pipelines.budgets.estimate_text import format_estimate
-from pipelines.budgets.files import BudgetError, load_budget, load_budgets_with_files
+from pipelines.plans.estimate import baseline_rows, estimate
+from pipelines.plans.estimate_text import format_estimate
+from pipelines.plans.files import BudgetError, load_budget, load_budgets_with_files
 
 WORKED_EXAMPLE = textwrap.dedent(
     """\

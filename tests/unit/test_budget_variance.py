@@ -12,8 +12,9 @@ from typing import Any
 import duckdb
 import pytest
 
-from pipelines.budgets.files import BudgetError, load_budgets_with_files
-from pipelines.budgets.tables import build_budget_alerts, build_budget_variance, replace_budget_baselines
+from pipelines.budgets.tables import build_budget_alerts, build_budget_variance
+from pipelines.plans.files import BudgetError, load_budgets_with_files
+from pipelines.plans.tables import replace_budget_baselines
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.sql import read_sql
 

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.budgets.files import load_budgets_with_files
-from pipelines.budgets.tables import build_budget_alerts, replace_budget_baselines
+from pipelines.budgets.tables import build_budget_alerts
+from pipelines.plans.files import load_budgets_with_files
+from pipelines.plans.tables import replace_budget_baselines
 from pipelines.warehouse.connection import transaction
 from tests.support.lake import memory_warehouse
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.budgets.estimate import estimate
-from pipelines.budgets.estimate_text import format_estimate
-from pipelines.budgets.files import BudgetError, load_budget
+from pipelines.plans.estimate import estimate
+from pipelines.plans.estimate_text import format_estimate
+from pipelines.plans.files import BudgetError, load_budget
 
 
 def budget_file(folder: Path, model: str, name: str = "run") -> Path:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipelines.budgets.estimate import estimate
-from pipelines.budgets.files import load_budget
 from pipelines.budgets.pilot import PilotError, PilotMeasures, Target, pilot_budget, read_pilot, scale_pilot
-from pipelines.budgets.schema import Budget
+from pipelines.plans.estimate import estimate
+from pipelines.plans.files import load_budget
+from pipelines.plans.schema import Budget
 from tests.support.lake import memory_warehouse
 
 PILOT_BUDGET = textwrap.dedent(

@@ -13,8 +13,9 @@ import pytest
 from connectors.training.event_files import read_event_files
 from pipelines.attribution.allocate import allocate_period
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS
-from pipelines.budgets.files import load_budgets_with_files
-from pipelines.budgets.tables import build_budget_variance, replace_budget_baselines
+from pipelines.budgets.tables import build_budget_variance
+from pipelines.plans.files import load_budgets_with_files
+from pipelines.plans.tables import replace_budget_baselines
 from pipelines.progress.events import replace_run_events
 from pipelines.progress.progress import build_run_progress
 from pipelines.warehouse.connection import transaction

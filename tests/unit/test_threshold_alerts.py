@@ -12,11 +12,12 @@ import duckdb
 import pytest
 
 from pipelines.budgets.assets import threshold_check_result
-from pipelines.budgets.files import BudgetError, load_budgets_with_files
-from pipelines.budgets.settings import AlertThresholds, IdleGpus
-from pipelines.budgets.tables import build_budget_alerts, replace_budget_baselines
+from pipelines.budgets.tables import build_budget_alerts
 from pipelines.config import load_config
 from pipelines.config_rules import ConfigError
+from pipelines.plans.files import BudgetError, load_budgets_with_files
+from pipelines.plans.settings import AlertThresholds, IdleGpus
+from pipelines.plans.tables import replace_budget_baselines
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.sql import dict_rows, read_sql
 

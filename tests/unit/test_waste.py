@@ -15,9 +15,9 @@ from connectors.training.event_files import RunEventsError, read_event_files
 from pipelines.attribution.allocate import ALLOCATIONS_STEP, allocate_period
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS
-from pipelines.budgets.files import load_budgets_with_files
-from pipelines.budgets.tables import replace_budget_baselines
 from pipelines.orchestration.partitions import partition_key
+from pipelines.plans.files import load_budgets_with_files
+from pipelines.plans.tables import replace_budget_baselines
 from pipelines.progress.events import replace_run_events
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.step_inputs import StepInputs

@@ -21,8 +21,8 @@ from pydantic import (
     model_validator,
 )
 
-from pipelines.budgets.settings import ThresholdLevels
 from pipelines.config_rules import not_below
+from pipelines.plans.settings import ThresholdLevels
 from pipelines.sources.mappings import COST_CATEGORIES, currency_problem
 
 SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}

@@ -10,8 +10,8 @@ import yaml
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from pipelines.budgets.estimate import estimate
-from pipelines.budgets.schema import SECTIONS, Budget, InvalidValue, OutOfRange
+from pipelines.plans.estimate import estimate
+from pipelines.plans.schema import SECTIONS, Budget, InvalidValue, OutOfRange
 
 BUDGET_SUFFIXES = (".yaml", ".yml")
 

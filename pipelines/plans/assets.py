@@ -1,12 +1,12 @@
-"""The budget input: each budgeted run's baseline from its budget file, read by the layers below
-the budget marts (progress, waste) as they read the other inputs of the night."""
+"""`budget_baselines`, an input of the night: each budgeted run's estimate from its budget file,
+read by the progress, waste and budget steps above this layer."""
 
 import dagster as dg
 
-from pipelines.budgets.files import load_budgets_with_files
-from pipelines.budgets.tables import replace_budget_baselines_if_changed
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
+from pipelines.plans.files import load_budgets_with_files
+from pipelines.plans.tables import replace_budget_baselines_if_changed
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.sql import read_sql
 

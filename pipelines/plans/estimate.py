@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from pipelines.budgets.schema import (
+from pipelines.plans.schema import (
     WAREHOUSE_DECIMAL_LIMIT,
     Budget,
     InvalidValue,
@@ -23,7 +23,7 @@ from pipelines.budgets.schema import (
     Storage,
     cost_behavior,
 )
-from pipelines.budgets.settings import AlertThresholds
+from pipelines.plans.settings import AlertThresholds
 from pipelines.sources.mappings import COST_CATEGORIES
 
 HOURS_PER_MONTH = Decimal(730)

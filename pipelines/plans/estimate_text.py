@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pipelines.budgets.estimate import Estimate
-from pipelines.budgets.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, ResourceModel, cost_behavior
+from pipelines.plans.estimate import Estimate
+from pipelines.plans.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, ResourceModel, cost_behavior
 
 
 def format_estimate(budget: Budget, estimate: Estimate) -> str:

@@ -1,6 +1,6 @@
 -- What the mappings of every export format onto FOCUS share: the text, money and timestamp rules
 -- and the mapping tables a load fills (sql/staging/lookups.sql). Created per connection
--- (temporary), before the format's own mapping (cur2_normalize, gcp_normalize, focus_normalize).
+-- (temporary), before the format's own mapping (a source kind's mapping.sql, pipelines/sources/).
 
 -- FOCUS nulls are NULL, never blank text; what is kept is trimmed of whitespace (Unicode's). Text
 -- that neither starts nor ends with whitespace is kept as it is, without a replacement (3× faster).

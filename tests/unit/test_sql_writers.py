@@ -1,6 +1,7 @@
 """One writer per table: every table and view of the warehouse is written from one layer of sql/.
 
-Reads every statement under sql/ (but the DDL of sql/schema/) and finds the tables each writes:
+Reads every statement under sql/ (but the DDL of sql/schema/) and of the source kinds'
+folders (pipelines/sources/: a kind's own mapping, staging SQL kept beside its reader) and finds the tables each writes:
 insert into, delete from, update, create [or replace] table/view, drop, truncate. Temporary
 working tables (created `temp`) belong to the step that creates them and are not checked.
 """
@@ -12,6 +13,8 @@ from pathlib import Path
 from pipelines.warehouse.sql import SQL_DIR
 
 SCHEMA_LAYER = "schema"
+STAGING_LAYER = "staging"
+SOURCES_DIR = SQL_DIR.parent / "pipelines" / "sources"
 # The layer folder that writes each table and view of the warehouse.
 WRITER_LAYER = {
     "focus_line_items": "staging",
@@ -70,8 +73,16 @@ def written_tables(code: str) -> list[tuple[str, bool]]:
     return writes
 
 
+def layer_name(path: Path) -> str:
+    """`<layer>/<file>` of a statement file: a source kind's SQL is of the staging layer."""
+    if path.is_relative_to(SOURCES_DIR):
+        return f"{STAGING_LAYER}/{path.relative_to(SOURCES_DIR.parent).as_posix()}"
+    return path.relative_to(SQL_DIR).as_posix()
+
+
 def sql_files() -> list[Path]:
-    return sorted(path for path in SQL_DIR.rglob("*.sql") if path.relative_to(SQL_DIR).parts[0] != SCHEMA_LAYER)
+    layers = (path for path in SQL_DIR.rglob("*.sql") if path.relative_to(SQL_DIR).parts[0] != SCHEMA_LAYER)
+    return sorted([*layers, *SOURCES_DIR.rglob("*.sql")])
 
 
 def writers_by_table() -> dict[str, set[str]]:
@@ -84,7 +95,7 @@ def writers_by_table() -> dict[str, set[str]]:
     for path, table, _ in writes:
         if table.startswith("temp.") or table in temporary_tables:
             continue
-        writers[table].add(str(path.relative_to(SQL_DIR)))
+        writers[table].add(layer_name(path))
     return writers
 
 

@@ -7,7 +7,14 @@ import duckdb
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs
 from pipelines.budgets.causes import build_variance_causes
 from pipelines.budgets.delivery import FAILED, attempt, current_alerts, ledger, plan_deliveries, record, utc_now
-from pipelines.budgets.tables import alert_parameters, build_budget_alerts, build_budget_variance, elastic_categories
+from pipelines.budgets.tables import (
+    ALERT_KINDS,
+    ALERTS_SQL,
+    alert_parameters,
+    build_budget_alerts,
+    build_budget_variance,
+    elastic_categories,
+)
 from pipelines.config import RunLedgerConfig
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.marts import Check, Column, Format, Mart, Preview, reads
@@ -15,7 +22,7 @@ from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.plans.assets import budget_baselines
 from pipelines.progress.assets import run_events, run_progress
-from pipelines.warehouse.connection import transactions
+from pipelines.warehouse.connection import MACROS, transactions
 from pipelines.warehouse.sql import dict_rows, read_sql
 from pipelines.waste.assets import waste
 
@@ -112,6 +119,7 @@ BUDGET_ALERTS = Mart(
     inputs=(budget_baselines, cost_allocations, FOCUS_LINE_ITEMS, run_events),
     after=(reconciliation,),
     build=build_budget_alerts,
+    sql=(ALERTS_SQL, *(f"{ALERTS_SQL}/{kind}" for kind in ALERT_KINDS), MACROS),
     settings=lambda config: config.thresholds,
     parameters=alert_parameters,
     metadata=_alerts,

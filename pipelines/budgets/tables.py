@@ -46,7 +46,7 @@ def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
 ALERTS_SQL = "marts/budget_alerts"
 # The parts of budget_alerts the kinds share (temp tables and a macro of the build's connection)
 ALERT_PARTS = ("plans", "spend", "levels", "detail")
-# Each alert kind: its statement of ALERTS_SQL and the settings it binds (alert_parameters)
+# Each alert kind: its file ALERTS_SQL/<kind>.sql and the settings it binds (alert_parameters)
 ALERT_KINDS = {
     "cost": (),
     "gpu_hours": (),
@@ -89,7 +89,7 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThreshol
         conn.execute(read_sql(ALERTS_SQL, shared))
     written = 0
     for kind, names in ALERT_KINDS.items():
-        (rows,) = conn.execute(read_sql(ALERTS_SQL, kind), {name: parameters[name] for name in names}).fetchone()
+        (rows,) = conn.execute(read_sql(f"{ALERTS_SQL}/{kind}"), {name: parameters[name] for name in names}).fetchone()
         written += rows
     return written
 

@@ -22,11 +22,10 @@ import duckdb
 from pipelines.config import RunLedgerConfig
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
-from pipelines.warehouse.connection import transactions
+from pipelines.warehouse.connection import MACROS, transactions
 from pipelines.warehouse.sql import dict_rows, read_sql
 from pipelines.warehouse.step_inputs import StepInputs, build_if_changed, tables_inputs
 
-MACROS = "schema/macros"
 Upstream = dg.AssetsDefinition | dg.AssetKey
 
 

@@ -5,13 +5,14 @@ import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
-from pipelines.orchestration.marts import MACROS, Column, Format, Mart, Preview
+from pipelines.orchestration.marts import Column, Format, Mart, Preview
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.plans.assets import budget_baselines
 from pipelines.progress.events import read_source_events, replace_run_events_if_changed
 from pipelines.progress.progress import build_run_progress
 from pipelines.progress.provisional import build_provisional_spend
+from pipelines.warehouse.connection import MACROS
 
 # The Dagster group these assets kept when they moved out of pipelines.waste (asset groups are what
 # users select and see in the UI).

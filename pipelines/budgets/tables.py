@@ -44,8 +44,10 @@ def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
 
 
 ALERTS_SQL = "marts/budget_alerts"
-# The parts of budget_alerts the kinds share (temp tables and a macro of the build's connection)
-ALERT_PARTS = ("plans", "spend", "levels", "detail")
+# The parts of budget_alerts the kinds share (temp tables and a macro of the build's connection),
+# and what follows the kinds: the crossings of the daily kinds, then every run's crossings inserted
+ALERT_PARTS = ("plans", "spend", "levels", "detail", "daily", "crossings")
+ALERT_CROSSINGS = ("cumulative_crossings", "run_crossings")
 # Each alert kind: its file ALERTS_SQL/<kind>.sql and the settings it binds (alert_parameters)
 ALERT_KINDS = {
     "cost": (),
@@ -87,10 +89,11 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThreshol
     parameters = alert_parameters(settings or AlertThresholds())
     for shared in ("delete", *ALERT_PARTS):
         conn.execute(read_sql(ALERTS_SQL, shared))
-    written = 0
     for kind, names in ALERT_KINDS.items():
-        (rows,) = conn.execute(read_sql(f"{ALERTS_SQL}/{kind}"), {name: parameters[name] for name in names}).fetchone()
-        written += rows
+        conn.execute(read_sql(f"{ALERTS_SQL}/{kind}"), {name: parameters[name] for name in names})
+    for finish in ALERT_CROSSINGS:
+        conn.execute(read_sql(ALERTS_SQL, finish))
+    (written,) = conn.execute(read_sql(ALERTS_SQL, "count")).fetchone()
     return written
 
 

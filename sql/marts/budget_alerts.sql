@@ -1,12 +1,15 @@
 -- budget_alerts: the first day each run's cumulative spend, GPU-hours, wall-clock or storage spend
 -- reached a threshold, the days far above a run's trailing median, and idle GPU instances.
 --
--- Rebuilt by its build in one transaction: `delete`, the shared parts (`plans`, `spend`, `levels`
--- and `detail`: temp tables and a temp macro of the build's connection), then one file per alert
--- kind in sql/marts/budget_alerts/: `cost`, `gpu_hours`, `wall_clock`, `storage`,
--- `daily_spend_anomaly`, `idle_gpus` (ALERT_KINDS in pipelines/budgets/tables.py). Only days from
--- a run's first own usage to the day before its as_of count (macros run_day_parts and run_as_of). A run that never reached a threshold
--- has no row for it; a crossing stays recorded when later credits bring the spend back below it.
+-- Rebuilt by its build in one transaction: `delete`, the shared parts (`plans`, `spend`, `levels`,
+-- `detail`, `daily` and `crossings`: temp tables and a temp macro of the build's connection), then
+-- one file per alert kind in sql/marts/budget_alerts/ (ALERT_KINDS in pipelines/budgets/tables.py):
+-- `cost` and `idle_gpus` insert their alerts, `gpu_hours` and `storage` their daily amounts
+-- (`daily`), `wall_clock` and `daily_spend_anomaly` their crossings (`crossings`); last
+-- `cumulative_crossings` (the first day each daily kind's cumulative amount reached a level) and
+-- `run_crossings` (a run's crossings with its cumulative cost, as_of and detail). Only days from
+-- a run's first own usage to the day before its as_of count (macros run_day_parts and run_as_of).
+-- A run that never reached a threshold has no row for it; a crossing stays recorded when later credits bring the spend back below it.
 -- The kinds are described in docs/semantics.md#alerts; their configured parameters are bound:
 -- $anomaly_trailing_days, $anomaly_minimum_days, $idle_warning_hours and $idle_over_hours. as_of
 -- is the run's (run_as_of), for an idle GPU the newest of any source.
@@ -138,6 +141,100 @@ create or replace temp macro budget_alert_detail(
         else format(' on {}', alert_day)
     end
 );
+
+-- name: daily
+-- The daily amounts of the kinds measured cumulatively (gpu_hours, storage) per run and UTC day.
+create or replace temp table budget_alert_daily (
+    training_run varchar,
+    kind varchar,
+    charge_day date,
+    amount decimal(38, 10)
+);
+
+-- name: crossings
+-- The crossings of a run's levels of the kinds besides cost, before `run_crossings` inserts them.
+create or replace temp table budget_alert_crossings (
+    training_run varchar,
+    currency varchar,
+    estimated_cost decimal(38, 10),
+    kind varchar,
+    unit varchar,
+    threshold varchar,
+    threshold_fraction decimal(38, 10),
+    threshold_amount decimal(38, 10),
+    crossed_on date,
+    observed decimal(38, 10)
+);
+
+-- name: cumulative_crossings
+-- The first UTC day at whose end a run's cumulative amount of a daily kind reached its level.
+insert into budget_alert_crossings by name
+with daily as (
+    select * from budget_alert_daily
+),
+
+cumulative as (
+    select
+        training_run,
+        kind,
+        charge_day,
+        sum(amount) over (partition by training_run, kind order by charge_day) as observed
+    from daily
+),
+
+final as (
+    select
+        levels.* exclude (plan),
+        round(levels.plan * levels.threshold_fraction, 10) as threshold_amount,
+        min(cumulative.charge_day) as crossed_on,
+        arg_min(cumulative.observed, cumulative.charge_day) as observed
+    from budget_alert_levels as levels
+    inner join cumulative on levels.training_run = cumulative.training_run and levels.kind = cumulative.kind
+    where cumulative.observed >= round(levels.plan * levels.threshold_fraction, 10)
+        and cumulative.observed > 0
+    group by all
+)
+
+select * from final;
+
+-- name: run_crossings
+-- Every crossing of a run's levels besides cost, with the run's cumulative effective cost at the
+-- end of the crossing day, its as_of and the alert's line of text.
+insert into budget_alerts by name
+with crossings as (
+    select * from budget_alert_crossings
+),
+
+costs as (
+    select
+        crossings.*,
+        coalesce(cumulative_spend.cumulative_cost, 0) as cumulative_cost
+    from crossings
+    asof left join budget_alert_spend as cumulative_spend
+        on crossings.training_run = cumulative_spend.training_run
+        and crossings.crossed_on >= cumulative_spend.charge_day
+),
+
+final as (
+    select
+        costs.*,
+        coalesce(runs_as_of.as_of, sources_as_of.as_of) as as_of,
+        budget_alert_detail(
+            costs.training_run,
+            costs.kind,
+            costs.observed,
+            costs.unit,
+            costs.threshold,
+            costs.threshold_amount,
+            costs.threshold_fraction,
+            costs.crossed_on
+        ) as detail
+    from costs
+    left join run_as_of() as runs_as_of on costs.training_run = runs_as_of.training_run
+    cross join (select max(as_of) as as_of from source_as_of()) as sources_as_of
+)
+
+select * from final;
 
 -- name: summary
 -- The cost threshold crossings `runledger run` lists after its summary, money rounded to cents.

@@ -1,10 +1,10 @@
--- budget_alerts of kind `daily_spend_anomaly`, inserted after the shared parts of sql/marts/budget_alerts.sql.
+-- budget_alerts of kind `daily_spend_anomaly`: its crossings, which the shared `run_crossings` inserts.
 
 -- Kind daily_spend_anomaly: a day's spend of lines a day long or shorter (usage, not month-long
 -- fees) against the median of the run's such days among the $anomaly_trailing_days calendar days
 -- before it; from the run's first day with GPU-hours on (data preparation before training is no
 -- baseline for training).
-insert into budget_alerts by name
+insert into budget_alert_crossings by name
 with usage_days as (
     select
         training_run,
@@ -57,7 +57,7 @@ anomaly_levels as (
     cross join (values ('warning'), ('over')) as threshold_names (threshold)
 ),
 
-alerts as (
+final as (
     select
         anomaly_levels.training_run,
         anomaly_levels.threshold,
@@ -74,36 +74,6 @@ alerts as (
     where anomaly_medians.trailing_days >= cast($anomaly_minimum_days as integer)
         and anomaly_medians.trailing_median > 0
         and anomaly_medians.day_cost >= round(anomaly_medians.trailing_median * anomaly_levels.threshold_fraction, 10)
-),
-
--- the run's cumulative effective cost at the end of the anomalous day
-costs as (
-    select
-        alerts.*,
-        coalesce(cumulative_spend.cumulative_cost, 0) as cumulative_cost
-    from alerts
-    asof left join budget_alert_spend as cumulative_spend
-        on alerts.training_run = cumulative_spend.training_run
-        and alerts.crossed_on >= cumulative_spend.charge_day
-),
-
-final as (
-    select
-        costs.*,
-        coalesce(runs_as_of.as_of, sources_as_of.as_of) as as_of,
-        budget_alert_detail(
-            costs.training_run,
-            costs.kind,
-            costs.observed,
-            costs.unit,
-            costs.threshold,
-            costs.threshold_amount,
-            costs.threshold_fraction,
-            costs.crossed_on
-        ) as detail
-    from costs
-    left join run_as_of() as runs_as_of on costs.training_run = runs_as_of.training_run
-    cross join (select max(as_of) as as_of from source_as_of()) as sources_as_of
 )
 
 select * from final;

@@ -1,8 +1,8 @@
--- budget_alerts of kind `wall_clock`, inserted after the shared parts of sql/marts/budget_alerts.sql.
+-- budget_alerts of kind `wall_clock`: its crossings, which the shared `run_crossings` inserts.
 
 -- Kind wall_clock: the UTC day the run's wall-clock, from its first start (or resume) to its
 -- latest event (its end once it ended), reached its level.
-insert into budget_alerts by name
+insert into budget_alert_crossings by name
 with run_clocks as (
     select
         training_run,
@@ -26,7 +26,7 @@ crossings as (
     where levels.kind = 'wall_clock' and run_clocks.first_start is not null
 ),
 
-alerts as (
+final as (
     select
         crossings.* exclude (crossed_at, first_start, clock_end, plan),
         cast(crossings.crossed_at as date) as crossed_on,
@@ -40,36 +40,6 @@ alerts as (
         ) as observed
     from crossings
     where crossings.crossed_at <= crossings.clock_end
-),
-
--- the run's cumulative effective cost at the end of the crossing day
-costs as (
-    select
-        alerts.*,
-        coalesce(cumulative_spend.cumulative_cost, 0) as cumulative_cost
-    from alerts
-    asof left join budget_alert_spend as cumulative_spend
-        on alerts.training_run = cumulative_spend.training_run
-        and alerts.crossed_on >= cumulative_spend.charge_day
-),
-
-final as (
-    select
-        costs.*,
-        coalesce(runs_as_of.as_of, sources_as_of.as_of) as as_of,
-        budget_alert_detail(
-            costs.training_run,
-            costs.kind,
-            costs.observed,
-            costs.unit,
-            costs.threshold,
-            costs.threshold_amount,
-            costs.threshold_fraction,
-            costs.crossed_on
-        ) as detail
-    from costs
-    left join run_as_of() as runs_as_of on costs.training_run = runs_as_of.training_run
-    cross join (select max(as_of) as as_of from source_as_of()) as sources_as_of
 )
 
 select * from final;

@@ -21,10 +21,6 @@ rules as (
     select * from commitment_rules
 ),
 
-weights as (
-    select * from fixed_split_units('commitment_rule_weights')
-),
-
 -- the period's usage each charged commitment covered: its Used rows of ChargeCategory Usage
 covered_lines as (
     select x_LineItemKey, CommitmentDiscountId
@@ -72,17 +68,7 @@ run_shares as (
 
     union all
 
-    select
-        line_items.line_row,
-        weights.training_run,
-        rules.rule_name,
-        rules.split,
-        weights.weight_units as share,
-        weights.rule_units as total_share
-    from line_items
-    inner join rules on line_items.rule_name = rules.rule_name
-    inner join weights on rules.rule_name = weights.rule_name
-    where rules.split = 'fixed'
+    select * from fixed_split_shares('commitment_line_rules', 'commitment_rules', 'commitment_rule_weights')
 ),
 
 final as (

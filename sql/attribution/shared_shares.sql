@@ -21,10 +21,6 @@ rules as (
     select * from shared_rules
 ),
 
-weights as (
-    select * from fixed_split_units('shared_rule_weights')
-),
-
 run_spend as (
     select
         ProviderName,
@@ -79,17 +75,7 @@ run_shares as (
 
     union all
 
-    select
-        line_items.line_row,
-        weights.training_run,
-        rules.rule_name,
-        rules.split,
-        weights.weight_units as share,
-        weights.rule_units as total_share
-    from line_items
-    inner join rules on line_items.rule_name = rules.rule_name
-    inner join weights on rules.rule_name = weights.rule_name
-    where rules.split = 'fixed'
+    select * from fixed_split_shares('shared_line_rules', 'shared_rules', 'shared_rule_weights')
 ),
 
 final as (

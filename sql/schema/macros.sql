@@ -76,16 +76,36 @@ create or replace macro units(value) as cast(cast(value as decimal(38, 10)) * 10
 create or replace macro from_units(count) as
     cast(cast(count as decimal(38, 0)) * cast(0.0000000001 as decimal(11, 10)) as decimal(38, 10));
 
--- fixed_split_units(weights_table): a fixed split's integer shares, from the table named (a
--- shared-cost or commitment rule's weights: rule_name, training_run, weight; a rule's weights sum
--- to 1): per rule and run, its weight in units and the rule's total of them.
-create or replace macro fixed_split_units(weights_table) as table
-select
-    rule_name,
-    training_run,
-    units(weight) as weight_units,
-    sum(units(weight)) over (partition by rule_name) as rule_units
-from query_table(weights_table);
+-- fixed_split_shares(line_rules_table, rules_table, weights_table): the integer shares of a fixed
+-- split (a shared-cost or commitment rule's weights, which sum to 1), for every line a rule took:
+-- the tables named hold the lines and their rule (line_row, rule_name), the rules (rule_name,
+-- split) and the weights (rule_name, training_run, weight). Per line and run: its weight in units
+-- (share) and the rule's total of them (total_share).
+create or replace macro fixed_split_shares(line_rules_table, rules_table, weights_table) as table
+with weights as (
+    select
+        rule_name,
+        training_run,
+        units(weight) as weight_units,
+        sum(units(weight)) over (partition by rule_name) as rule_units
+    from query_table(weights_table)
+),
+
+final as (
+    select
+        line_rules.line_row,
+        weights.training_run,
+        rules.rule_name,
+        rules.split,
+        weights.weight_units as share,
+        weights.rule_units as total_share
+    from query_table(line_rules_table) as line_rules
+    inner join query_table(rules_table) as rules on line_rules.rule_name = rules.rule_name
+    inner join weights on rules.rule_name = weights.rule_name
+    where rules.split = 'fixed'
+)
+
+select * from final;
 
 -- decimal_divide(numerator, denominator): the quotient as DECIMAL(38, 10), rounded half away from
 -- zero like DuckDB's round() and decimal casts; NULL when the denominator is 0 or NULL.

@@ -9,7 +9,8 @@
 -- `cumulative_crossings` (the first day each daily kind's cumulative amount reached a level) and
 -- `run_crossings` (a run's crossings with its cumulative cost, as_of and detail). Only days from
 -- a run's first own usage to the day before its as_of count (macros run_day_parts and run_as_of).
--- A run that never reached a threshold has no row for it; a crossing stays recorded when later credits bring the spend back below it.
+-- A run that never reached a threshold has no row for it; a crossing stays recorded when later
+-- credits bring the spend back below it.
 -- The kinds are described in docs/semantics.md#alerts; their configured parameters are bound:
 -- $anomaly_trailing_days, $anomaly_minimum_days, $idle_warning_hours and $idle_over_hours. as_of
 -- is the run's (run_as_of), for an idle GPU the newest of any source.

@@ -21,17 +21,16 @@ from pipelines.cli import main
 from pipelines.export import focus_columns
 from pipelines.plans.estimate import estimate
 from pipelines.plans.files import load_budget
+from tests.support.demo_lake import SharedDemo, copy_demo
 from tests.support.lake import lake_of, reading
 from tests.support.warehouse_state import table_checksums
 
 
 @pytest.fixture(scope="module")
-def demo_output(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """`runledger demo --dir <folder>` as a newcomer runs it: the demo project's config and what it printed."""
-    root = tmp_path_factory.mktemp("cli")
-    result = CliRunner().invoke(main, ["demo", "--dir", str(root)])
-    assert result.exit_code == 0, result.output
-    return root / "runledger.yaml", result.output
+def demo_output(shared_demo: SharedDemo, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """`runledger demo --dir <folder>` as a newcomer runs it (the session's demo): a copy of the demo
+    project for this module's runs, and what the demo printed."""
+    return copy_demo(shared_demo, tmp_path_factory.mktemp("cli") / "project"), shared_demo.output
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipelines.demo import write_demo
 from pipelines.demo.aws.catalog import (
     P5,
     RESERVATION_ARN,
@@ -25,6 +24,7 @@ from pipelines.demo.periods import HOUR
 from pipelines.demo.story.llm_7b import RUN_7B_END, RUN_7B_NODES, RUN_7B_START
 from pipelines.demo.story.llm_13b import RUN_13B, RUN_13B_END, RUN_13B_NODES, RUN_13B_START
 from pipelines.nightly import run_nightly
+from tests.support.demo_lake import SharedDemo, copy_demo
 from tests.support.lake import lake_of, reading
 
 OCTOBER, NOVEMBER, DECEMBER = datetime(2026, 10, 1), datetime(2026, 11, 1), datetime(2026, 12, 1)
@@ -67,17 +67,23 @@ def night(root: Path, commitments: dict | None) -> dict[str, list[tuple]]:
         document["attribution"]["commitments"] = commitments
     config.write_text(yaml.safe_dump(document))
     run_nightly(config, echo=lambda line: None)
+    return compared_tables(root)
+
+
+def compared_tables(root: Path) -> dict[str, list[tuple]]:
     return {name: query(root, sql) for name, sql in TABLES.items()} | {"differences": differences(root)}
 
 
 @pytest.fixture(scope="module")
-def nights(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict]]:
+def nights(shared_demo: SharedDemo, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict]]:
     """The demo's tables after a night without the key, one with the rule written but off, and
     one with it on: the lake is left as the last night wrote it."""
-    root = tmp_path_factory.mktemp("commitments")
-    write_demo(root)
+    # the session's demo after its night is the night without the key (the demo's config has none)
+    config = copy_demo(shared_demo, tmp_path_factory.mktemp("commitments") / "project", shared_inputs=True)
+    root = config.parent
+    assert "commitments" not in yaml.safe_load(config.read_text())["attribution"]
     tables = {
-        "absent": night(root, None),
+        "absent": compared_tables(root),
         "off": night(root, {"chargeback": False, "rules": [RULE]}),
         "on": night(root, {"chargeback": True, "rules": [RULE]}),
     }

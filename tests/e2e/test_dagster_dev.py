@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.demo import write_demo
 from tests.support import REPO
+from tests.support.demo_lake import SharedDemo, copy_demo_inputs
 
 STARTUP_SECONDS = 180
 QUERY = """
@@ -81,8 +81,8 @@ class DagsterDev:
 
 
 @pytest.fixture
-def dagster_dev(tmp_path: Path) -> Iterator[DagsterDev]:
-    config = write_demo(tmp_path / "project")
+def dagster_dev(shared_demo: SharedDemo, tmp_path: Path) -> Iterator[DagsterDev]:
+    config = copy_demo_inputs(shared_demo, tmp_path / "project")
     port = free_port()
     log = tmp_path / "dagster-dev.log"
     (tmp_path / "tmp").mkdir()

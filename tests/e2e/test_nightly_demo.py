@@ -14,10 +14,10 @@ import pytest
 import yaml
 
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS
-from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
 from pipelines.reports.data import load_overviews
 from pipelines.warehouse.sql import read_sql
+from tests.support.demo_lake import SharedDemo, copy_demo
 from tests.support.lake import lake_of, reading
 
 TEN_DECIMALS = Decimal("1e-10")
@@ -134,10 +134,15 @@ def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("demo")
-    config = write_demo(root)
-    run_nightly(config, echo=lambda line: None)
+def demo(shared_demo: SharedDemo) -> tuple[Path, Path]:
+    """The session's demo after its night, read in place."""
+    return shared_demo.root, lake_of(shared_demo.root)
+
+
+@pytest.fixture
+def demo_copy(shared_demo: SharedDemo, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the demo after its night, reading the inputs its lake loaded."""
+    root = copy_demo(shared_demo, tmp_path / "demo", shared_inputs=True).parent
     return root, lake_of(root)
 
 
@@ -282,8 +287,8 @@ def test_reports_show_the_runs_numbers(demo: tuple[Path, Path]) -> None:
     assert (root / ".runledger" / "reports" / "summary.html").is_file()
 
 
-def test_a_second_run_changes_nothing(demo: tuple[Path, Path]) -> None:
-    root, warehouse = demo
+def test_a_second_run_changes_nothing(demo_copy: tuple[Path, Path]) -> None:
+    root, warehouse = demo_copy
     tables = {
         "focus_line_items": "select * exclude (x_IngestedAt) from focus_line_items order by x_LineItemKey",
         "cost_allocations": "select * from cost_allocations order by x_LineItemKey, training_run",

@@ -24,9 +24,8 @@ from typing import Any
 
 import pytest
 
-from pipelines.demo import write_demo
-from pipelines.nightly import run_nightly
 from pipelines.reports.charts import ACTUAL_COLOR
+from tests.support.demo_lake import SharedDemo
 
 CHROMIUM_FLAGS = (
     "--headless",
@@ -196,10 +195,9 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("browser")
-    run_nightly(write_demo(root), echo=lambda line: None)
-    return root / ".runledger" / "reports" / "llm-7b-pt-r1" / "report.html"
+def report(shared_demo: SharedDemo) -> Path:
+    """A run report of the session's demo, opened in place."""
+    return shared_demo.root / ".runledger" / "reports" / "llm-7b-pt-r1" / "report.html"
 
 
 @pytest.fixture

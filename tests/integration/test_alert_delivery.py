@@ -18,11 +18,11 @@ import yaml
 
 from pipelines.config import load_config
 from pipelines.definitions import build_asset_graph
-from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
 from pipelines.orchestration.resources import RunLedgerResource
 from pipelines.warehouse.decimal_text import plain
 from tests.support.alert_servers import HttpRecorder, SmtpRecorder, free_port, http_recorder, smtp_recorder
+from tests.support.demo_lake import SharedDemo, copy_demo_inputs
 from tests.support.lake import reading, writing
 
 SECRETS = {
@@ -98,10 +98,10 @@ def query(config: Path, sql: str) -> list[tuple]:
 
 
 @pytest.fixture(scope="module")
-def night(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Night]:
+def night(shared_demo: SharedDemo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Night]:
     root = tmp_path_factory.mktemp("alerts")
     with http_recorder() as http, smtp_recorder(SMTP_LOGIN) as smtp, pytest.MonkeyPatch.context() as env:
-        config = write_demo(root)
+        config = copy_demo_inputs(shared_demo, root)
         config.write_text(config.read_text() + alerts_config(http, smtp))
         env.setenv("RUNLEDGER_SLACK_WEBHOOK_URL", http.url + SECRETS["RUNLEDGER_SLACK_WEBHOOK_URL"])
         env.setenv("RUNLEDGER_ALERT_WEBHOOK_URL", http.url + SECRETS["RUNLEDGER_ALERT_WEBHOOK_URL"])

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipelines.demo import write_demo
 from pipelines.demo.aws.catalog import DEV_ACCOUNT
 from pipelines.demo.story.untagged import DEV_INSTANCE_ID
 from pipelines.nightly import run_nightly
 from pipelines.warehouse.connection import connect
+from tests.support.demo_lake import SharedDemo, copy_demo_inputs
 from tests.support.lake import lake_of, reading
 
 SNAPSHOT_TAGGED = datetime(2026, 10, 15)
@@ -20,9 +20,9 @@ DEV_BOX_ARN = f"arn:aws:ec2:us-east-1:{DEV_ACCOUNT.id}:instance/{DEV_INSTANCE_ID
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def warehouse(shared_demo: SharedDemo, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("shared")
-    config_path = write_demo(root)
+    config_path = copy_demo_inputs(shared_demo, root)
     config = yaml.safe_load(config_path.read_text())
     config["attribution"]["shared"] = [
         {"name": "support", "match": {"ServiceName": "AWS Support*"}, "split": "proportional"},

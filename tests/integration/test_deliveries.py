@@ -32,6 +32,7 @@ from tests.support.cur_exports import (
     write_cur2_delivery,
     write_legacy_delivery,
 )
+from tests.support.demo_lake import SharedDemo
 from tests.support.lake import lake_of, reading
 from tests.support.warehouse_state import table_checksums
 
@@ -83,12 +84,9 @@ def refused(config: Path, good: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def gcp_loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def gcp_loaded(shared_demo: SharedDemo, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two weeks of the demo's GCP export files (October and November 2026), loaded once."""
-    from pipelines.demo import write_demo
-
-    demo = tmp_path_factory.mktemp("demo")
-    write_demo(demo)
+    demo = shared_demo.root
     root = tmp_path_factory.mktemp("gcp")
     (root / "exports").mkdir()
     for day in [*range(20261025, 20261032), *range(20261101, 20261108)]:

@@ -15,9 +15,9 @@ import yaml
 from click.testing import CliRunner
 
 from pipelines.cli import main
-from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
 from tests.support import write_config
+from tests.support.demo_lake import SharedDemo
 from tests.support.focus_validator import (
     ALLOWLIST,
     Allowlist,
@@ -41,12 +41,11 @@ def export(config: Path, period: str, out: Path, *options: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+def exported(shared_demo: SharedDemo, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """The demo after its night; a project whose one source, `focus`, is aws-main's own export;
     and the folder of every source's export from both (`<source>-<period>.parquet`)."""
     root = tmp_path_factory.mktemp("conformance")
-    demo = write_demo(root / "demo")
-    run_nightly(demo, echo=lambda line: None)
+    demo = shared_demo.config  # read in place
     aws_export = root / "aws-export"
     for period in PERIODS:
         export(demo, period, aws_export, "--source", "aws-main")

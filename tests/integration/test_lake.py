@@ -19,10 +19,10 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
-from pipelines.demo import write_demo
 from pipelines.warehouse.connection import connect, create_schema
 from pipelines.warehouse.lake import extension_directory
 from pipelines.warehouse.maintenance import maintain_lake
+from tests.support.demo_lake import SharedDemo
 from tests.support.lake import lake_of, reading, writing
 
 RUNLEDGER = str(Path(sys.executable).with_name("runledger"))
@@ -65,12 +65,9 @@ print(json.dumps({"reads": reads, "errors": errors, "states": sorted(map(list, s
 
 
 @pytest.fixture(scope="module")
-def demo_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo project after its first night, run once for the module."""
-    config = write_demo(tmp_path_factory.mktemp("demo"))
-    result = CliRunner().invoke(main, ["run", "--config", str(config)])
-    assert result.exit_code == 0, result.output
-    return config
+def demo_night(shared_demo: SharedDemo) -> Path:
+    """The demo project after its first night (the session's: copy it before writing to it)."""
+    return shared_demo.config
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from pipelines.cli import main
 from pipelines.config import load_config
-from pipelines.demo import write_demo
 from tests.support.confined_attacks import run_confined
+from tests.support.demo_lake import SharedDemo, copy_demo_inputs
 from tests.support.lake import reading
 from tests.support.postgres import PostgresServer, new_database, psql
 
@@ -26,6 +26,7 @@ READER_ROLE = "lake_reader"
 
 @pytest.fixture
 def team_project(
+    shared_demo: SharedDemo,
     tmp_path: Path,
     postgres_server: PostgresServer,
     moto_endpoint: str,
@@ -38,7 +39,7 @@ def team_project(
     database = new_database(postgres_server, f"lake_{uuid.uuid4().hex[:10]}")
     bucket = f"lake-{uuid.uuid4().hex[:10]}"
     boto3.client("s3", endpoint_url=moto_endpoint).create_bucket(Bucket=bucket)
-    config = write_demo(tmp_path)
+    config = copy_demo_inputs(shared_demo, tmp_path)
     document = yaml.safe_load(config.read_text())
     document["warehouse"] = {
         "catalog": {"postgres": {"host": postgres_server.host, "port": postgres_server.port, "dbname": database}},

@@ -28,6 +28,7 @@ from pipelines.sensors import DELIVERY_SENSOR
 from pipelines.warehouse import connection, sql
 from pipelines.warehouse.catalog import warehouse_catalog
 from tests.support import REPO
+from tests.support.demo_lake import SharedDemo, copy_demo_inputs
 from tests.support.lake import lake_of, reading, writing
 
 CUR_EXPORT = Path(".runledger/demo/aws/cur2-demo")
@@ -50,8 +51,9 @@ QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 @pytest.fixture
-def demo_config(tmp_path: Path) -> Path:
-    return write_demo(tmp_path)
+def demo_config(shared_demo: SharedDemo, tmp_path: Path) -> Path:
+    """The demo project before its first night (`write_demo(tmp_path)`)."""
+    return copy_demo_inputs(shared_demo, tmp_path)
 
 
 def tick(defs: dg.Definitions, moment: datetime) -> list[dg.RunRequest]:

@@ -8,9 +8,9 @@ from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
 from tests.support.demo_cut import cut_gcp_export, restore_gcp_export
+from tests.support.demo_lake import SharedDemo, copy_demo_inputs
 from tests.support.lake import lake_of, reading
 
 RUN = "llm-3b-pt-gcp"
@@ -38,9 +38,11 @@ def ledger(root: Path) -> list[tuple]:
         ).fetchall()
 
 
-def test_the_unbilled_days_are_provisional_then_billed_with_their_error(tmp_path: Path) -> None:
+def test_the_unbilled_days_are_provisional_then_billed_with_their_error(
+    shared_demo: SharedDemo, tmp_path: Path
+) -> None:
     root = tmp_path / "demo"
-    config = write_demo(root)
+    config = copy_demo_inputs(shared_demo, root)
     moved = cut_gcp_export(root, date(2026, 11, 1), tmp_path / "later-exports")
     run_nightly(config, echo=lambda line: None)
 

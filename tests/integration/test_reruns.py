@@ -13,10 +13,10 @@ import yaml
 
 from pipelines.config import load_config
 from pipelines.definitions import build_asset_graph
-from pipelines.demo import write_demo
 from pipelines.nightly import run_nightly
 from pipelines.orchestration.tables import INPUTS_METADATA_KEY
 from pipelines.warehouse.catalog import warehouse_catalog
+from tests.support.demo_lake import SharedDemo, copy_demo_inputs
 from tests.support.lake import reading
 
 # The steps that keep their build while the files of the tables they read are the same, and the
@@ -51,11 +51,11 @@ GCP_SOURCE = "- name: gcp-main\n  kind: gcp_billing\n  path: .runledger/demo/gcp
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def project(shared_demo: SharedDemo, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo project without its GCP source (its files name no delivery, so every night
     reloads them: a night with nothing new needs sources that say what they delivered), after
     its first night."""
-    config = write_demo(tmp_path_factory.mktemp("reruns"))
+    config = copy_demo_inputs(shared_demo, tmp_path_factory.mktemp("reruns"))
     assert GCP_SOURCE in config.read_text()
     config.write_text(config.read_text().replace(GCP_SOURCE, ""))
     run_nightly(config, echo=lambda line: None)

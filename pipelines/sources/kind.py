@@ -10,6 +10,7 @@ and drift (polars, the providers' clients) load when first called.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,18 @@ class SourceSettings(StrictModel):
         """The key and value of the local file or folder the source reads (checked to exist when
         the configuration loads), None when it reads none."""
         return None
+
+
+def deferred(module: str, name: str) -> Callable[..., Any]:
+    """`module.name`, imported at its first call: a declaration is imported with the
+    configuration, its reader and drift (polars, the providers' clients) only when a load needs
+    them."""
+
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args)
+
+    call.__qualname__ = f"{module}.{name}"
+    return call
 
 
 @dataclass(frozen=True)

@@ -6,16 +6,8 @@ mapping.sql (CUR 2.0 → FOCUS), totals.sql (a delivery's raw control totals). A
 is read as any FOCUS file (`pipelines/sources/focus_files.py`).
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
 from pipelines.sources.aws_cur.settings import AwsCurSource
-from pipelines.sources.kind import ReaderPlace, SourceKind
-
-if TYPE_CHECKING:
-    from pipelines.sources.aws_cur.reader import AwsExportReader
-    from pipelines.sources.drift import ColumnDrift
+from pipelines.sources.kind import SourceKind, deferred
 
 # The x_SourceFormat of each export layout the manifests name.
 AWS_SOURCE_FORMATS = {
@@ -25,19 +17,6 @@ AWS_SOURCE_FORMATS = {
     "legacy_parquet": "aws_legacy_parquet",
 }
 
-
-def open_reader(source: AwsCurSource, place: ReaderPlace) -> AwsExportReader:
-    from pipelines.sources.aws_cur import reader
-
-    return reader.open_reader(source, place)
-
-
-def column_drift(source_format: str, columns: list[str]) -> ColumnDrift:
-    from pipelines.sources.aws_cur import drift
-
-    return drift.column_drift(source_format, columns)
-
-
 KIND = SourceKind(
     name="aws_cur",
     settings=AwsCurSource,
@@ -45,7 +24,7 @@ KIND = SourceKind(
     dagster_kinds=frozenset({"aws", "duckdb"}),
     description="DuckDB maps its CUR 2.0 Parquet files onto FOCUS 1.2 (a legacy CUR delivery is first converted to "
     "CUR 2.0 columns with polars, an AWS FOCUS export read with polars)",
-    reader=open_reader,
+    reader=deferred("pipelines.sources.aws_cur.reader", "open_reader"),
     source_formats=tuple(AWS_SOURCE_FORMATS.values()),
-    drift=column_drift,
+    drift=deferred("pipelines.sources.aws_cur.drift", "column_drift"),
 )

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from pipelines.sources.base import BillingSourceReader
     from pipelines.sources.drift import ColumnDrift
+    from pipelines.sources.intervals import ClusterIntervals
 
 
 class SourceSettings(StrictModel):
@@ -88,6 +89,9 @@ class SourceKind:
         reader: opens the reader of one configured source (billing kinds).
         source_formats: the `x_SourceFormat` values its readers write (billing kinds).
         drift: the missing and new columns of a delivery in one of its source formats.
+        intervals: reads a scheduler source (`slurm`, `kubernetes`): its settings and the
+            configuration's path resolver give its usage intervals and nodes
+            (`pipelines/sources/intervals.py`), stored by the `cluster_usage` asset.
     """
 
     name: str
@@ -98,6 +102,7 @@ class SourceKind:
     reader: Callable[[Any, ReaderPlace], BillingSourceReader] | None = None
     source_formats: tuple[str, ...] = ()
     drift: Callable[[str, list[str]], ColumnDrift] | None = None
+    intervals: Callable[[Any, Callable[[str], Path]], ClusterIntervals] | None = None
 
     def __post_init__(self) -> None:
         if get_args(self.settings.model_fields["kind"].annotation) != (self.name,):

@@ -123,6 +123,11 @@ class RunLedgerConfig(StrictModel):
         return [s for s in self.sources if kind_of(s).billing]
 
     @property
+    def scheduler_sources(self) -> list[SourceSettings]:
+        """The sources of usage intervals (`slurm`, `kubernetes`): read by the `cluster_usage` asset."""
+        return [s for s in self.sources if kind_of(s).intervals is not None]
+
+    @property
     def run_events_sources(self) -> list[RunEventsSource]:
         return [s for s in self.sources if isinstance(s, RunEventsSource)]
 

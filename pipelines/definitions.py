@@ -16,7 +16,9 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.attribution import assets as attribution_assets
+from pipelines.attribution import clusters as attribution_clusters
 from pipelines.budgets import assets as budgets_assets
+from pipelines.clusters import assets as clusters_assets
 from pipelines.config import RunLedgerConfig, default_config_path, load_config
 from pipelines.config_rules import ConfigError
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
@@ -39,7 +41,9 @@ WAREHOUSE_RUN_TAG = {"runledger/warehouse": "writer"}
 # Every asset these modules define is in the graph: a new asset needs no list edit.
 ASSET_MODULES = [
     tags_assets,
+    clusters_assets,
     attribution_assets,
+    attribution_clusters,
     plans_assets,
     progress_assets,
     waste_assets,

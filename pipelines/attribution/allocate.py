@@ -18,20 +18,13 @@ from pipelines.attribution.settings import DEFAULT_DIMENSIONS, CommitmentRule, S
 from pipelines.orchestration.partitions import partition_key
 from pipelines.warehouse.connection import transactions, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
+from pipelines.warehouse.dimension_keys import load_dimension_keys
 from pipelines.warehouse.sql import dict_rows, read_sql
 from pipelines.warehouse.step_inputs import StepInputs, step_inputs
 
 ALLOCATIONS_STEP = "cost_allocations"  # its step_inputs rows: one per billing period
-
-
-def _load_dimension_keys(conn: duckdb.DuckDBPyConnection, dimensions: dict[str, list[str]]) -> None:
-    conn.execute(read_sql("attribution/working_tables", "create_dimension_keys"))
-    for dimension, keys in dimensions.items():
-        for priority, key in enumerate(keys):
-            conn.execute(
-                read_sql("attribution/working_tables", "insert_dimension_key"),
-                {"dimension": dimension, "tag_key": key, "priority": priority},
-            )
+# what sql/attribution/tag_keys.sql names GKE cost allocation's cluster and namespace label keys
+GKE_LABELS = {"gke:cluster": "gke_cluster_keys", "gke:namespace": "gke_namespace_keys"}
 
 
 def _load_shared_rules(conn: duckdb.DuckDBPyConnection, rules: Sequence[SharedRule]) -> None:
@@ -73,13 +66,17 @@ def allocation_inputs(
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
     commitment_rules: Sequence[CommitmentRule] = (),
+    share_idle: bool = False,
 ) -> StepInputs:
     """What the period's allocations are computed from: its loads, the run registry, the resource
-    tag snapshots and the attribution settings (sql/ops/allocation_inputs.sql). Commitment rules
-    count only when there are any, so allocations made without them stay current."""
+    tag snapshots, the scheduler sources' intervals and the attribution settings
+    (sql/ops/allocation_inputs.sql). Commitment rules and idle capacity sharing count only when in
+    force, so allocations made without them stay current."""
     settings = repr((sorted(dimensions.items()), [rule.model_dump(mode="json") for rule in shared_rules]))
     if commitment_rules:
         settings += repr([rule.model_dump(mode="json") for rule in commitment_rules])
+    if share_idle:
+        settings += "idle_capacity.share=proportional"
     return step_inputs(
         conn,
         ALLOCATIONS_STEP,
@@ -95,6 +92,7 @@ def allocate_period_if_changed(
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
     commitment_rules: Sequence[CommitmentRule] = (),
+    share_idle: bool = False,
 ) -> list[dict] | None:
     """Recomputes the period's allocations unless they were computed from the same inputs.
 
@@ -105,10 +103,12 @@ def allocate_period_if_changed(
     Raises:
         ConservationError: the recomputed allocations do not balance; nothing was replaced.
     """
-    inputs = allocation_inputs(conn, billing_period, dimensions, shared_rules, commitment_rules)
+    inputs = allocation_inputs(conn, billing_period, dimensions, shared_rules, commitment_rules, share_idle)
     if inputs.unchanged(conn):
         return None
-    return allocate_period(conn, billing_period, dimensions, shared_rules, commitment_rules, inputs=inputs)
+    return allocate_period(
+        conn, billing_period, dimensions, shared_rules, commitment_rules, share_idle=share_idle, inputs=inputs
+    )
 
 
 def allocate_period(
@@ -117,6 +117,7 @@ def allocate_period(
     dimensions: dict[str, list[str]],
     shared_rules: Sequence[SharedRule] = (),
     commitment_rules: Sequence[CommitmentRule] = (),
+    share_idle: bool = False,
     inputs: StepInputs | None = None,
 ) -> list[dict]:
     """Replaces the period's allocations atomically, once they pass the per-line conservation
@@ -129,6 +130,8 @@ def allocate_period(
         shared_rules: shared-cost rules in the order they apply (`attribution.shared`).
         commitment_rules: the commitment chargeback rules in force, in the order they apply
             (`attribution.commitments`; none while its chargeback is off).
+        share_idle: charge each day's idle cluster capacity to the runs that held the cluster
+            (`attribution.idle_capacity.share: proportional`).
         inputs: what the allocations are computed from (`allocation_inputs`), recorded with them,
             in the same transaction, when given.
 
@@ -139,25 +142,29 @@ def allocate_period(
         ConservationError: a line item's allocations do not sum to it; the message names the
             period, the sources and how many lines.
     """
-    _load_dimension_keys(conn, dimensions)
+    load_dimension_keys(conn, dimensions)
     _load_shared_rules(conn, shared_rules)
     _load_commitment_rules(conn, commitment_rules)
     params = {"billing_period": billing_period}
     with unordered_inserts(conn):
-        checks = _replace_allocations(conn, params, inputs, charge_commitments=bool(commitment_rules))
+        checks = _replace_allocations(
+            conn, params, inputs, charge_commitments=bool(commitment_rules), share_idle=share_idle
+        )
     conn.execute(read_sql("attribution/working_tables", "drop"))
     return checks
 
 
 def _replace_allocations(
-    conn: duckdb.DuckDBPyConnection, params: dict, inputs: StepInputs | None, charge_commitments: bool
+    conn: duckdb.DuckDBPyConnection, params: dict, inputs: StepInputs | None, charge_commitments: bool, share_idle: bool
 ) -> list[dict]:
     """The attribution steps and their conservation check in one transaction, with the inputs
-    when given; the commitment chargeback's statements run only when rules are in force."""
+    when given; the commitment chargeback's statements run only when rules are in force, the
+    cluster step's only when a scheduler source gave anything."""
     for attempt in transactions(conn):
         with attempt:
             conn.execute(read_sql("attribution/cost_allocations", "delete_period"), params)
             conn.execute(read_sql("attribution/line_dimensions"), params | _dimension_tag_keys(conn, params))
+            _cluster_shares(conn, params, share_idle)
             conn.execute(read_sql("attribution/shares"), params)
             if charge_commitments:
                 conn.execute(read_sql("attribution/commitment_matches", "match"), params)
@@ -187,18 +194,41 @@ def _replace_allocations(
     return checks
 
 
+def _cluster_shares(conn: duckdb.DuckDBPyConnection, params: dict, share_idle: bool) -> None:
+    """The cluster step's shares (`cluster_shares`, sql/attribution/cluster_shares.sql): the
+    period's node lines split among the jobs that held them, or an empty table when no scheduler
+    source gave anything."""
+    ((any_cluster,),) = conn.execute(read_sql("attribution/cluster_shares", "any_cluster")).fetchall()
+    if not any_cluster:
+        conn.execute(read_sql("attribution/cluster_shares", "none"))
+        return
+    conn.execute(read_sql("attribution/cluster_shares", "node_line_usage"), params)
+    conn.execute(read_sql("attribution/cluster_shares", "shares"), {"share_idle": share_idle})
+
+
+def over_capacity(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:
+    """The period's node lines whose jobs held more GPUs (or CPUs) than the node has, which the
+    cluster step scaled down to its capacity: cluster, resource, charge start, load (held ÷
+    capacity) and jobs. None when no scheduler source gave anything."""
+    ((any_cluster,),) = conn.execute(read_sql("attribution/cluster_shares", "any_cluster")).fetchall()
+    if not any_cluster:
+        return []
+    conn.execute(read_sql("attribution/cluster_shares", "node_line_usage"), {"billing_period": billing_period})
+    try:
+        return dict_rows(conn.execute(read_sql("attribution/cluster_shares", "over_capacity")))
+    finally:
+        conn.execute(read_sql("attribution/working_tables", "drop"))
+
+
 def _dimension_tag_keys(conn: duckdb.DuckDBPyConnection, params: dict) -> dict[str, list]:
-    """`$<dimension>_keys` and `$custom_dimension_keys` of sql/attribution/line_dimensions.sql: the
-    period's tag keys naming each built-in dimension, in priority order (an empty list where the
-    bill has none), and those of each custom dimension the bill has keys of."""
+    """`$<dimension>_keys`, `$custom_dimension_keys`, `$gke_cluster_keys` and `$gke_namespace_keys`
+    of sql/attribution/line_dimensions.sql: the period's tag keys naming each built-in dimension, in
+    priority order (an empty list where the bill has none), those of each custom dimension the bill
+    has keys of, and the keys of GKE cost allocation's cluster and namespace labels."""
     found = dict(conn.execute(read_sql("attribution/tag_keys"), params).fetchall())
-    return {f"{dimension}_keys": found.get(dimension, []) for dimension in DEFAULT_DIMENSIONS} | {
-        "custom_dimension_keys": [
-            {"dimension": dimension, "keys": keys}
-            for dimension, keys in found.items()
-            if dimension not in DEFAULT_DIMENSIONS
-        ]
-    }
+    keys = {f"{dimension}_keys": found.pop(dimension, []) for dimension in DEFAULT_DIMENSIONS}
+    keys |= {parameter: found.pop(label, []) for label, parameter in GKE_LABELS.items()}
+    return keys | {"custom_dimension_keys": [{"dimension": name, "keys": tags} for name, tags in found.items()]}
 
 
 def check_period(conn: duckdb.DuckDBPyConnection, billing_period: date) -> list[dict]:

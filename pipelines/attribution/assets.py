@@ -5,9 +5,10 @@ from decimal import Decimal
 import dagster as dg
 import duckdb
 
-from pipelines.attribution.allocate import allocate_period_if_changed, period_totals
+from pipelines.attribution.allocate import allocate_period_if_changed, over_capacity, period_totals
 from pipelines.attribution.commitments import build_commitment_utilization
 from pipelines.attribution.registry import load_registry, replace_run_registry_if_changed
+from pipelines.clusters.assets import cluster_usage
 from pipelines.config import RunLedgerConfig
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.marts import Check, Column, Format, Mart, Preview, markdown_table
@@ -21,6 +22,7 @@ from pipelines.warehouse.sql import dict_rows, read_sql
 from pipelines.warehouse.summaries import RUN_COSTS, UNATTRIBUTED_COSTS, build_summary
 
 CONSERVATION_CHECK = "conservation"
+CLUSTER_CAPACITY_CHECK = "cluster_capacity"
 RECONCILIATION_CHECK = "zero_differences"
 RAW_FOCUS = "_raw_focus_"  # the differences a load commits atomically: never pending
 UNTAGGED_SHARE_CHECK = "untagged_share"
@@ -69,7 +71,7 @@ def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
 
 @dg.asset(
     partitions_def=billing_periods,
-    deps=[FOCUS_LINE_ITEMS, run_registry, resource_tag_snapshots],
+    deps=[FOCUS_LINE_ITEMS, run_registry, resource_tag_snapshots, cluster_usage],
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
@@ -83,13 +85,21 @@ def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
             description="Per line item the allocation ratios sum to 1 and the allocated costs equal its "
             "BilledCost and EffectiveCost exactly (proven when a period's allocations are written: an unbalanced "
             "line rolls them back); per source and currency the totals match, checked on every run.",
-        )
+        ),
+        dg.AssetCheckSpec(
+            CLUSTER_CAPACITY_CHECK,
+            asset="cost_allocations",
+            description="No shared cluster node's jobs held more GPUs (CPUs on GPU-less nodes) over a billed hour "
+            "than the node has; where they did, the cluster step scaled them down to its capacity, and this lists "
+            "the node and hour.",
+        ),
     ],
 )
 def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
     """Every line item of the billing period attributed to a training run, experiment, dataset
-    version and owner — by its own tags, the resource tag snapshot valid at its charge time, the
-    run registry or a shared-cost rule, in that order — or explicitly `unattributed`, each part
+    version and owner — by its own tags, a shared cluster's jobs (the rest of the node its idle
+    capacity), the resource tag snapshot valid at its charge time, the run registry or a
+    shared-cost rule, in that order — or explicitly `unattributed`, each part
     saying why in allocation_method and allocation_rule. Recomputed only when the period's loads,
     the registry, the tag snapshots or the attribution settings changed (`step_inputs`)."""
     billing_period = billing_period_of(context.partition_key)
@@ -101,6 +111,7 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
             config.attribution.dimensions,
             config.attribution.shared,
             config.attribution.commitments.active_rules,
+            share_idle=config.attribution.idle_capacity.share == "proportional",
         )
         recomputed = checks is not None
         if not recomputed:
@@ -112,6 +123,7 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
         method_rows = dict_rows(
             conn.execute(read_sql("attribution/cost_allocations", "period_methods"), {"billing_period": billing_period})
         )
+        overloaded = over_capacity(conn, billing_period)
     totals_differ = [
         c
         for c in checks
@@ -139,7 +151,22 @@ def cost_allocations(context: dg.AssetExecutionContext, runledger: RunLedgerReso
                     "per_line": "checked now" if recomputed else "checked when the allocations were written",
                     "per_source": dg.MetadataValue.json([{k: as_text(v) for k, v in c.items()} for c in checks]),
                 },
-            )
+            ),
+            dg.AssetCheckResult(
+                check_name=CLUSTER_CAPACITY_CHECK,
+                passed=not overloaded,
+                severity=dg.AssetCheckSeverity.WARN,
+                description=(
+                    f"{len(overloaded)} node-hour(s) held beyond capacity, scaled down to it: "
+                    + ", ".join(
+                        f"{row['cluster']} {row['resource_id']} at {row['charge_start']:%Y-%m-%d %H:%M} "
+                        f"({row['load']:.2f}× its {'GPUs' if row['counted'] == 'gpu' else 'CPUs'})"
+                        for row in overloaded[:10]
+                    )
+                    if overloaded
+                    else "no node held beyond its capacity"
+                ),
+            ),
         ],
     )
 

@@ -97,6 +97,14 @@ class Commitments(StrictModel):
         return self.rules if self.chargeback else []
 
 
+class IdleCapacity(StrictModel):
+    """What happens to a shared cluster's idle capacity (`attribution.idle_capacity`): it stays the
+    cluster's (`share: false`, the default), or `proportional` charges each day's idle capacity to
+    the runs that held the cluster that day, by their GPU-hours."""
+
+    share: Literal[False, "proportional"] = False
+
+
 class Attribution(StrictModel):
     """How line items are attributed."""
 
@@ -104,6 +112,7 @@ class Attribution(StrictModel):
     runs: str | None = None
     shared: Annotated[list[SharedRule], unique_names("rule")] = Field(default_factory=list)
     commitments: Commitments = Field(default_factory=Commitments)
+    idle_capacity: IdleCapacity = Field(default_factory=IdleCapacity)
 
     @field_validator("dimensions")
     @classmethod

@@ -3,7 +3,8 @@
 -- sql/attribution/shared_shares.sql) and appends the parts to cost_allocations.
 -- Every line's parts are split in units of 1e-10 by largest remainder, so ratios sum to exactly 1
 -- and billed, effective cost and GPU-hours to exactly the line's.
--- experiment, dataset_version and owner of a part: the line's own tags, else its resource tag
+-- experiment, dataset_version and owner of a part: a cluster part's, those its job names (else
+-- its run's registry entry); else the line's own tags, else its resource tag
 -- snapshot (unless the snapshot names another run), else the registry entry of the part's run;
 -- each custom dimension (custom_dimensions) likewise from the tags, else the snapshot. A
 -- shared part describes its run, not the shared line: `run_dimensions` of the period
@@ -51,7 +52,7 @@ registry as (
 
 -- weighed by the steps 1-3 allocations of the period: step 4's own are being written
 shared_run_dimensions as (
-    select * from run_dimensions($billing_period, ['tag', 'resource_tags', 'registry'])
+    select * from run_dimensions($billing_period, ['tag', 'cluster', 'resource_tags', 'registry'])
 ),
 
 -- a line with one part keeps its amounts as they are (taken in final); only lines with several
@@ -62,6 +63,13 @@ whole_parts as (
         training_run,
         allocation_method,
         allocation_rule,
+        cluster,
+        job_id,
+        coalesce(part_dimensions, false) as part_dimensions,
+        part_experiment,
+        part_dataset_version,
+        part_owner,
+        part_custom_dimensions,
         true as whole_line,
         cast(1 as decimal(38, 10)) as allocation_ratio,
         cast(null as decimal(38, 10)) as billed_cost,
@@ -124,6 +132,13 @@ split_parts as (
         training_run,
         allocation_method,
         allocation_rule,
+        cluster,
+        job_id,
+        coalesce(part_dimensions, false) as part_dimensions,
+        part_experiment,
+        part_dataset_version,
+        part_owner,
+        part_custom_dimensions,
         ratio_floor + case when ratio_rank <= ratio_left then 1 else 0 end as ratio_part,
         sign(billed_units) * (billed_floor + case when billed_rank <= billed_left then 1 else 0 end) as billed_part,
         sign(effective_units) * (effective_floor + case when effective_rank <= effective_left then 1 else 0 end)
@@ -142,6 +157,13 @@ allocated as (
         training_run,
         allocation_method,
         allocation_rule,
+        cluster,
+        job_id,
+        part_dimensions,
+        part_experiment,
+        part_dataset_version,
+        part_owner,
+        part_custom_dimensions,
         false as whole_line,
         from_units(ratio_part) as allocation_ratio,
         from_units(billed_part) as billed_cost,
@@ -155,6 +177,13 @@ line_parts as (
         allocated.training_run,
         allocated.allocation_method,
         allocated.allocation_rule,
+        coalesce(allocated.cluster, dimensions.gke_cluster) as cluster,
+        allocated.job_id,
+        allocated.part_dimensions,
+        allocated.part_experiment,
+        allocated.part_dataset_version,
+        allocated.part_owner,
+        allocated.part_custom_dimensions,
         allocated.allocation_ratio,
         case when allocated.whole_line then line_items.billed_cost else allocated.billed_cost end
             as billed_cost,
@@ -193,6 +222,7 @@ final as (
         line_parts.ResourceId,
         line_parts.training_run,
         case
+            when line_parts.part_dimensions then coalesce(line_parts.part_experiment, registry.experiment)
             when line_parts.allocation_method = 'shared'
                 then shared_run_dimensions.experiment
             else coalesce(
@@ -202,6 +232,7 @@ final as (
             )
         end as experiment,
         case
+            when line_parts.part_dimensions then coalesce(line_parts.part_dataset_version, registry.dataset_version)
             when line_parts.allocation_method = 'shared'
                 then shared_run_dimensions.dataset_version
             else coalesce(
@@ -211,6 +242,7 @@ final as (
             )
         end as dataset_version,
         case
+            when line_parts.part_dimensions then coalesce(line_parts.part_owner, registry.owner)
             when line_parts.allocation_method = 'shared'
                 then shared_run_dimensions.owner
             else coalesce(
@@ -220,6 +252,7 @@ final as (
             )
         end as owner,
         case
+            when line_parts.part_dimensions then coalesce(line_parts.part_custom_dimensions, map())
             when line_parts.allocation_method = 'shared'
                 then coalesce(shared_run_dimensions.custom_dimensions, map())
             -- the tags' entries replace the snapshot's
@@ -230,6 +263,8 @@ final as (
         end as custom_dimensions,
         line_parts.allocation_method,
         line_parts.allocation_rule,
+        line_parts.cluster,
+        line_parts.job_id,
         line_parts.allocation_ratio,
         line_parts.billed_cost,
         line_parts.effective_cost,

@@ -2,7 +2,8 @@
 --   step 1, the line's own tags: per dimension, the first key the line carries with a value,
 --   of the keys $<dimension>_keys lists in priority order (sql/attribution/tag_keys.sql), and of
 --   the keys $custom_dimension_keys lists per custom dimension (attribution.dimensions beyond the
---   four), their values as the map custom_dimensions;
+--   four), their values as the map custom_dimensions; and GKE cost allocation's cluster and
+--   namespace labels ($gke_cluster_keys, $gke_namespace_keys);
 --   step 2, the resource tag snapshot valid at the line's charge time, joined on
 --   normalize_resource_id(ResourceId) = resource_key: the latest snapshot taken at or before the
 --   line's charge end, else the earliest one after it. A snapshot that lists the resource without
@@ -45,7 +46,9 @@ line_tags as (
         first_tag(Tags, $dataset_version_keys).tag_value as dataset_version,
         first_tag(Tags, $owner_keys).tag_value as owner,
         custom_tags(Tags, cast($custom_dimension_keys as struct(dimension varchar, keys varchar[])[]))
-            as custom_dimensions
+            as custom_dimensions,
+        first_tag(Tags, $gke_cluster_keys).tag_value as gke_cluster,
+        first_tag(Tags, $gke_namespace_keys).tag_value as gke_namespace
     from line_items
 ),
 
@@ -143,6 +146,8 @@ final as (
         line_tags.dataset_version as tag_dataset_version,
         line_tags.owner as tag_owner,
         line_tags.custom_dimensions as tag_custom_dimensions,
+        line_tags.gke_cluster,
+        line_tags.gke_namespace,
         line_snapshots.snapshot_at,
         line_snapshots.training_run as snapshot_training_run,
         line_snapshots.training_run_key as snapshot_training_run_key,
@@ -154,7 +159,8 @@ final as (
     left join line_snapshots on line_tags.line_row = line_snapshots.line_row
     -- filtered here, above the join: a filter in line_tags would evaluate every tag lookup twice
     where coalesce(
-            line_tags.training_run_tag.tag_value, line_tags.experiment, line_tags.dataset_version, line_tags.owner
+            line_tags.training_run_tag.tag_value, line_tags.experiment, line_tags.dataset_version, line_tags.owner,
+            line_tags.gke_cluster
         ) is not null
         or cardinality(line_tags.custom_dimensions) > 0
         or line_snapshots.line_row is not null

@@ -5,7 +5,9 @@
 --   even: equally among the runs with any step 1-3 allocation;
 --   fixed: by the rule's weights (they sum to 1), whether the run has spend or not.
 -- A line whose rule finds no run stays unattributed with a rule saying so.
-create or replace temp table allocation_shares as
+delete from allocation_shares;
+
+insert into allocation_shares by name
 with line_items as (
     select
         focus_line_items.rowid as line_row,

@@ -1,9 +1,15 @@
--- Integer shares of each line item of one billing period for attribution steps 1, 2, 3 and 5
--- (this connection only): one row per (line, target), the parts of a line summing to total_share.
+-- Integer shares of each line item of one billing period for attribution steps 1, 2, 3 and 5 and
+-- the cluster step (this connection only): one row per (line, target), the parts of a line summing
+-- to total_share.
 -- Shares are integers (HUGEINT; seconds, weights in units of 1e-10 divided by the greatest common
 -- divisor of the registry's weights, so 0.00001 beside 1 counts 1 against 100000): no floating
 -- point and no rounding anywhere in a split.
 --   1. tag: the line's own tags name the run;
+--   cluster: a line of a shared cluster's node, split among the jobs that held it and its idle
+--      capacity (sql/attribution/cluster_shares.sql, `cluster_shares`), and GKE cost allocation's
+--      buckets of unallocated and system overhead capacity (`idle_capacity`, rules `unallocated`
+--      and `system overhead`), which are the cluster's, never unattributed. A cluster part carries
+--      its cluster, its job and the job's dimensions;
 --   2. resource_tags: the snapshot valid at the line's charge time names it (line_dimensions);
 --   3. registry: lines whose ResourceId matches a registered run's glob within its window
 --      [start, end). A run's share of a line is weight × overlap; the line's covered fraction is
@@ -53,24 +59,72 @@ registry_patterns as (
     cross join weight_unit
 ),
 
-claimed as (
+tag_claimed as (
     select
         line_row,
-        coalesce(tag_training_run, snapshot_training_run) as training_run,
-        case when tag_training_run is not null then 'tag' else 'resource_tags' end as allocation_method,
-        case
-            when tag_training_run is not null then 'tag ' || tag_training_run_key
-            else 'resource_tags ' || snapshot_training_run_key
-                || ' (snapshot ' || strftime(snapshot_at, '%Y-%m-%dT%H:%M:%SZ') || ')'
-        end as allocation_rule
+        tag_training_run as training_run,
+        'tag' as allocation_method,
+        'tag ' || tag_training_run_key as allocation_rule
     from dimensions
-    where coalesce(tag_training_run, snapshot_training_run) is not null
+    where tag_training_run is not null
+),
+
+cluster_parts as (
+    select cluster_shares.*
+    from cluster_shares
+    anti join tag_claimed on cluster_shares.line_row = tag_claimed.line_row
+
+    union all
+
+    select
+        line_row,
+        gke_cluster as cluster,
+        null as job_id,
+        null as training_run,
+        null as experiment,
+        null as dataset_version,
+        null as owner,
+        null as custom_dimensions,
+        'idle_capacity' as allocation_method,
+        case gke_namespace when 'kube:unallocated' then 'unallocated' else 'system overhead' end as allocation_rule,
+        cast(1 as hugeint) as share,
+        cast(1 as hugeint) as total_share
+    from dimensions
+    where tag_training_run is null and gke_namespace in ('kube:unallocated', 'kube:system-overhead')
+),
+
+cluster_lines as (
+    select distinct line_row from cluster_parts
+),
+
+snapshot_claimed as (
+    select
+        dimensions.line_row,
+        dimensions.snapshot_training_run as training_run,
+        'resource_tags' as allocation_method,
+        'resource_tags ' || dimensions.snapshot_training_run_key
+            || ' (snapshot ' || strftime(dimensions.snapshot_at, '%Y-%m-%dT%H:%M:%SZ') || ')' as allocation_rule
+    from dimensions
+    anti join cluster_lines on dimensions.line_row = cluster_lines.line_row
+    where dimensions.tag_training_run is null and dimensions.snapshot_training_run is not null
+),
+
+claimed as (
+    select * from tag_claimed
+    union all
+    select * from snapshot_claimed
+),
+
+claimed_lines as (
+    select line_row from claimed
+    union all
+    select line_row from cluster_lines
 ),
 
 unclaimed_lines as (
     select line_items.*
     from line_items
-    anti join claimed on line_items.line_row = claimed.line_row
+    anti join claimed_lines on line_items.line_row = claimed_lines.line_row
 ),
 
 -- globs are matched once per resource, not once per line of it
@@ -145,9 +199,34 @@ final as (
         training_run,
         allocation_method,
         allocation_rule,
+        null as cluster,
+        null as job_id,
+        false as part_dimensions,
+        null as part_experiment,
+        null as part_dataset_version,
+        null as part_owner,
+        null as part_custom_dimensions,
         cast(1 as hugeint) as share,
         cast(1 as hugeint) as total_share
     from claimed
+
+    union all
+
+    select
+        line_row,
+        training_run,
+        allocation_method,
+        allocation_rule,
+        cluster,
+        job_id,
+        training_run is not null as part_dimensions,
+        experiment as part_experiment,
+        dataset_version as part_dataset_version,
+        owner as part_owner,
+        custom_dimensions as part_custom_dimensions,
+        share,
+        total_share
+    from cluster_parts
 
     union all
 
@@ -156,6 +235,13 @@ final as (
         registry_overlaps.training_run,
         'registry' as allocation_method,
         'registry ' || registry_overlaps.pattern as allocation_rule,
+        null as cluster,
+        null as job_id,
+        false as part_dimensions,
+        null as part_experiment,
+        null as part_dataset_version,
+        null as part_owner,
+        null as part_custom_dimensions,
         cast(registry_lines.covered_seconds as hugeint) * registry_overlaps.overlap_seconds
             * registry_overlaps.weight_units as share,
         greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) * registry_lines.weighted_overlap as total_share
@@ -171,6 +257,13 @@ final as (
         null as training_run,
         'unattributed' as allocation_method,
         case when registry_matched_lines.line_row is not null then 'outside registry window' end as allocation_rule,
+        null as cluster,
+        null as job_id,
+        false as part_dimensions,
+        null as part_experiment,
+        null as part_dataset_version,
+        null as part_owner,
+        null as part_custom_dimensions,
         case
             when registry_lines.line_row is null then cast(1 as hugeint)
             else (greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) - registry_lines.covered_seconds)

@@ -39,6 +39,8 @@ insert into commitment_rule_weights values ($rule_name, $training_run, $weight);
 -- name: drop
 -- The working tables of one period's attribution, dropped once its allocations are written.
 drop table if exists temp.line_dimensions;
+drop table if exists temp.node_line_usage;
+drop table if exists temp.cluster_shares;
 drop table if exists temp.allocation_shares;
 drop table if exists temp.shared_line_rules;
 drop table if exists temp.commitment_line_rules;

@@ -3,6 +3,7 @@
 
 -- name: insert
 -- Spend with no training run, ranked: the tag-hygiene worklist, the spend tagging could move first.
+-- A shared cluster's idle capacity is not on it: no tag moves it (cluster_utilization shows it).
 -- Rebuilt whole, in the worklist's order.
 delete from unattributed_costs;
 
@@ -35,7 +36,7 @@ unattributed_parts as (
         coalesce(untaggable.spend_kind, 'resource') as spend_kind
     from allocations
     left join untaggable on allocations.x_LineItemKey = untaggable.x_LineItemKey
-    where allocations.training_run is null
+    where allocations.training_run is null and allocations.allocation_method <> 'idle_capacity'
 ),
 
 unattributed as (
@@ -96,7 +97,8 @@ with allocations as (
         x_LineItemKey,
         cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
         BillingCurrency as currency,
-        training_run,
+        -- a cluster's idle capacity is attributed to the cluster, not left for tags to move
+        training_run is null and allocation_method <> 'idle_capacity' as unattributed,
         effective_cost
     from cost_allocations
 ),
@@ -111,19 +113,18 @@ final as (
         allocations.billing_period,
         allocations.currency,
         sum(allocations.effective_cost) as effective_cost,
-        coalesce(sum(allocations.effective_cost) filter (where allocations.training_run is null), 0)
-            as unattributed_cost,
-        coalesce(sum(allocations.effective_cost) filter (where allocations.training_run is null), 0)
+        coalesce(sum(allocations.effective_cost) filter (where allocations.unattributed), 0) as unattributed_cost,
+        coalesce(sum(allocations.effective_cost) filter (where allocations.unattributed), 0)
             / nullif(sum(allocations.effective_cost), 0) as unattributed_share,
         coalesce(
             sum(allocations.effective_cost) filter (
-                where allocations.training_run is null and untaggable.x_LineItemKey is null
+                where allocations.unattributed and untaggable.x_LineItemKey is null
             ),
             0
         ) as untagged_cost,
         coalesce(
             sum(allocations.effective_cost) filter (
-                where allocations.training_run is null and untaggable.x_LineItemKey is null
+                where allocations.unattributed and untaggable.x_LineItemKey is null
             ),
             0
         ) / nullif(sum(allocations.effective_cost), 0) as untagged_share
@@ -164,7 +165,7 @@ with allocations as (
         BillingCurrency as currency,
         effective_cost
     from cost_allocations
-    where training_run is null
+    where training_run is null and allocation_method <> 'idle_capacity'
 ),
 
 untaggable as (

@@ -16,7 +16,7 @@ create table if not exists cost_allocations (
     experiment varchar,
     dataset_version varchar,
     owner varchar,
-    allocation_method varchar not null,   -- tag | resource_tags | registry | shared | unattributed
+    allocation_method varchar not null,   -- tag | cluster | idle_capacity | resource_tags | registry | shared | unattributed
     allocation_rule varchar,
     allocation_ratio decimal(38, 10) not null,
     billed_cost decimal(38, 10) not null,
@@ -27,6 +27,11 @@ create table if not exists cost_allocations (
 -- The values of the user's own attribution dimensions (attribution.dimensions beyond the four), by
 -- dimension name: a map, so the table's columns stay the same whatever the config names.
 alter table cost_allocations add column if not exists custom_dimensions map(varchar, varchar);
+
+-- The shared cluster a part belongs to and the job that held it (warehouses created before these
+-- columns existed get them empty).
+alter table cost_allocations add column if not exists cluster varchar;
+alter table cost_allocations add column if not exists job_id varchar;
 
 -- A partition per billing period: the period's allocations are replaced whole.
 -- (DuckLake DDL, which sqlfluff does not parse)
@@ -66,12 +71,16 @@ comment on column cost_allocations.custom_dimensions is
     'shared part: its run''s value, as experiment); a dimension without a value has no entry. '
     'Query one as custom_dimensions[''environment''].';
 comment on column cost_allocations.allocation_method is
-    'How the part was attributed, in this order of precedence: tag (the line''s own tags), resource_tags (the '
-    'resource tag snapshot valid at its charge time), registry (a run registry resource glob and window), shared '
-    '(a shared-cost rule split it among runs) or unattributed.';
+    'How the part was attributed, in this order of precedence: tag (the line''s own tags), cluster (a job''s share '
+    'of a shared cluster node''s line, by the GPU-seconds it held), idle_capacity (the share of a cluster node no '
+    'job held, or a GKE unallocated or system overhead bucket: the cluster''s, training_run NULL), resource_tags '
+    '(the resource tag snapshot valid at its charge time), registry (a run registry resource glob and window), '
+    'shared (a shared-cost rule, commitment chargeback or idle capacity sharing split it among runs) or '
+    'unattributed.';
 comment on column cost_allocations.allocation_rule is
-    'The rule that decided it, e.g. tag user_training_run, resource_tags TrainingRun (snapshot '
-    '2026-10-15T00:00:00Z), registry i-0a1*, shared support (proportional), outside registry window.';
+    'The rule that decided it, e.g. tag user_training_run, cluster p5-cluster, unallocated, system overhead, '
+    'idle p5-cluster, resource_tags TrainingRun (snapshot 2026-10-15T00:00:00Z), registry i-0a1*, shared support '
+    '(proportional), outside registry window.';
 comment on column cost_allocations.allocation_ratio is
     'The part''s share of the line item, 0 to 1; the ratios of a line item sum to exactly 1.';
 comment on column cost_allocations.billed_cost is
@@ -79,3 +88,9 @@ comment on column cost_allocations.billed_cost is
 comment on column cost_allocations.effective_cost is
     'The part''s share of the line item''s EffectiveCost, in BillingCurrency; the parts sum to it exactly.';
 comment on column cost_allocations.gpu_hours is 'The part''s share of the line item''s x_GpuHours.';
+comment on column cost_allocations.cluster is
+    'The shared cluster the part belongs to: its node''s cluster (cluster, idle_capacity and shared idle parts), or '
+    'the cluster GKE cost allocation names the line with; NULL elsewhere.';
+comment on column cost_allocations.job_id is
+    'The scheduler job whose share the part is (allocation_method cluster): a Slurm job id or a Kubernetes '
+    'namespace/pod; NULL elsewhere.';

@@ -431,3 +431,38 @@ select * from final;
 -- sql/attribution/commitment_shares.sql names its rule `commitment <rule> (<split>)`.
 create or replace macro is_commitment_charge(allocation_method, allocation_rule) as
     allocation_method = 'shared' and allocation_rule like 'commitment %';
+
+-- cluster_node_resources(): every node of a cluster with its cloud resource and capacity, as the
+-- scheduler sources give them: the node maps and the nodes a Kubernetes source saw
+-- (cluster_nodes), and under `nodes: {tag: KEY}` each resource whose newest tag snapshot gives KEY
+-- a value, that value its host (cluster_node_tags). One row per (source, cluster, node, resource,
+-- validity); resource_id as the bill's ResourceId names it.
+create or replace macro cluster_node_resources() as table
+with listed as (
+    select source_name, cluster, node, resource_id, valid_from, valid_to, gpus, cpus
+    from cluster_nodes
+),
+
+tagged as (
+    select
+        node_tags.source_name,
+        node_tags.cluster,
+        snapshots.tags[node_tags.tag_key] as node,
+        arg_max(snapshots.resource_key, snapshots.snapshot_at) as resource_id,
+        cast(null as timestamp) as valid_from,
+        cast(null as timestamp) as valid_to,
+        cast(null as decimal(38, 10)) as gpus,
+        cast(null as decimal(38, 10)) as cpus
+    from cluster_node_tags as node_tags
+    inner join resource_tag_snapshots as snapshots
+        on nullif(trim(snapshots.tags[node_tags.tag_key]), '') is not null
+    group by node_tags.source_name, node_tags.cluster, snapshots.tags[node_tags.tag_key]
+),
+
+final as (
+    select * from listed
+    union all
+    select * from tagged
+)
+
+select * from final;

@@ -16,7 +16,8 @@ create table if not exists cost_allocations (
     experiment varchar,
     dataset_version varchar,
     owner varchar,
-    allocation_method varchar not null,   -- tag | cluster | idle_capacity | resource_tags | registry | shared | unattributed
+    -- tag | cluster | idle_capacity | resource_tags | registry | shared | unattributed
+    allocation_method varchar not null,
     allocation_rule varchar,
     allocation_ratio decimal(38, 10) not null,
     billed_cost decimal(38, 10) not null,

@@ -12,7 +12,7 @@ Two p5.48xlarge nodes (8 GPUs, 98.32 USD an hour, billed 10:00-13:00 on 2026-10-
 Job 104 holds 8 GPUs over both nodes (4 each) and is still running: it ends at its nodes' newest
 billed hour, 13:00. Per run (by hand): sweep-a (101) 49.16 + 24.58 = 73.74 USD, 4 + 2 = 6 GPU-h;
 sweep-b (102) 32.7733333333 + 49.16 = 81.9333333333, 2.6666666667 + 4 = 6.6666666667 GPU-h; eval
-(104) 4 × 24.58 or 49.16 = 147.48, 12 GPU-h; idle 16.3866666667 + 49.16 + 98.32 + 73.74 + 49.16 =
+(104) 24.58 + 49.16 on each node = 147.48, 12 GPU-h; idle 16.3866666667 + 49.16 + 98.32 + 73.74 + 49.16 =
 286.7666666667, 23.3333333333 GPU-h; together the six lines' 589.92 and 48 GPU-h.
 """
 
@@ -125,7 +125,7 @@ def test_each_run_pays_for_the_gpu_seconds_its_jobs_held_and_the_rest_is_idle(
 
 def test_cluster_usage_ends_a_running_job_at_its_nodes_newest_billed_hour(cluster: duckdb.DuckDBPyConnection) -> None:
     rows = cluster.execute(
-        "select node, resource_id, training_run, owner, start, \"end\", running, gpus from cluster_usage "
+        'select node, resource_id, training_run, owner, start, "end", running, gpus from cluster_usage '
         "where job_id = '104' order by node"
     ).fetchall()
     assert rows == [

@@ -20,6 +20,7 @@ import json
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 
 from connectors.errors import SourceError
@@ -140,7 +141,7 @@ def _read(file: Path, query: str) -> bytes:
 
 def _check_step(series: Series, step_seconds: int, file: Path, query: str) -> None:
     step = timedelta(seconds=step_seconds)
-    for (before, _), (after, _) in zip(series.samples, series.samples[1:], strict=False):
+    for (before, _), (after, _) in pairwise(series.samples):
         if (after - before) % step:
             raise SourceError(
                 f"{file}: series {shown(series.labels)} has samples {after - before} apart at "

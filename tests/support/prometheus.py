@@ -34,7 +34,8 @@ def installed() -> bool:
     return shutil.which("prometheus") is not None and shutil.which("promtool") is not None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A port of 127.0.0.1 nothing listens on."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -77,7 +78,7 @@ class PrometheusServers:
             raise RuntimeError(f"promtool could not write the blocks: {created.stderr or created.stdout}")
         config = folder / "prometheus.yml"
         config.write_text(CONFIG)
-        port = _free_port()
+        port = free_port()
         url = f"http://127.0.0.1:{port}"
         log = folder / "prometheus.log"
         with log.open("wb") as output:

@@ -194,3 +194,11 @@ def test_a_request_in_an_unknown_unit_is_refused(tmp_path: Path) -> None:
         SourceError, match=r"cpu requested in unit 'millicore', expected 'core' \(kube-state-metrics v2\)"
     ):
         cluster_intervals(SavedPrometheus(folder), "gpu-prod", kube_cluster.START, kube_cluster.END, 60)
+
+
+def test_pods_without_their_phases_are_refused_rather_than_read_as_idle(tmp_path: Path) -> None:
+    folder = saved_copy(tmp_path)
+    for file in folder.glob("kube_pod_status_phase.*.json"):
+        file.write_text('{"status":"success","data":{"resultType":"matrix","result":[]}}')
+    with pytest.raises(SourceError, match=rf"^{folder}: kube_pod_info has series but kube_pod_status_phase none"):
+        cluster_intervals(SavedPrometheus(folder), "gpu-prod", kube_cluster.START, kube_cluster.END, 60)

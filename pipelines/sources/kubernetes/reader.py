@@ -84,7 +84,13 @@ def cluster_intervals(
     def query(selector: str) -> list[Series]:
         return client.query_range(selector, first, last, step_seconds)
 
-    placed = _pods_on_nodes(query('kube_pod_info{node!=""}'), query('kube_pod_status_phase{phase=~"Pending|Running"}'))
+    info, phases = query('kube_pod_info{node!=""}'), query('kube_pod_status_phase{phase=~"Pending|Running"}')
+    if info and not phases:
+        raise SourceError(
+            f"{client.location}: kube_pod_info has series but kube_pod_status_phase none: without the pods' phases "
+            "no pod can be said to hold its node (is kube_pod_status_phase in kube-state-metrics' --metric-denylist?)"
+        )
+    placed = _pods_on_nodes(info, phases)
     requests = _pod_requests(
         query(f'kube_pod_container_resource_requests{{resource=~"{resources}"}}'), gpu_resource, client.location
     )
@@ -131,8 +137,8 @@ def _pods_on_nodes(info: list[Series], phases: list[Series]) -> dict[tuple[Pod, 
         active[_pod(series)].update(moment for moment, value in series.samples if value == 1)
     placed: dict[tuple[Pod, str], set[datetime]] = defaultdict(set)
     for series in info:
-        pod = _pod(series)
-        placed[(pod, series.labels["node"])].update(moment for moment, _ in series.samples if moment in active[pod])
+        pod, node = _pod(series), series.labels.get("node", "")
+        placed[(pod, node)].update(moment for moment, _ in series.samples if moment in active[pod])
     return {key: times for key, times in placed.items() if times}
 
 

@@ -19,7 +19,7 @@ BENCH_SIZES ?= 1M,5M,20M
 # servers; a DuckDB in a test may use 2.5 GiB).
 TEST_WORKERS ?= auto
 
-.PHONY: run test test-fast lint test-browser test-postgres screenshot dev bench clean
+.PHONY: run test test-fast lint test-browser test-postgres test-prometheus screenshot dev bench clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -60,7 +60,7 @@ DEMO_DIR ?= .
 run: $(INSTALLED) $(DAGSTER_HOME_DIR)/dagster.yaml  ## the nightly job on the embedded demo data set, recorded in .dagster/
 	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/runledger demo --dir $(DEMO_DIR)
 
-test: $(INSTALLED) $(BQEMULATOR_INSTALLED) $(FOCUS_VALIDATOR_INSTALLED) test-browser test-postgres  ## the whole pytest suite: unit, integration and e2e tiers
+test: $(INSTALLED) $(BQEMULATOR_INSTALLED) $(FOCUS_VALIDATOR_INSTALLED) test-browser test-postgres test-prometheus  ## the whole pytest suite: unit, integration and e2e tiers
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations 15
 
 test-fast: $(INSTALLED)  ## the unit tier only: no servers, one worker per core (about 75 s on 2 idle cores)
@@ -117,6 +117,19 @@ test-postgres:
 				--no-install-recommends postgresql >/dev/null; \
 		else \
 			echo "PostgreSQL is missing: install Debian's postgresql package (needs root), then run make test again"; \
+			exit 1; \
+		fi; }
+
+# Debian's prometheus (promtool comes with it): the server the Kubernetes source's tests start on
+# 127.0.0.1 with series they write (tests/support/prometheus.py); installed when missing, which needs
+# root and apt-get.
+test-prometheus:
+	@{ command -v prometheus && command -v promtool; } >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends prometheus >/dev/null; \
+		else \
+			echo "Prometheus is missing: install Debian's prometheus package (needs root), then run make test again"; \
 			exit 1; \
 		fi; }
 

@@ -16,12 +16,13 @@ settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-# session-wide servers: `bigquery_emulator`, `moto_endpoint`, `postgres_server`; the demo after its
-# night, built once per session: `shared_demo`
+# session-wide servers: `bigquery_emulator`, `moto_endpoint`, `postgres_server`, `prometheus_servers`;
+# the demo after its night, built once per session: `shared_demo`
 pytest_plugins = [
     "tests.support.bigquery_emulator",
     "tests.support.moto_server",
     "tests.support.postgres",
+    "tests.support.prometheus",
     "tests.support.demo_lake",
 ]
 TIERS = ("unit", "integration", "e2e")

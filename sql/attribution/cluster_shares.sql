@@ -3,8 +3,9 @@
 
 -- name: node_line_usage
 -- Each line of a cluster node's resource (cluster_node_resources() valid at its charge time, or a
--- resource an interval of cluster_usage names) with each job holding the node over its charge
--- period: held = the job's GPUs (in 1e-6 GPU) × the seconds its intervals overlap the line,
+-- resource an interval of cluster_usage names; matched on the line's ResourceId, else its
+-- ResourceName: a GKE node's provider id names its instance, GCP's export its numeric id) with
+-- each job holding the node over its charge period: held = the job's GPUs (in 1e-6 GPU) × the seconds its intervals overlap the line,
 -- capacity = the node's GPUs × the line's seconds. On a node without GPUs (its listed GPUs, else
 -- its instance type's x_GpuCount, is 0) both count CPUs instead, capacity NULL when the source
 -- gives none. A line at one instant (no duration) counts as one second at its start. A line no job
@@ -33,7 +34,8 @@ nodes as (
 line_items as (
     select
         rowid as line_row,
-        ResourceId,
+        ResourceId as line_resource_id,
+        ResourceName as line_resource_name,
         ChargePeriodStart,
         coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end,
         -- the end an interval must start before to overlap the line (an instant: its start)
@@ -46,19 +48,20 @@ line_items as (
         coalesce(x_GpuCount, 0) as line_gpus
     from focus_line_items
     where in_billing_period(BillingPeriodStart, $billing_period)
-        and ResourceId in (select resource_id from nodes)
+        and (ResourceId in (select resource_id from nodes) or ResourceName in (select resource_id from nodes))
 ),
 
 -- a line of a resource two maps name takes the entry valid at its start, the latest starting first
 node_lines as (
     select
         line_items.*,
+        nodes.resource_id as ResourceId,
         nodes.cluster,
         nodes.gpus as listed_gpus,
         nodes.cpus as listed_cpus
     from line_items
     inner join nodes
-        on line_items.ResourceId = nodes.resource_id
+        on nodes.resource_id in (line_items.line_resource_id, line_items.line_resource_name)
         and (nodes.valid_from is null or line_items.ChargePeriodStart >= nodes.valid_from)
         and (nodes.valid_to is null or line_items.ChargePeriodStart < nodes.valid_to)
     qualify row_number() over (

@@ -219,7 +219,7 @@ final as (
         allocation_rule,
         cluster,
         job_id,
-        training_run is not null as part_dimensions,
+        allocation_method <> 'idle_capacity' as part_dimensions,
         experiment as part_experiment,
         dataset_version as part_dataset_version,
         owner as part_owner,

@@ -35,11 +35,20 @@ mapped as (
         and (nodes.valid_from is null or intervals.interval_end is null or intervals.interval_end > nodes.valid_from)
 ),
 
+running_nodes as (
+    select distinct resource_id from mapped
+    where interval_end is null
+),
+
+-- a node's lines carry its resource id as ResourceId, or (GKE nodes) as ResourceName
 billed_ends as (
-    select ResourceId as resource_id, max(coalesce(ChargePeriodEnd, ChargePeriodStart)) as billed_end
+    select
+        running_nodes.resource_id,
+        max(coalesce(focus_line_items.ChargePeriodEnd, focus_line_items.ChargePeriodStart)) as billed_end
     from focus_line_items
-    where ResourceId in (select resource_id from mapped where interval_end is null)
-    group by ResourceId
+    inner join running_nodes
+        on running_nodes.resource_id in (focus_line_items.ResourceId, focus_line_items.ResourceName)
+    group by running_nodes.resource_id
 ),
 
 -- a running job on a host no map names ends with its cluster's newest billed hour
@@ -88,8 +97,8 @@ comment on column cluster_usage.source is 'The scheduler source the interval was
 comment on column cluster_usage.cluster is 'The cluster (the source''s `cluster:`).';
 comment on column cluster_usage.node is 'The host as the scheduler names it.';
 comment on column cluster_usage.resource_id is
-    'The node''s cloud resource over the interval (as focus_line_items.ResourceId names it): the scheduler''s own, '
-    'else the node map''s; NULL when no map names the host (its share of the node stays idle).';
+    'The node''s cloud resource over the interval (as focus_line_items.ResourceId, or ResourceName, names it): the '
+    'scheduler''s own, else the node map''s; NULL when no map names the host (its share of the node stays idle).';
 comment on column cluster_usage.job_id is
     'The scheduler''s job id (Slurm job id, the same for every run of a requeued job; Kubernetes namespace/pod).';
 comment on column cluster_usage.training_run is

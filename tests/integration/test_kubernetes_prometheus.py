@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
@@ -18,11 +18,15 @@ import requests
 from connectors.errors import SourceError
 from connectors.prometheus import HttpPrometheus, SavedPrometheus
 from connectors.prometheus.series import to_unix
+from pipelines.attribution.allocate import allocate_period
+from pipelines.attribution.settings import DEFAULT_DIMENSIONS
+from pipelines.clusters.usage import replace_cluster_usage_if_changed
 from pipelines.config import load_config
 from pipelines.sources.intervals import ClusterIntervals
 from pipelines.sources.kubernetes.reader import cluster_intervals
 from pipelines.sources.registry import kind_of
 from tests.support import FIXTURES, kube_cluster, write_config
+from tests.support.lake import memory_warehouse
 from tests.support.prometheus import PrometheusServers, free_port
 
 SAVED = FIXTURES / "kubernetes"
@@ -153,3 +157,30 @@ def test_the_servers_error_is_shown_with_its_url_and_query(cluster_url: str) -> 
         f"Prometheus at {cluster_url} answered HTTP 400 for query 'kube_pod_info{{': "
         "bad_data: 1:15: parse error: unexpected end of input inside braces"
     )
+
+
+def test_the_pods_split_their_nodes_bill_by_the_gpu_seconds_they_held(from_server: ClusterIntervals) -> None:
+    """gpu-node-a billed 98.32 an hour 08:00-14:00 (48 GPU-hours): llm-7b-worker-0's 8 GPUs over
+    [08:11, 11:11) are 24 GPU-hours, 294.96; eval-3's 4 GPUs over 90 minutes (no run named) 6
+    GPU-hours, 73.74; the other 18 GPU-hours idle, 221.22."""
+    conn = memory_warehouse()
+    for hour in range(8, 14):
+        conn.execute(
+            "insert into focus_line_items (x_LineItemKey, x_SourceName, x_SourceFormat, BillingCurrency, "
+            "BillingPeriodStart, ChargePeriodStart, ChargePeriodEnd, ResourceId, BilledCost, EffectiveCost, "
+            "x_CostCategory, x_GpuCount, x_GpuHours, Tags) values ($key, 'aws-main', 'aws_cur2', 'USD', "
+            "'2026-11-01', $start, $end, 'i-0a1b2c3d4e5f60001', 98.32, 98.32, 'compute', 8, 8, map())",
+            {"key": f"a-{hour}", "start": at(f"{hour}:00"), "end": at(f"{hour + 1}:00")},
+        )
+    replace_cluster_usage_if_changed(conn, {"k8s": from_server}, DEFAULT_DIMENSIONS)
+    allocate_period(conn, date(2026, 11, 1), DEFAULT_DIMENSIONS)
+
+    parts = conn.execute(
+        "select allocation_method, training_run, experiment, sum(effective_cost), sum(gpu_hours) "
+        "from cost_allocations group by all order by all"
+    ).fetchall()
+    assert parts == [
+        ("cluster", "llm-7b-pt-r1", "pretrain-7b", Decimal("294.96"), Decimal(24)),
+        ("cluster", None, "pretrain-7b-eval", Decimal("73.74"), Decimal(6)),
+        ("idle_capacity", None, None, Decimal("221.22"), Decimal(18)),
+    ]

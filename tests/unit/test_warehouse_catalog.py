@@ -34,8 +34,11 @@ PUBLIC = {
     "variance_causes",
     "provisional_spend",
     "commitment_utilization",
+    "cluster_usage",
+    "cluster_utilization",
+    "run_cluster_share",
 }
-BOOKKEEPING = {"step_inputs", "schema_version"}
+BOOKKEEPING = {"step_inputs", "schema_version", "cluster_intervals", "cluster_nodes", "cluster_node_tags"}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}
 
 

@@ -52,6 +52,9 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         provisional = conn.execute(read_sql("marts/provisional_spend", "provisional"))
         provisional_columns = [d[0] for d in provisional.description]
         provisional_rows = provisional.fetchall()
+        clusters = conn.execute(read_sql("marts/cluster_utilization", "overview"))
+        cluster_columns = [d[0] for d in clusters.description]
+        cluster_rows = clusters.fetchall()
     finally:
         conn.close()
     click.echo("")
@@ -73,6 +76,10 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         click.echo("why (each run's variance and its three largest causes):")
         for training_run, why in whys:
             click.echo(f"{training_run}: {why}")
+    if cluster_rows:
+        click.echo("")
+        click.echo("shared clusters (each node's bill split by the GPU-seconds its jobs held; idle: held by none):")
+        print_table(cluster_columns, cluster_rows)
     if provisional_rows:
         click.echo("")
         click.echo("provisional spend (estimated from run events since the newest billed hour, not billed yet):")

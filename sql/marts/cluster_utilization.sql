@@ -71,3 +71,28 @@ order by cluster, currency;
 
 -- name: count
 select count(*) from cluster_utilization;
+
+-- name: overview
+-- Per cluster and currency, as `runledger run` prints it: the days, GPU-hours, utilization in
+-- percent and idle cost, rounded for reading.
+with days as (
+    select * from cluster_utilization
+),
+
+final as (
+    select
+        cluster,
+        min(day) as first_day,
+        max(day) as last_day,
+        round(sum(capacity_gpu_hours), 2) as capacity_gpu_hours,
+        round(sum(allocated_gpu_hours), 2) as allocated_gpu_hours,
+        round(sum(idle_gpu_hours), 2) as idle_gpu_hours,
+        round(decimal_divide(sum(allocated_gpu_hours), sum(capacity_gpu_hours)) * 100, 1) as utilization_pct,
+        round(sum(idle_cost), 2) as idle_cost,
+        currency
+    from days
+    group by cluster, currency
+)
+
+select * from final
+order by cluster, currency;

@@ -216,7 +216,9 @@ def run_nightly(
         runs = _metadata(result, "run_registry").get("runs", 0)
         budgets = _metadata(result, "budget_baselines").get("budgets", 0)
         events = _metadata(result, "run_events").get("events", 0)
-        log.end(f"  run registry: {runs} runs; budgets: {budgets} baselines; run events: {events:,}")
+        intervals = _metadata(result, "cluster_usage").get("intervals", 0)
+        clusters = f"; cluster usage intervals: {intervals:,}" if config.scheduler_sources else ""
+        log.end(f"  run registry: {runs} runs; budgets: {budgets} baselines; run events: {events:,}{clusters}")
         for period in billing_periods:
             log.begin(f"{period:%Y-%m}")
             result = _materialize(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from pipelines.sources import aws_cur, aws_tags, focus, gcp_billing, manual_costs, run_events
+from pipelines.sources import aws_cur, aws_tags, focus, gcp_billing, manual_costs, run_events, slurm
 from pipelines.sources.kind import SourceKind, SourceSettings
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ KINDS: tuple[SourceKind, ...] = (
     manual_costs.KIND,
     aws_tags.KIND,
     run_events.KIND,
+    slurm.KIND,
 )
 
 KIND_NAMES = tuple(kind.name for kind in KINDS)

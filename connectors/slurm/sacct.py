@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -78,7 +78,8 @@ def read_sacct(path: Path) -> list[SacctJob]:
     """Every job run of a `sacct --json` file or folder, once each.
 
     Files whose windows overlap hold the same run more than once: the run is known by (job id,
-    start) and the newest file's record wins, so a finished record replaces a running one.
+    start) and the newest file's record wins, so a finished record replaces a running one. A run
+    whose record has no comment (a running one) takes its job's comment from another run's record.
 
     Raises:
         SourceError: a file that is not `sacct --json` output, or a job record that cannot be read.
@@ -87,7 +88,22 @@ def read_sacct(path: Path) -> list[SacctJob]:
     for file in sacct_files(path):
         for job in read_sacct_file(file):
             runs[(job.job_id, job.start)] = job
-    return sorted(runs.values(), key=lambda job: (job.start, job.job_id))
+    return _with_job_comments(sorted(runs.values(), key=lambda job: (job.start, job.job_id)))
+
+
+def _with_job_comments(runs: list[SacctJob]) -> list[SacctJob]:
+    """Gives a run without a comment its job's comment, from another run of the job.
+
+    Slurm (22.05) records a job's comment in the accounting database when the job ends, so the
+    record of a running job has none; a requeued job's ended run has it, and it is the job's.
+    """
+    comments = {run.job_id: run.fields["comment"] for run in runs if run.fields["comment"]}
+    return [
+        replace(run, fields={**run.fields, "comment": comments[run.job_id]})
+        if not run.fields["comment"] and run.job_id in comments
+        else run
+        for run in runs
+    ]
 
 
 def read_sacct_file(file: Path) -> list[SacctJob]:

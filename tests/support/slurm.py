@@ -24,8 +24,6 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 CLUSTER = "runledger"
 NODE = "gpu-node1"
 NODE_GPUS = 8
@@ -193,6 +191,7 @@ def _write_configuration(root: Path, ports: dict[str, int], user: str) -> None:
                 f"AccountingStoragePort={ports['slurmdbd']}",
                 "AccountingStorageTRES=gres/gpu",
                 "AccountingStoreFlags=job_comment",
+                "TrackWCKey=yes",
                 "JobCompType=jobcomp/none",
                 "ReturnToService=2",
                 "KillWait=1",
@@ -287,8 +286,69 @@ def _cancel_every_job(cluster: SlurmCluster) -> None:
         time.sleep(0.2)
 
 
-@pytest.fixture(scope="session")
-def slurm_cluster() -> Iterator[SlurmCluster]:
-    """A cluster started for the session, stopped after."""
-    with local_slurm() as cluster:
-        yield cluster
+SACCT_WINDOW = ("-a", "-D", "-S", "now-2days", "-E", "now")
+"""The flags of the documented cron dump: every user's jobs, requeued runs too, the last two days."""
+
+
+@dataclass(frozen=True)
+class RecordedJobs:
+    """The jobs `record_jobs` submitted, by role, and the two `sacct --json` dumps it took."""
+
+    finished: str
+    short: str
+    requeued: str
+    held: str
+    first_dump: Path
+    second_dump: Path
+
+
+def record_jobs(cluster: SlurmCluster, folder: Path) -> RecordedJobs:
+    """Runs the jobs the `slurm` source's tests read and dumps `sacct --json` twice.
+
+    `finished` (2 GPUs, 1 CPU, account `llm-7b`) has ended before the first dump; `short` (4 GPUs,
+    2 CPUs, wckey `exp-base`) runs in the first dump and has ended by the second; `requeued`
+    (1 GPU) runs in the first dump, is requeued and runs again in the second (two records);
+    `held` (begins in an hour) never starts.
+    """
+    cluster.run("sacctmgr", "--immediate", "add", "account", "llm-7b", f"cluster={cluster.name}")
+    cluster.run("sacctmgr", "--immediate", "add", "user", getpass.getuser(), "account=llm-7b")
+    finished = cluster.sbatch(
+        "--gres=gpu:2", "--cpus-per-task=1", "--account=llm-7b", "--job-name=llm-7b/lr-sweep",
+        "--comment=training_run=llm-7b experiment=lr-sweep", "--wrap=sleep 1",
+    )  # fmt: skip
+    short = cluster.sbatch(
+        "--gres=gpu:4", "--cpus-per-task=2", "--wckey=exp-base", "--job-name=llm-13b/base",
+        "--comment=training_run=llm-13b,experiment=base", "--wrap=sleep 5",
+    )  # fmt: skip
+    requeued = cluster.sbatch("--requeue", "--gres=gpu:1", "--comment=training_run=llm-7b", "--wrap=sleep 300")
+    held = cluster.sbatch("--gres=gpu:1", "--begin=now+1hour", "--comment=training_run=never", "--wrap=sleep 1")
+    cluster.wait_for(finished, "COMPLETED")
+    cluster.wait_for(requeued, "RUNNING")
+    _wait_for_records(cluster, {finished: ["COMPLETED"], short: ["RUNNING"], requeued: ["RUNNING"]})
+    first_dump = folder / "sacct-1.json"
+    first_dump.write_text(cluster.run("sacct", "--json", *SACCT_WINDOW))
+    cluster.run("scontrol", "requeue", requeued)
+    cluster.wait_for(requeued, "PENDING")
+    # a requeued job waits for its credential to expire (120 s) before it may start again
+    cluster.run("scontrol", "update", f"jobid={requeued}", "StartTime=now")
+    cluster.wait_for(requeued, "RUNNING")
+    cluster.wait_for(short, "COMPLETED")
+    _wait_for_records(cluster, {short: ["COMPLETED"], requeued: ["REQUEUED", "RUNNING"]})
+    second_dump = folder / "sacct-2.json"
+    second_dump.write_text(cluster.run("sacct", "--json", *SACCT_WINDOW))
+    return RecordedJobs(finished, short, requeued, held, first_dump, second_dump)
+
+
+def _wait_for_records(cluster: SlurmCluster, expected: dict[str, list[str]], timeout: float = 20.0) -> None:
+    """Waits until the accounting database holds these jobs' records in these states (slurmctld
+    sends them to slurmdbd as they happen, not at once)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found: dict[str, list[str]] = {}
+        for record in cluster.sacct_records(*SACCT_WINDOW):
+            found.setdefault(str(record["job_id"]), []).append(record["state"]["current"])
+        if all(sorted(found.get(job, [])) == states for job, states in expected.items()):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"sacct shows {found}, expected {expected}, after {timeout:.0f} s")
+        time.sleep(0.3)

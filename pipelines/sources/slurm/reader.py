@@ -138,5 +138,6 @@ def _check_no_overlap(file: Path, nodes: list[tuple[int, ClusterNode]]) -> None:
     for (line, node), (next_line, following) in pairwise(ordered):
         if node.node == following.node and bounds(following)[0] < bounds(node)[1]:
             raise SourceError(
-                f"{file}: lines {line} and {next_line}: host {node.node} is mapped twice over overlapping times"
+                f"{file}: lines {min(line, next_line)} and {max(line, next_line)}: host {node.node} is mapped "
+                "twice over overlapping times"
             )

@@ -60,8 +60,9 @@ class SacctJob:
 
 
 class _BadField(Exception):
-    def __init__(self, field: str, expected: str, value: object) -> None:
-        super().__init__(f"`{field}`: expected {expected}, got {json.dumps(value)[:80]}")
+    def __init__(self, field: str, expected: str, value: object = None, *, missing: bool = False) -> None:
+        got = "it is missing" if missing else f"got {json.dumps(value)[:80]}"
+        super().__init__(f"`{field}`: expected {expected}, {got}")
 
 
 def sacct_files(path: Path) -> list[Path]:
@@ -176,7 +177,7 @@ def _get(record: Mapping[str, Any], *keys: str) -> Any:
     value: Any = record
     for depth, key in enumerate(keys):
         if not isinstance(value, dict) or key not in value:
-            raise _BadField(".".join(keys[: depth + 1]), "a value", None)
+            raise _BadField(".".join(keys[: depth + 1]), "a value", missing=True)
         value = value[key]
     return value
 

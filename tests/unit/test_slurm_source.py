@@ -18,10 +18,13 @@ from pydantic import ValidationError
 
 from connectors.errors import SourceError
 from connectors.slurm.sacct import read_sacct, read_sacct_file
+from pipelines.config import load_config
+from pipelines.config_rules import ConfigError
 from pipelines.sources.intervals import ClusterIntervals, UsageInterval
 from pipelines.sources.registry import KIND_NAMES, kind_of
 from pipelines.sources.slurm.reader import read_intervals, read_node_map
 from pipelines.sources.slurm.settings import SlurmSource
+from tests.support import write_config
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "slurm"
 FIRST, SECOND = FIXTURES / "sacct_22.05_first.json", FIXTURES / "sacct_22.05_second.json"
@@ -198,7 +201,7 @@ def test_a_file_of_an_unknown_shape_is_refused(tmp_path: Path, document: str, me
             {"time": {"start": "yesterday", "end": 0}},
             '`time.start`: expected an integer or a {"set", "infinite", "number"} object, got "yesterday"',
         ),
-        ({"time": {"end": 0}}, "`time.start`: expected a value"),
+        ({"time": {"end": 0}}, "`time.start`: expected a value, it is missing"),
         ({"nodes": "p5-[001-"}, '`nodes`: expected a host list (`p5-[001-004]`), got "p5-[001-"'),
         ({"state": {"current": 3}}, "`state.current`: expected a job state or a list of them, got 3"),
         ({"tres": gres(("gres", "gpu", -1))}, "`tres.allocated[0].count`: expected a count ≥ 0, got -1"),
@@ -316,3 +319,28 @@ def test_the_kind_is_registered_as_a_scheduler_source(tmp_path: Path) -> None:
     intervals = kind.intervals(source(tmp_path / FIRST.name), lambda value: tmp_path / value)
     assert all(isinstance(interval, UsageInterval) for interval in intervals.intervals)
     assert sorted({interval.job_id for interval in intervals.intervals}) == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ("{name: s, kind: slurm, path: nowhere, cluster: p5, nodes: n.csv}", "sources[0].path: "),
+        ("{name: s, kind: slurm, path: ., nodes: n.csv}", "sources[0].cluster: Field required"),
+        ("{name: s, kind: slurm, path: ., cluster: p5}", "sources[0].nodes: Field required"),
+        ("{name: s, kind: slurm, path: ., cluster: p5, nodes: {tag: ''}}", "sources[0].nodes"),
+        ("{name: s, kind: slurm, path: ., cluster: p5, nodes: n.csv, run_from: qos}", "sources[0].run_from"),
+    ],
+)
+def test_a_bad_slurm_entry_names_its_key(tmp_path: Path, entry: str, expected: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        load_config(write_config(tmp_path, f"sources:\n  - {entry}\n"))
+
+
+def test_a_slurm_entry_loads_with_its_path_resolved(tmp_path: Path) -> None:
+    (tmp_path / "sacct").mkdir()
+    text = "sources:\n  - {name: s, kind: slurm, path: sacct, cluster: p5, nodes: {tag: slurm-node}}\n"
+    config = load_config(write_config(tmp_path, text))
+
+    [entry] = config.sources
+    assert (entry.kind, entry.run_from, entry.nodes.tag) == ("slurm", "comment", "slurm-node")
+    assert config.resolve(entry.path) == tmp_path / "sacct"

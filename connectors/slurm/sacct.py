@@ -45,7 +45,6 @@ class SacctJob:
         cpus: CPUs allocated over all its nodes (`cpu` TRES), None when the record has none.
         fields: the texts that may name its run: `comment` (the job's comment), `job_name`,
             `wckey`, `account` (empty when unset).
-        origin: the file it was read from.
     """
 
     job_id: str
@@ -56,7 +55,6 @@ class SacctJob:
     gpus: Decimal
     cpus: Decimal | None
     fields: Mapping[str, str]
-    origin: Path
 
 
 class _BadField(Exception):
@@ -125,7 +123,7 @@ def read_sacct_file(file: Path) -> list[SacctJob]:
     for index, record in enumerate(document["jobs"]):
         job_id = record.get("job_id") if isinstance(record, dict) else None
         try:
-            job = _job(record, file)
+            job = _job(record)
         except _BadField as error:
             raise SourceError(f"{file}: jobs[{index}] (job {job_id}): {error}") from None
         if job is not None:
@@ -133,7 +131,7 @@ def read_sacct_file(file: Path) -> list[SacctJob]:
     return jobs
 
 
-def _job(record: object, file: Path) -> SacctJob | None:
+def _job(record: object) -> SacctJob | None:
     if not isinstance(record, dict):
         raise _BadField("jobs[]", "an object", record)
     job_id = record.get("job_id")
@@ -169,7 +167,6 @@ def _job(record: object, file: Path) -> SacctJob | None:
             "wckey": _text(record, "wckey", "wckey"),
             "account": _text(record, "account"),
         },
-        origin=file,
     )
 
 

@@ -131,12 +131,14 @@ def _daemon(command: list[str], root: Path, port: int, env: dict[str, str]) -> I
             process.wait()
 
 
-def _write_configuration(root: Path, ports: dict[str, int], user: str) -> None:
+def _write_configuration(root: Path, ports: dict[str, int], user: str, gpu_type: str | None) -> None:
+    typed = f"{gpu_type}:" if gpu_type else ""
     devices = root / "dev"
     devices.mkdir()
     for index in range(NODE_GPUS):
         (devices / f"gpu{index}").symlink_to("/dev/null")
-    (root / "gres.conf").write_text(f"Name=gpu File={devices}/gpu[0-{NODE_GPUS - 1}]\n")
+    gres_type = f" Type={gpu_type}" if gpu_type else ""
+    (root / "gres.conf").write_text(f"Name=gpu{gres_type} File={devices}/gpu[0-{NODE_GPUS - 1}]\n")
     for folder in ("state", "spool"):
         (root / folder).mkdir()
     dbd = root / "slurmdbd.conf"
@@ -189,13 +191,13 @@ def _write_configuration(root: Path, ports: dict[str, int], user: str) -> None:
                 "AccountingStorageType=accounting_storage/slurmdbd",
                 "AccountingStorageHost=127.0.0.1",
                 f"AccountingStoragePort={ports['slurmdbd']}",
-                "AccountingStorageTRES=gres/gpu",
+                f"AccountingStorageTRES=gres/gpu,gres/gpu:{gpu_type}" if gpu_type else "AccountingStorageTRES=gres/gpu",
                 "AccountingStoreFlags=job_comment",
                 "TrackWCKey=yes",
                 "JobCompType=jobcomp/none",
                 "ReturnToService=2",
                 "KillWait=1",
-                f"NodeName={NODE} NodeAddr=127.0.0.1 CPUs={NODE_CPUS} Gres=gpu:{NODE_GPUS} RealMemory=1000",
+                f"NodeName={NODE} NodeAddr=127.0.0.1 CPUs={NODE_CPUS} Gres=gpu:{typed}{NODE_GPUS} RealMemory=1000",
                 f"PartitionName=gpu Nodes={NODE} Default=YES MaxTime=INFINITE State=UP",
                 "",
             ]
@@ -243,9 +245,14 @@ def _wait_for_node(cluster: SlurmCluster, root: Path) -> None:
 
 
 @contextmanager
-def local_slurm() -> Iterator[SlurmCluster]:
+def local_slurm(gpu_type: str | None = None) -> Iterator[SlurmCluster]:
     """A throwaway cluster (auth/none, 127.0.0.1, free ports) with one 8-GPU node, its accounting
-    in its own MariaDB; every job cancelled and every server stopped and removed afterwards."""
+    in its own MariaDB; every job cancelled and every server stopped and removed afterwards.
+
+    Args:
+        gpu_type: the GPUs' type (`h100`): the node declares `gpu:h100:8`, and the accounting keeps
+            the `gres/gpu:h100` TRES beside `gres/gpu`. None: untyped GPUs.
+    """
     missing = installed()
     if missing:
         raise SlurmStartError(
@@ -258,7 +265,7 @@ def local_slurm() -> Iterator[SlurmCluster]:
     ports = {name: _free_port() for name in ("mariadb", "slurmdbd", "slurmctld", "slurmd")}
     cluster = SlurmCluster(name=CLUSTER, node=NODE, root=root)
     try:
-        _write_configuration(root, ports, user)
+        _write_configuration(root, ports, user, gpu_type)
         env = cluster.env
         with ExitStack() as servers:
             servers.enter_context(_daemon(_mariadb(root, ports["mariadb"], user), root, ports["mariadb"], env))

@@ -154,6 +154,14 @@ def test_a_multi_node_job_splits_its_gpus_and_cpus_evenly_over_its_hosts(tmp_pat
     assert sum(i.gpus for i in intervals.intervals if i.job_id == "7") == 6
 
 
+def test_typed_gpus_slurm_counts_under_both_tres_are_counted_once() -> None:
+    # a node of `gpu:h100:8` with `AccountingStorageTRES=gres/gpu,gres/gpu:h100`: `--gres=gpu:2`
+    # and `--gres=gpu:h100:3` are each allocated under `gres/gpu` and `gres/gpu:h100`
+    jobs = read_sacct_file(FIXTURES / "sacct_22.05_typed_gpus.json")
+
+    assert [(job.job_id, job.gpus, job.cpus) for job in jobs] == [("1", 2, 1), ("2", 3, 1)]
+
+
 @pytest.mark.parametrize(
     ("tres", "gpus"),
     [

@@ -19,7 +19,7 @@ BENCH_SIZES ?= 1M,5M,20M
 # servers; a DuckDB in a test may use 2.5 GiB).
 TEST_WORKERS ?= auto
 
-.PHONY: run test test-fast lint test-browser test-postgres test-prometheus screenshot dev bench clean
+.PHONY: run test test-fast lint test-browser test-postgres test-prometheus test-slurm screenshot dev bench clean
 
 $(INSTALLED): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -60,7 +60,7 @@ DEMO_DIR ?= .
 run: $(INSTALLED) $(DAGSTER_HOME_DIR)/dagster.yaml  ## the nightly job on the embedded demo data set, recorded in .dagster/
 	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/runledger demo --dir $(DEMO_DIR)
 
-test: $(INSTALLED) $(BQEMULATOR_INSTALLED) $(FOCUS_VALIDATOR_INSTALLED) test-browser test-postgres test-prometheus  ## the whole pytest suite: unit, integration and e2e tiers
+test: $(INSTALLED) $(BQEMULATOR_INSTALLED) $(FOCUS_VALIDATOR_INSTALLED) test-browser test-postgres test-prometheus test-slurm  ## the whole pytest suite: unit, integration and e2e tiers
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations 15
 
 test-fast: $(INSTALLED)  ## the unit tier only: no servers, one worker per core (about 75 s on 2 idle cores)
@@ -130,6 +130,21 @@ test-prometheus:
 				--no-install-recommends prometheus >/dev/null; \
 		else \
 			echo "Prometheus is missing: install Debian's prometheus package (needs root), then run make test again"; \
+			exit 1; \
+		fi; }
+
+# Debian's Slurm 22.05 and MariaDB: the cluster tests/integration/test_slurm_cluster.py starts on
+# 127.0.0.1 (tests/support/slurm.py: MariaDB, slurmdbd, slurmctld, one slurmd; auth/none, no munged
+# runs); installed when missing, which needs root and apt-get.
+SLURM_PROGRAMS := slurmctld slurmd slurmdbd sacct sacctmgr sbatch mariadbd mariadb-install-db
+test-slurm:
+	@for program in $(SLURM_PROGRAMS); do command -v $$program >/dev/null 2>&1 || missing=1; done; \
+	[ -z "$$missing" ] || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends slurmctld slurmd slurmdbd slurm-client mariadb-server >/dev/null; \
+		else \
+			echo "Slurm is missing: install Debian's slurmctld slurmd slurmdbd slurm-client mariadb-server (needs root), then run make test again"; \
 			exit 1; \
 		fi; }
 

@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from pipelines.sources import aws_cur, aws_tags, focus, gcp_billing, kubernetes, manual_costs, run_events
+from pipelines.sources import (
+    aws_cur,
+    aws_tags,
+    focus,
+    gcp_billing,
+    kubernetes,
+    manual_costs,
+    run_events,
+    slurm,
+)
 from pipelines.sources.kind import SourceKind, SourceSettings
 
 if TYPE_CHECKING:
@@ -28,6 +37,7 @@ KINDS: tuple[SourceKind, ...] = (
     aws_tags.KIND,
     run_events.KIND,
     kubernetes.KIND,
+    slurm.KIND,
 )
 
 KIND_NAMES = tuple(kind.name for kind in KINDS)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 
 import duckdb
 import pyarrow as pa
@@ -17,6 +18,9 @@ from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 
 STAGED_INTERVALS = "staged_intervals"
+# GPUs and CPUs are stored to 1e-10 like every DECIMAL(38, 10): a job's 7 GPUs over 3 nodes is
+# 2.3333333333 on each
+TEN_PLACES = Decimal("1e-10")
 STAGED_NODES = "staged_nodes"
 MONEY_SCALE = pa.decimal128(38, 10)
 INTERVALS_SCHEMA = pa.schema(
@@ -115,8 +119,8 @@ def _intervals_table(read: ClusterIntervals) -> pa.Table:
                 "labels": list(interval.labels.items()),
                 "interval_start": interval.start,
                 "interval_end": interval.end,
-                "gpus": interval.gpus,
-                "cpus": interval.cpus,
+                "gpus": _ten_places(interval.gpus),
+                "cpus": _ten_places(interval.cpus),
             }
             for index, interval in enumerate(read.intervals)
         ],
@@ -133,10 +137,14 @@ def _nodes_table(read: ClusterIntervals) -> pa.Table:
                 "resource_id": node.resource_id,
                 "valid_from": node.valid_from,
                 "valid_to": node.valid_to,
-                "gpus": node.gpus,
-                "cpus": node.cpus,
+                "gpus": _ten_places(node.gpus),
+                "cpus": _ten_places(node.cpus),
             }
             for node in read.nodes
         ],
         schema=NODES_SCHEMA,
     )
+
+
+def _ten_places(value: Decimal | None) -> Decimal | None:
+    return None if value is None else value.quantize(TEN_PLACES)

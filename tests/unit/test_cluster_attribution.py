@@ -16,8 +16,11 @@ sweep-b (102) 32.7733333333 + 49.16 = 81.9333333333, 2.6666666667 + 4 = 6.666666
 286.7666666667, 23.3333333333 GPU-h; together the six lines' 589.92 and 48 GPU-h.
 """
 
+import os
+import shutil
 from datetime import date, datetime
 from decimal import Decimal
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -26,7 +29,10 @@ from pipelines.attribution.allocate import allocate_period, check_period, over_c
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS
 from pipelines.clusters.usage import replace_cluster_usage_if_changed
 from pipelines.sources.intervals import ClusterIntervals, ClusterNode, UsageInterval
+from pipelines.sources.slurm.reader import read_intervals
+from pipelines.sources.slurm.settings import SlurmSource
 from pipelines.warehouse.sql import dict_rows, read_sql
+from tests.support import FIXTURES
 
 PERIOD = date(2026, 10, 1)
 DAY = datetime(2026, 10, 5)
@@ -231,3 +237,38 @@ def test_without_a_scheduler_source_the_step_changes_nothing(warehouse: duckdb.D
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
     assert by_target(warehouse) == {"unattributed": (Decimal("98.32"), Decimal("98.32"), Decimal(8))}
     assert over_capacity(warehouse, PERIOD) == []
+
+
+def test_a_real_sacct_dump_splits_its_node(warehouse: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
+    """Slurm 22.05's `sacct --json`, twice (tests/fixtures/slurm/: the second dump has job 2 finished
+    and job 3 requeued, still running), on gpu-node1 (8 GPUs) billed 98.32 for 05:00-06:00: llm-7b
+    holds 2 GPUs × 1 s (job 1) + 1 GPU × 2 s and, requeued, 1 GPU × 3,039 s to the billed hour's end
+    (job 3); llm-13b 4 GPUs × 5 s (job 2); of 28,800 GPU-seconds."""
+    dumps = tmp_path / "sacct"
+    dumps.mkdir()
+    for order, name in enumerate(("first", "second")):
+        copy = dumps / f"{name}.json"
+        shutil.copy(FIXTURES / "slurm" / f"sacct_22.05_{name}.json", copy)
+        os.utime(copy, (1_000_000 + order, 1_000_000 + order))
+    (tmp_path / "nodes.csv").write_text("hostname,resource_id,start,end\ngpu-node1,i-0d5e000000000001,,\n")
+    source = SlurmSource(name="slurm-lab", kind="slurm", path="sacct", cluster="lab", nodes="nodes.csv")
+    warehouse.execute(
+        "insert into focus_line_items (x_LineItemKey, x_SourceName, x_SourceFormat, BillingCurrency, "
+        "BillingPeriodStart, ChargePeriodStart, ChargePeriodEnd, ResourceId, BilledCost, EffectiveCost, "
+        "x_CostCategory, x_GpuCount, x_GpuHours, Tags) values ('node1-05', 'aws-main', 'aws_cur2', 'USD', "
+        "'2026-12-01', '2026-12-07 05:00', '2026-12-07 06:00', 'i-0d5e000000000001', 98.32, 98.32, 'compute', 8, 8, "
+        "map())"
+    )
+    read = read_intervals(source, lambda path: tmp_path / path)
+    replace_cluster_usage_if_changed(warehouse, {"slurm-lab": read}, DEFAULT_DIMENSIONS)
+    allocate_period(warehouse, date(2026, 12, 1), DEFAULT_DIMENSIONS)
+
+    held = {"llm-7b": 2 + 2 + 3039, "llm-13b": 20}
+    costs = by_target(warehouse)
+    for run, gpu_seconds in held.items():
+        assert abs(costs[run][0] - Decimal("98.32") * gpu_seconds / 28800) <= Decimal("2e-10")
+        assert abs(costs[run][2] - Decimal(8) * gpu_seconds / 28800) <= Decimal("2e-10")
+    assert sum(cost[0] for cost in costs.values()) == Decimal("98.32")
+    assert costs["idle_capacity"][2] + costs["llm-7b"][2] + costs["llm-13b"][2] == Decimal(8)
+    jobs = warehouse.execute("select job_id, count(*) from cluster_usage group by all order by all").fetchall()
+    assert jobs == [("1", 1), ("2", 1), ("3", 2)]

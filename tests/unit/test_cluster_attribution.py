@@ -242,8 +242,8 @@ def test_without_a_scheduler_source_the_step_changes_nothing(warehouse: duckdb.D
 def test_a_real_sacct_dump_splits_its_node(warehouse: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
     """Slurm 22.05's `sacct --json`, twice (tests/fixtures/slurm/: the second dump has job 2 finished
     and job 3 requeued, still running), on gpu-node1 (8 GPUs) billed 98.32 for 05:00-06:00: llm-7b
-    holds 2 GPUs × 1 s (job 1) + 1 GPU × 2 s and, requeued, 1 GPU × 3,039 s to the billed hour's end
-    (job 3); llm-13b 4 GPUs × 5 s (job 2); of 28,800 GPU-seconds."""
+    holds 2 GPUs x 1 s (job 1) + 1 GPU x 2 s and, requeued, 1 GPU x 3,039 s to the billed hour's end
+    (job 3); llm-13b 4 GPUs x 5 s (job 2); of 28,800 GPU-seconds."""
     dumps = tmp_path / "sacct"
     dumps.mkdir()
     for order, name in enumerate(("first", "second")):

@@ -40,6 +40,9 @@ LAYER_ASSETS = {
     "variance_causes",
     "provisional_spend",
     "commitment_utilization",
+    "cluster_usage",
+    "cluster_utilization",
+    "run_cluster_share",
 }
 
 

@@ -2,9 +2,16 @@
 
 -- Kind idle_gpus: GPU-instance hours charged with no run, in stretches of back-to-back charge
 -- periods; the first day a stretch of the instance was longer than a level ($idle_warning_hours,
--- $idle_over_hours).
+-- $idle_over_hours). A shared cluster node's hour that some job held is not idle (its idle part is
+-- the cluster's utilization); an hour no job held is.
 insert into budget_alerts by name
-with idle_periods as (
+with held_lines as (
+    select distinct x_LineItemKey
+    from cost_allocations
+    where allocation_method = 'cluster'
+),
+
+idle_periods as (
     select
         ResourceId as resource_id,
         BillingCurrency as currency,
@@ -12,7 +19,10 @@ with idle_periods as (
         ChargePeriodEnd as period_end,
         sum(effective_cost) as period_cost
     from cost_allocations
-    where training_run is null and gpu_hours > 0 and ResourceId is not null
+    anti join held_lines on cost_allocations.x_LineItemKey = held_lines.x_LineItemKey
+    where cost_allocations.training_run is null
+        and cost_allocations.gpu_hours > 0
+        and cost_allocations.ResourceId is not null
     group by all
 ),
 

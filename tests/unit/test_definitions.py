@@ -70,8 +70,11 @@ UPSTREAM = {
     "budget_baselines": set(),
     "resource_tag_snapshots": set(),
     "run_events": set(),
+    "cluster_usage": set(),
     "focus_line_items": {"raw/aws_main", "raw/gcp_main"},
-    "cost_allocations": {"focus_line_items", "run_registry", "resource_tag_snapshots"},
+    "cost_allocations": {"focus_line_items", "run_registry", "resource_tag_snapshots", "cluster_usage"},
+    "cluster_utilization": {"cost_allocations"},
+    "run_cluster_share": {"cost_allocations", "cluster_utilization"},
     "run_costs": {"cost_allocations", "run_registry"},
     "unattributed_costs": {"focus_line_items", "cost_allocations"},
     "reconciliation": {"focus_line_items", "cost_allocations"},
@@ -145,6 +148,7 @@ def test_runledger_run_stages_follow_from_partitions_and_the_graph(demo_config: 
         "budget_baselines",
         "resource_tag_snapshots",
         "run_events",
+        "cluster_usage",
     }
     assert set(keys(graph.partitioned)) == {"raw/aws_main", "raw/gcp_main", "focus_line_items", "cost_allocations"}
     assert set(keys(graph.post_partition)) == LAYER_ASSETS - set(keys(graph.pre_partition + graph.partitioned))
@@ -204,7 +208,7 @@ def test_source_kinds_and_descriptions_say_which_engine_maps_them(demo_defs: dg.
 
 def test_every_asset_has_group_owner_kind_and_description(demo_defs: dg.Definitions) -> None:
     for key, spec in asset_specs(demo_defs).items():
-        assert spec.group_name in {"ingest", "attribution", "budgets", "waste", "reports", "maintenance"}, key
+        assert spec.group_name in {"ingest", "clusters", "attribution", "budgets", "waste", "reports", "maintenance"}, key
         assert spec.owners == ["team:finops"], key
         assert spec.kinds, key
         assert spec.description and len(spec.description) > 100, key
@@ -222,6 +226,8 @@ def test_checks_blocking_and_warning(demo_defs: dg.Definitions) -> None:
     }
     assert set(checks) == {
         ("cost_allocations", "conservation"),
+        ("cost_allocations", "cluster_capacity"),
+        ("cluster_usage", "unmapped_hosts"),
         ("reconciliation", "zero_differences"),
         ("unattributed_costs", "untagged_share"),
         ("raw/aws_main", "schema_drift"),

@@ -40,6 +40,12 @@ WRITER_LAYER = {
     "variance_causes": "marts",
     "provisional_spend": "marts",
     "commitment_utilization": "marts",
+    "cluster_intervals": "inputs",
+    "cluster_nodes": "inputs",
+    "cluster_node_tags": "inputs",
+    "cluster_usage": "marts",
+    "cluster_utilization": "marts",
+    "run_cluster_share": "marts",
 }
 NAME = r"(?:\"[^\"]+\"|[\w.]+)"
 WRITE = re.compile(

@@ -274,8 +274,8 @@ comment on column focus_line_items.x_SplitParentResourceId is
 comment on column focus_line_items.x_SplitCost is
     'AWS split cost allocation data: the part of the parent instance''s amortized cost the pod or task reserved '
     'in the charge period (split_line_item_split_cost, before discounts: every split row has it, the net column '
-    'only accounts with a discount); a weight among the parent''s pods. The row''s own BilledCost and EffectiveCost '
-    'stay as AWS bills them (0): the parent line carries the cost. NULL on rows without split data.';
+    'appears only in months with a discount); a weight among the parent''s pods. The row''s own BilledCost and '
+    'EffectiveCost stay as AWS bills them (0): the parent line carries the cost. NULL on rows without split data.';
 comment on column focus_line_items.x_SplitUnusedCost is
     'AWS split cost allocation data: the part of the parent instance''s unreserved capacity AWS gives the pod or '
     'task (split_line_item_unused_cost, before discounts); per parent and charge period, x_SplitCost plus '

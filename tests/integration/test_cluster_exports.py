@@ -52,7 +52,7 @@ RAN = [tuple(SPLIT), tuple(SPLIT), ("llm-7b-sft-worker-0", "llm-7b-sft-worker-1"
 def expected_pod_rows() -> list[tuple]:
     """(hour, pod, resource, parent, split cost, unused cost) of every pod row: hours 0 and 1 use
     the whole node (no unused cost); in hour 2 the two workers hold half of it and each is given
-    the unused half of its own size."""
+    half of the unused half: an unused cost equal to its split cost."""
     rows = []
     for hour, pods in zip(HOURS, RAN):
         for pod in pods:

@@ -99,6 +99,7 @@ condition_matches as (
                 when 'x_InstanceType' then line_items.x_InstanceType
                 when 'x_ProviderPricingUnit' then line_items.x_ProviderPricingUnit
                 when 'x_ProviderConsumedUnit' then line_items.x_ProviderConsumedUnit
+                when 'x_SplitParentResourceId' then line_items.x_SplitParentResourceId
         end
     ) glob conditions.pattern
 ),

@@ -75,7 +75,10 @@ create table if not exists focus_line_items (
     x_ProviderPricingUnit varchar,
     x_ProviderConsumedUnit varchar,
     x_ExtraColumns map(varchar, varchar),
-    x_DerivedFrom varchar
+    x_DerivedFrom varchar,
+    x_SplitParentResourceId varchar,              -- AWS split cost allocation data (EKS/ECS pods)
+    x_SplitCost decimal(38, 10),
+    x_SplitUnusedCost decimal(38, 10)
 );
 
 -- warehouses created before these columns existed
@@ -100,6 +103,9 @@ alter table focus_line_items add column if not exists x_ProviderPricingUnit varc
 alter table focus_line_items add column if not exists x_ProviderConsumedUnit varchar;
 alter table focus_line_items add column if not exists x_ExtraColumns map(varchar, varchar);
 alter table focus_line_items add column if not exists x_DerivedFrom varchar;
+alter table focus_line_items add column if not exists x_SplitParentResourceId varchar;
+alter table focus_line_items add column if not exists x_SplitCost decimal(38, 10);
+alter table focus_line_items add column if not exists x_SplitUnusedCost decimal(38, 10);
 
 -- A partition per (source, billing period): a reload deletes whole files of the lake, never rows
 -- inside files, so a restated period leaves no delete files behind.
@@ -183,7 +189,7 @@ comment on column focus_line_items.CommitmentDiscountStatus is
 comment on column focus_line_items.Tags is
     'Resource tags and labels, key to value, keys as the export writes them (GCP: labels, then project labels for '
     'keys the resource does not set). Attribution compares keys with normalize_tag_key: lower case, -, space and '
-    ': as _, a leading user_ dropped.';
+    ': as _, a leading user_ (AWS user tags) or k8s_label/ (GKE cost allocation''s pod labels) dropped.';
 comment on column focus_line_items.BillingAccountType is
     'Provider label for the kind of billing account (e.g. AWS: Payer Account; GCP: Billing Account).';
 comment on column focus_line_items.SubAccountType is
@@ -261,3 +267,16 @@ comment on column focus_line_items.x_DerivedFrom is
     'Plan or Reserved Instance fee as a Usage row of its own (CommitmentDiscountStatus Unused, BilledCost 0); the '
     'used and unused parts of a GCP commitment fee (Used / Unused). NULL '
     'on every line of the export itself: rows = raw rows + rows with x_DerivedFrom.';
+comment on column focus_line_items.x_SplitParentResourceId is
+    'AWS split cost allocation data: on a row of an EKS pod or ECS task (its ResourceId the pod or task), the '
+    'EC2 instance it ran on, as that instance''s own line has it in ResourceId (e.g. i-0abc); NULL on every other '
+    'row.';
+comment on column focus_line_items.x_SplitCost is
+    'AWS split cost allocation data: the part of the parent instance''s amortized cost the pod or task reserved '
+    'in the charge period (split_line_item_split_cost, before discounts: every split row has it, the net column '
+    'appears only in months with a discount); a weight among the parent''s pods. The row''s own BilledCost and '
+    'EffectiveCost stay as AWS bills them (0): the parent line carries the cost. NULL on rows without split data.';
+comment on column focus_line_items.x_SplitUnusedCost is
+    'AWS split cost allocation data: the part of the parent instance''s unreserved capacity AWS gives the pod or '
+    'task (split_line_item_unused_cost, before discounts); per parent and charge period, x_SplitCost plus '
+    'x_SplitUnusedCost over its pods is the parent''s amortized cost. NULL on rows without split data.';

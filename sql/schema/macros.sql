@@ -1,6 +1,7 @@
--- Tag keys compare case-insensitively with '-', ' ', ':' as '_' and AWS's user_/user: prefix ignored.
+-- Tag keys compare case-insensitively with '-', ' ', ':' as '_', and AWS's user_/user: prefix and
+-- GKE cost allocation's k8s-label/ prefix (a pod label, `k8s_label/` once '-' is '_') ignored.
 create or replace macro normalize_tag_key(tag_key) as
-    regexp_replace(regexp_replace(lower(trim(tag_key)), '[-\s:]', '_', 'g'), '^user_', '');
+    regexp_replace(regexp_replace(lower(trim(tag_key)), '[-\s:]', '_', 'g'), '^(user_|k8s_label/)', '');
 
 -- A resource id as ARNs and bare ids both reduce to it, so CUR lines and Tagging API ARNs join:
 -- arn:aws:s3:::bucket → bucket; arn:…:instance/i-0abc → i-0abc; a bare id stays as it is.

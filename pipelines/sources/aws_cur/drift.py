@@ -7,6 +7,9 @@ from __future__ import annotations
 from pipelines.sources.aws_cur import cur2, legacy_cur
 from pipelines.sources.drift import ColumnDrift, compare_columns, focus_drift
 
+# The split cost allocation columns the mapping also reads (`split_line_item_parent_resource_id`,
+# `_split_cost`, `_unused_cost`) are not here: only exports that include split cost allocation
+# data have them, so a delivery without them has not drifted (their family is known, below).
 CUR2_MAPPED_COLUMNS = (
     *cur2.REQUIRED_COLUMNS,
     "bill_billing_period_end_date",

@@ -71,6 +71,10 @@ create or replace temp table cur2_columns (
     savings_plan_savings_plan_effective_cost decimal(38, 10),
     savings_plan_total_commitment_to_date decimal(38, 10),
     savings_plan_used_commitment decimal(38, 10),
+    -- split cost allocation data (EKS pods, ECS tasks): only exports that include it have them
+    split_line_item_parent_resource_id varchar,
+    split_line_item_split_cost decimal(38, 10),
+    split_line_item_unused_cost decimal(38, 10),
     -- a legacy delivery's rows name their original file and their row in it (0-based) here
     _source_file varchar,
     _row bigint
@@ -426,6 +430,9 @@ line_items as (
         priced.provider_unit as x_ProviderPricingUnit,
         case when is_usage then priced.provider_unit end as x_ProviderConsumedUnit,
         cast(null as varchar) as x_DerivedFrom,
+        blank(split_line_item_parent_resource_id) as x_SplitParentResourceId,
+        money(split_line_item_split_cost) as x_SplitCost,
+        money(split_line_item_unused_cost) as x_SplitUnusedCost,
         priced.unused_commitment_cost,
         priced.unused_commitment_quantity
     from priced

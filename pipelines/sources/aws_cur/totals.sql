@@ -82,7 +82,9 @@ checked as (
                 'column_name': 'savings_plan_total_commitment_to_date',
                 'value': cast(savings_plan_total_commitment_to_date as varchar)
             },
-            {'column_name': 'savings_plan_used_commitment', 'value': cast(savings_plan_used_commitment as varchar)}
+            {'column_name': 'savings_plan_used_commitment', 'value': cast(savings_plan_used_commitment as varchar)},
+            {'column_name': 'split_line_item_split_cost', 'value': cast(split_line_item_split_cost as varchar)},
+            {'column_name': 'split_line_item_unused_cost', 'value': cast(split_line_item_unused_cost as varchar)}
         ]) as bad
     from delivery
     left join file_locations on delivery.filename = file_locations.file

@@ -196,13 +196,17 @@ def _replace_allocations(
 
 def _cluster_shares(conn: duckdb.DuckDBPyConnection, params: dict, share_idle: bool) -> None:
     """The cluster step's shares (`cluster_shares`, sql/attribution/cluster_shares.sql): the
-    period's node lines split among the jobs that held them, or an empty table when no scheduler
-    source gave anything."""
+    period's node lines split among the jobs (or pods of split cost allocation data) that held
+    them, or an empty table when no scheduler source gave anything and the bill has no split
+    data."""
     ((any_cluster,),) = conn.execute(read_sql("attribution/cluster_shares", "any_cluster")).fetchall()
-    if not any_cluster:
+    ((any_split,),) = conn.execute(read_sql("attribution/cluster_shares", "any_split"), params).fetchall()
+    if not (any_cluster or any_split):
         conn.execute(read_sql("attribution/cluster_shares", "none"))
         return
     conn.execute(read_sql("attribution/cluster_shares", "node_line_usage"), params)
+    if any_split:
+        conn.execute(read_sql("attribution/cluster_shares", "split_line_usage"), params)
     conn.execute(read_sql("attribution/cluster_shares", "shares"), {"share_idle": share_idle})
 
 

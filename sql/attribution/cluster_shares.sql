@@ -5,11 +5,11 @@
 -- Each line of a cluster node's resource (cluster_node_resources() valid at its charge time, or a
 -- resource an interval of cluster_usage names; matched on the line's ResourceId, else its
 -- ResourceName: a GKE node's provider id names its instance, GCP's export its numeric id) with
--- each job holding the node over its charge period: held = the job's GPUs (in 1e-6 GPU) × the seconds its intervals overlap the line,
--- capacity = the node's GPUs × the line's seconds. On a node without GPUs (its listed GPUs, else
--- its instance type's x_GpuCount, is 0) both count CPUs instead, capacity NULL when the source
--- gives none. A line at one instant (no duration) counts as one second at its start. A line no job
--- held has one row with job_id NULL and held 0.
+-- each job holding the node over its charge period: held = the job's GPUs (in 1e-6 GPU) × the
+-- seconds its intervals overlap the line, capacity = the node's GPUs × the line's seconds. On a
+-- node without GPUs (its listed GPUs, else its instance type's x_GpuCount, is 0) both count CPUs
+-- instead, capacity NULL when the source gives none. A line at one instant (no duration) counts as
+-- one second at its start. A line no job held has one row with job_id NULL and held 0.
 create or replace temp table node_line_usage as
 with usage as (
     select * from cluster_usage
@@ -133,6 +133,96 @@ final as (
 
 select * from final;
 
+-- name: split_line_usage
+-- AWS split cost allocation data (EKS, ECS): each line of a parent instance in an hour its pods
+-- have split rows of (x_SplitParentResourceId, the same ChargePeriodStart), with each pod: held =
+-- the pod's split cost over its rows, capacity = the split and unused cost of all the hour's pods
+-- (both in 1e-10), counted `split_cost`. The pod's run and dimensions are its rows' own tags
+-- (line_dimensions), the cluster its `aws:eks:cluster-name` tag; the pod rows themselves are lines
+-- like any other.
+insert into node_line_usage by name
+with pod_rows as (
+    select
+        rowid as pod_row,
+        x_SplitParentResourceId as parent_id,
+        ChargePeriodStart,
+        ResourceId as pod_id,
+        list_filter(map_entries(Tags), entry -> normalize_tag_key(entry.key) = 'aws_eks_cluster_name')[1].value
+            as cluster_tag,
+        units(coalesce(x_SplitCost, 0)) as split_units,
+        units(coalesce(x_SplitUnusedCost, 0)) as unused_units
+    from focus_line_items
+    where in_billing_period(BillingPeriodStart, $billing_period) and x_SplitParentResourceId is not null
+),
+
+pods as (
+    select
+        pod_rows.parent_id,
+        pod_rows.ChargePeriodStart,
+        pod_rows.pod_id,
+        any_value(pod_rows.cluster_tag) as cluster_tag,
+        any_value(coalesce(dimensions.tag_training_run, dimensions.snapshot_training_run)) as training_run,
+        any_value(coalesce(dimensions.tag_experiment, dimensions.snapshot_experiment)) as experiment,
+        any_value(coalesce(dimensions.tag_dataset_version, dimensions.snapshot_dataset_version)) as dataset_version,
+        any_value(coalesce(dimensions.tag_owner, dimensions.snapshot_owner)) as owner,
+        any_value(dimensions.tag_custom_dimensions) as custom_dimensions,
+        sum(pod_rows.split_units) as split_units,
+        sum(pod_rows.unused_units) as unused_units
+    from pod_rows
+    left join line_dimensions as dimensions on pod_rows.pod_row = dimensions.line_row
+    group by pod_rows.parent_id, pod_rows.ChargePeriodStart, pod_rows.pod_id
+),
+
+parent_hours as (
+    select
+        parent_id,
+        ChargePeriodStart,
+        coalesce(max(cluster_tag), 'eks') as cluster,
+        sum(split_units + unused_units) as capacity
+    from pods
+    group by parent_id, ChargePeriodStart
+),
+
+parent_lines as (
+    select rowid as line_row, ResourceId, ChargePeriodStart
+    from focus_line_items
+    where in_billing_period(BillingPeriodStart, $billing_period)
+        and x_SplitParentResourceId is null
+        and ResourceId in (select parent_id from pod_rows)
+),
+
+final as (
+    select
+        parent_lines.line_row,
+        parent_hours.cluster,
+        parent_lines.ResourceId,
+        parent_lines.ChargePeriodStart,
+        'split_cost' as counted,
+        parent_hours.capacity,
+        pods.pod_id as job_id,
+        pods.training_run,
+        pods.experiment,
+        pods.dataset_version,
+        pods.owner,
+        pods.custom_dimensions,
+        pods.split_units as held
+    from parent_lines
+    inner join parent_hours
+        on parent_lines.ResourceId = parent_hours.parent_id
+        and parent_lines.ChargePeriodStart = parent_hours.ChargePeriodStart
+    inner join pods
+        on parent_hours.parent_id = pods.parent_id
+        and parent_hours.ChargePeriodStart = pods.ChargePeriodStart
+)
+
+select * from final;
+
+-- name: any_split
+-- Whether the period has split cost allocation data (pod rows with a parent).
+select count(*) > 0 as any_split
+from focus_line_items
+where in_billing_period(BillingPeriodStart, $billing_period) and x_SplitParentResourceId is not null;
+
 -- name: shares
 -- The integer shares of the cluster step (this connection only), one row per (node line, target):
 --   cluster: a job's share of the line, its held GPU-seconds (node_line_usage), carrying the job's
@@ -142,7 +232,8 @@ select * from final;
 --   with `attribution.idle_capacity.share: proportional` ($share_idle), a line's idle part goes
 --     instead to the runs that held the cluster that day (UTC, the line's charge start), by the
 --     GPU-seconds they held on its billed node-hours (each node-hour counted once, to 1e-4
---     GPU-hour), as `shared` parts with rule `idle <cluster>`; a day no run held stays idle.
+--     GPU-hour; split cost allocation data's runs by their split cost), as `shared` parts with
+--     rule `idle <cluster>`; a day no run held stays idle.
 create or replace temp table cluster_shares as
 with usage as (
     select * from node_line_usage

@@ -136,19 +136,35 @@ def test_every_source_reconciles_to_zero(night: tuple[Path, list[str]]) -> None:
     ]
 
 
-def test_today_the_pod_rows_go_to_their_runs_at_zero_and_the_node_stays_unattributed(
-    night: tuple[Path, list[str]],
+@pytest.mark.parametrize("source", EKS_SOURCES)
+def test_the_nodes_lines_are_split_among_its_pods_by_split_cost_and_the_unused_cost_is_idle(
+    night: tuple[Path, list[str]], source: str
 ) -> None:
-    # what attribution gives before the cluster step splits the node's lines among its pods
+    # README.md: llm-7b-sft-r1 82.56 (12 GPU-h), llm-1b-eval-r2 41.28 (6), the unlabelled
+    # notebook pod 13.76 (2), idle 27.52 (4): the three node lines' 165.12 and 24 GPU-hours; the pod
+    # rows themselves go to their runs by tag at 0
     with reading(night[0]) as conn:
         rows = conn.execute(
-            "select x_SourceName, coalesce(training_run, '-'), allocation_method, count(*), sum(effective_cost) "
-            "from cost_allocations where x_SourceName = 'eks-cur2' group by all order by all"
+            "select coalesce(training_run, '-'), allocation_method, coalesce(allocation_rule, '-'), cluster, "
+            "count(distinct job_id), sum(effective_cost), sum(billed_cost), sum(gpu_hours) "
+            "from cost_allocations where x_SourceName = $source and ResourceId = $node group by all order by all",
+            {"source": source, "node": NODE},
+        ).fetchall()
+        pod_rows = conn.execute(
+            "select coalesce(training_run, '-'), allocation_method, count(*), sum(effective_cost) "
+            "from cost_allocations where x_SourceName = $source and ResourceId <> $node group by all order by all",
+            {"source": source, "node": NODE},
         ).fetchall()
     assert rows == [
-        ("eks-cur2", "-", "unattributed", 9, D("165.12")),
-        ("eks-cur2", "llm-1b-eval-r2", "tag", 6, D("0")),
-        ("eks-cur2", "llm-7b-sft-r1", "tag", 18, D("0")),
+        ("-", "cluster", "cluster gpu-train", "gpu-train", 1, D("13.76"), D("13.76"), D("2")),
+        ("-", "idle_capacity", "unallocated", "gpu-train", 0, D("27.52"), D("27.52"), D("4")),
+        ("llm-1b-eval-r2", "cluster", "cluster gpu-train", "gpu-train", 1, D("41.28"), D("41.28"), D("6")),
+        ("llm-7b-sft-r1", "cluster", "cluster gpu-train", "gpu-train", 2, D("82.56"), D("82.56"), D("12")),
+    ]
+    assert pod_rows == [
+        ("-", "unattributed", 6, D("0")),
+        ("llm-1b-eval-r2", "tag", 6, D("0")),
+        ("llm-7b-sft-r1", "tag", 18, D("0")),
     ]
 
 
@@ -196,24 +212,47 @@ def test_gke_rows_labelled_with_a_run_are_attributed_to_it_by_the_default_alias(
     night: tuple[Path, list[str]],
 ) -> None:
     # no attribution config: `k8s-label/training_run` is the alias `training_run`; the cluster's
-    # unallocated capacity and system overhead stay unattributed today
+    # unallocated capacity and system overhead are its idle capacity, never unattributed
     with reading(night[0]) as conn:
         runs = conn.execute(
-            "select coalesce(training_run, '-'), allocation_method, allocation_rule, count(*), sum(billed_cost), "
-            "sum(effective_cost), sum(gpu_hours) from cost_allocations where x_SourceName = 'gke' "
+            "select coalesce(training_run, '-'), allocation_method, allocation_rule, cluster, count(*), "
+            "sum(billed_cost), sum(effective_cost), sum(gpu_hours) from cost_allocations where x_SourceName = 'gke' "
             "group by all order by all"
         ).fetchall()
         unattributed = conn.execute(
-            "select line.Tags['k8s-namespace'], sum(allocation.effective_cost), sum(allocation.gpu_hours) "
-            "from cost_allocations as allocation inner join focus_line_items as line using (x_LineItemKey) "
-            "where allocation.x_SourceName = 'gke' and allocation.training_run is null group by all order by all"
+            "select count(*) from unattributed_costs where provider = 'Google Cloud'"
         ).fetchall()
     assert runs == [
-        ("-", "unattributed", None, 15, D("95.264"), D("95.264"), D("8")),
-        ("llm-3b-eval-gke", "tag", "tag k8s-label/training_run", 6, D("45.28"), D("45.28"), D("4")),
-        ("llm-3b-pt-gke", "tag", "tag k8s-label/training_run", 9, D("135.84"), D("135.84"), D("12")),
+        ("-", "idle_capacity", "system overhead", "gpu-train-gke", 6, D("1.224"), D("1.224"), D("0")),
+        ("-", "idle_capacity", "unallocated", "gpu-train-gke", 9, D("94.04"), D("94.04"), D("8")),
+        ("llm-3b-eval-gke", "tag", "tag k8s-label/training_run", "gpu-train-gke", 6, D("45.28"), D("45.28"), D("4")),
+        ("llm-3b-pt-gke", "tag", "tag k8s-label/training_run", "gpu-train-gke", 9, D("135.84"), D("135.84"), D("12")),
     ]
-    assert unattributed == [("kube:system-overhead", D("1.224"), D("0")), ("kube:unallocated", D("94.04"), D("8"))]
+    assert unattributed == [(0,)]
+
+
+def test_each_cluster_per_day_before_any_sharing(night: tuple[Path, list[str]]) -> None:
+    # the GKE cluster: 24 GPU-hours billed, 16 held by workloads, 8 unallocated; the EKS cluster
+    # (three sources of the same node): 3 x 24 GPU-hours, 3 x 20 held by pods, 3 x 4 idle
+    with reading(night[0]) as conn:
+        days = conn.execute(
+            "select cluster, day, capacity_gpu_hours, allocated_gpu_hours, idle_gpu_hours, utilization, idle_cost, "
+            "overhead_cost from cluster_utilization order by cluster"
+        ).fetchall()
+        shares = conn.execute(
+            "select cluster, training_run, gpu_hours, share, effective_cost from run_cluster_share order by all"
+        ).fetchall()
+    day = date(2026, 11, 3)
+    assert days == [
+        ("gpu-train", day, D("72"), D("60"), D("12"), D("0.8333333333"), D("82.56"), D("0")),
+        ("gpu-train-gke", day, D("24"), D("16"), D("8"), D("0.6666666667"), D("94.04"), D("1.224")),
+    ]
+    assert shares == [
+        ("gpu-train", "llm-1b-eval-r2", D("18"), D("0.3"), D("123.84")),
+        ("gpu-train", "llm-7b-sft-r1", D("36"), D("0.6"), D("247.68")),
+        ("gpu-train-gke", "llm-3b-eval-gke", D("4"), D("0.25"), D("45.28")),
+        ("gpu-train-gke", "llm-3b-pt-gke", D("12"), D("0.75"), D("135.84")),
+    ]
 
 
 def test_a_split_cost_that_is_not_a_number_names_the_file_row_and_column(tmp_path: Path) -> None:

@@ -208,7 +208,8 @@ def test_source_kinds_and_descriptions_say_which_engine_maps_them(demo_defs: dg.
 
 def test_every_asset_has_group_owner_kind_and_description(demo_defs: dg.Definitions) -> None:
     for key, spec in asset_specs(demo_defs).items():
-        assert spec.group_name in {"ingest", "clusters", "attribution", "budgets", "waste", "reports", "maintenance"}, key
+        groups = {"ingest", "clusters", "attribution", "budgets", "waste", "reports", "maintenance"}
+        assert spec.group_name in groups, key
         assert spec.owners == ["team:finops"], key
         assert spec.kinds, key
         assert spec.description and len(spec.description) > 100, key

@@ -1,6 +1,6 @@
 """The summary of every run as a `Document`: one row per run with totals per currency, the
-threshold crossings, runs and owners ranked by waste share, and the unattributed share per
-billing period."""
+threshold crossings, runs and owners ranked by waste share, a section per shared cluster, and the
+unattributed share per billing period."""
 
 from __future__ import annotations
 

@@ -29,8 +29,10 @@ def write_sacct_json(path: Path, jobs: tuple[ClusterJob, ...], taken_at: datetim
     """The jobs as `sacct --json -D` lists them at `taken_at`: jobs started by then, those still
     holding their nodes RUNNING (no end yet)."""
     records = [_sacct_job(job, taken_at) for job in jobs if job.start < taken_at]
+    text = json.dumps({"meta": SLURM_META, "errors": [], "jobs": records}, indent=2)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"meta": SLURM_META, "errors": [], "jobs": records}, indent=2) + "\n")
+    # Slurm's JSON writer escapes every slash (`openapi\/dbv0.0.38`)
+    path.write_text(text.replace("/", "\\/") + "\n")
 
 
 def write_node_map(path: Path, rows: list[dict[str, str]]) -> None:
@@ -52,6 +54,11 @@ def _sacct_job(job: ClusterJob, taken_at: datetime) -> dict:
     submitted = job.start - SUBMITTED_BEFORE_START
     gpus = job.gpus_per_node * len(job.nodes)
     exit_code = {"status": "FAILED", "return_code": 1} if state == "FAILED" else {"status": "SUCCESS", "return_code": 0}
+    times = {
+        "elapsed": int((end - job.start).total_seconds()),
+        "end": 0 if running else _epoch(end),
+        "start": _epoch(job.start),
+    }
     tres = [
         {"type": "cpu", "name": None, "id": 1, "count": gpus * CPUS_PER_GPU},
         {"type": "mem", "name": None, "id": 2, "count": gpus * MEMORY_MB_PER_GPU},
@@ -69,12 +76,13 @@ def _sacct_job(job: ClusterJob, taken_at: datetime) -> dict:
         "association": {"account": SLURM_ACCOUNT, "cluster": CLUSTER, "partition": None, "user": job.owner},
         "cluster": CLUSTER,
         "constraints": "",
+        "container": None,
         "derived_exit_code": exit_code,
         "time": {
-            "elapsed": int((end - job.start).total_seconds()),
+            "elapsed": times["elapsed"],
             "eligible": _epoch(submitted),
-            "end": 0 if running else _epoch(end),
-            "start": _epoch(job.start),
+            "end": times["end"],
+            "start": times["start"],
             "submission": _epoch(submitted),
             "suspended": 0,
             "system": NO_CPU_TIME,
@@ -97,9 +105,43 @@ def _sacct_job(job: ClusterJob, taken_at: datetime) -> dict:
         "kill_request_user": None,
         "reservation": {"id": 0, "name": 0},
         "state": {"current": state, "reason": "None"},
-        "steps": [],
+        "steps": [_batch_step(job, state, exit_code, times)],
         "tres": {"allocated": tres, "requested": tres},
         "user": job.owner,
-        "wckey": {"wckey": "", "flags": []},
+        "wckey": {"wckey": "", "flags": ["ASSIGNED_DEFAULT"]},
         "working_directory": f"/home/{job.owner}/{kind}",
+    }
+
+
+def _batch_step(job: ClusterJob, state: str, exit_code: dict, times: dict[str, int]) -> dict:
+    """The job's batch step, on its first node: a requeued run's was cancelled by the requeue."""
+    first = hostname(job.nodes[0])
+    if state == "REQUEUED":
+        state, exit_code = (
+            "CANCELLED",
+            {"status": "SIGNALED", "return_code": None, "signal": {"signal_id": 15, "name": "Terminated"}},
+        )
+    no_usage = {"max": [], "min": [], "average": [], "total": []}
+    return {
+        "nodes": {"list": [first], "count": 1, "range": first},
+        "tres": {
+            "requested": no_usage,
+            "consumed": no_usage,
+            "allocated": [
+                {"type": "cpu", "name": None, "id": 1, "count": job.gpus_per_node * CPUS_PER_GPU},
+                {"type": "mem", "name": None, "id": 2, "count": job.gpus_per_node * MEMORY_MB_PER_GPU},
+                {"type": "node", "name": None, "id": 4, "count": 1},
+                {"type": "gres", "name": "gpu", "id": 1001, "count": job.gpus_per_node},
+            ],
+        },
+        "time": {**times, "suspended": 0, "system": NO_CPU_TIME, "total": NO_CPU_TIME, "user": NO_CPU_TIME},
+        "exit_code": exit_code,
+        "tasks": {"count": 1},
+        "pid": None,
+        "CPU": {"requested_frequency": {"min": 0, "max": 0}, "governor": []},
+        "kill_request_user": None,
+        "state": state,
+        "statistics": {"CPU": {"actual_frequency": 0}, "energy": {"consumed": 0}},
+        "step": {"job_id": job.job_id, "het": {"component": None}, "id": "batch", "name": "batch"},
+        "task": {"distribution": "Unknown"},
     }

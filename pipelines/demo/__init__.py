@@ -2,7 +2,8 @@
 
 `write_demo(root)` writes a complete demo project: `root/runledger.yaml` and, under
 `root/.runledger/demo/`, an AWS CUR 2.0 export (Parquet, Data Exports layout), a GCP detailed
-billing export (newline-delimited JSON, BigQuery schema), a run registry and three budgets.
+billing export (newline-delimited JSON, BigQuery schema), a run registry, three budgets, and a
+Slurm cluster's accounting (`sacct --json`) with its node map.
 Every call writes the same bytes: one seeded `random.Random`, fixed timestamps, Parquet without
 creation times.
 
@@ -15,6 +16,10 @@ The story, October and November 2026:
   boundary; it stays under budget, while the reservations sit idle the rest of the two months.
 - `llm-3b-pt-gcp` pre-trains on 4 a3-highgpu-8g VMs on GCP with committed-use credits, close to
   its estimate.
+- `p5-cluster`, a Slurm cluster of 4 p5.48xlarge on AWS, billed on demand and untagged for three
+  days in November, shared by a learning-rate sweep (`lr-sweep-1b`, twelve runs and a two-node
+  follow-up) and checkpoint evaluations (`eval-7b-ckpts`); only its `sacct --json` accounting
+  and node map say who held which GPUs (docs/demo.md checks its figures by hand).
 - Untagged spend on both clouds: a shared dev instance, a NAT gateway, a shared dataset bucket,
   CloudWatch API requests, support, tax, a sandbox project.
 - A run event log (JSON lines, one file per run) for the waste analysis: `llm-7b-pt-r1` crashes
@@ -23,12 +28,13 @@ The story, October and November 2026:
   its 45 checkpoints (the budget planned ten) after it ends.
 
 The package, from the story down:
-- `story/`: a module per run (`llm_7b`, `llm_13b`, `llm_3b`) and one for `untagged` spend, each
-  building its usage from the clouds' catalogs; the run `registry`, the `budgets`, and the run
-  `timeline` (checkpoints, event logs).
+- `story/`: a module per run (`llm_7b`, `llm_13b`, `llm_3b`), one for the shared `p5_cluster`
+  and one for `untagged` spend, each building its usage from the clouds' catalogs; the run
+  `registry`, the `budgets`, and the run `timeline` (checkpoints, event logs).
 - `aws/`: the `catalog` (accounts, instance types, products, Savings Plan and RI terms), CUR usage
   `lines`, period `charges` (commitment fees, credit, support, tax), the CUR `columns` and the
   `export` (deliveries, Parquet data files, manifests).
+- `slurm/`: the cluster's `sacct --json` output and node map (`export`).
 - `gcp/`: the `catalog` (projects, machines, SKUs), export `rows` and the `export` (tax rows,
   NDJSON files per export day).
 - shared: `periods` (the calendar), `money` (rounding), `files` (YAML, JSON lines, Parquet) and
@@ -55,9 +61,12 @@ from pipelines.demo.project import (
     EVENTS_FOLDER,
     GCP_EXPORT_FOLDER,
     NIGHTLY_RUN_AFTER,
+    NODE_MAP_FILE,
     RUNS_FILE,
+    SACCT_FILE,
 )
-from pipelines.demo.story import llm_3b, llm_7b, llm_13b, untagged
+from pipelines.demo.slurm.export import write_node_map, write_sacct_json
+from pipelines.demo.story import llm_3b, llm_7b, llm_13b, p5_cluster, untagged
 from pipelines.demo.story.budgets import BUDGETS
 from pipelines.demo.story.registry import RUN_REGISTRY
 
@@ -90,7 +99,7 @@ def write_demo(root: Path, data_end: datetime | None = None) -> Path:
     (root / EARLIER_WAREHOUSE_FILE).unlink(missing_ok=True)
     # Every generator draws from the one `rng` in turn: their order is part of the data set.
     rng = random.Random(SEED)
-    aws_usage = llm_7b.cur_lines(rng) + llm_13b.cur_lines(rng) + untagged.aws_lines(rng)
+    aws_usage = llm_7b.cur_lines(rng) + llm_13b.cur_lines(rng) + untagged.aws_lines(rng) + p5_cluster.cur_lines()
     write_cur_export(root / AWS_EXPORT_FOLDER, aws_usage, rng, data_end)
     write_gcp_export(root / GCP_EXPORT_FOLDER, llm_3b.billing_rows(rng) + untagged.gcp_rows(rng), data_end)
     write_yaml(root / RUNS_FILE, {"runs": list(RUN_REGISTRY)})
@@ -102,6 +111,9 @@ def write_demo(root: Path, data_end: datetime | None = None) -> Path:
                 event for event in events if datetime.fromisoformat(event["time"]).replace(tzinfo=None) <= data_end
             ]
         write_json_lines(root / EVENTS_FOLDER / f"{run}.jsonl", events)
+    sacct_taken_at = p5_cluster.SACCT_TAKEN_AT if data_end is None else min(p5_cluster.SACCT_TAKEN_AT, data_end)
+    write_sacct_json(root / SACCT_FILE, p5_cluster.JOBS, sacct_taken_at)
+    write_node_map(root / NODE_MAP_FILE, p5_cluster.node_map())
     config = CONFIG
     if data_end is not None:
         config = CONFIG | {"orchestration": {"freshness_as_of": f"{data_end + NIGHTLY_RUN_AFTER:%Y-%m-%dT%H:%M:%SZ}"}}

@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.reports.clusters import RunCluster, load_run_clusters
 from pipelines.warehouse.sql import dict_rows, read_sql
 
 TOTAL = "total"
@@ -310,6 +311,7 @@ class RunDetails:
     pricing: tuple[RunPricing, ...] = ()
     provisional: tuple[ProvisionalSpend, ...] = ()
     commitment_charges: tuple[CommitmentCharge, ...] = ()
+    clusters: tuple[RunCluster, ...] = ()
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -367,8 +369,8 @@ def load_details(
     reconciliation: Sequence[ReconciliationRow],
 ) -> dict[str, RunDetails]:
     """Reads the runs' daily spend, top resources, threshold crossings, waste, progress, GPU-hours
-    by pricing, provisional spend, unused commitment charged to them and unattributed neighbours;
-    picks each run's reconciliation rows.
+    by pricing, provisional spend, unused commitment charged to them, the clusters they ran on
+    and unattributed neighbours; picks each run's reconciliation rows.
 
     Args:
         conn: warehouse connection.
@@ -387,6 +389,7 @@ def load_details(
     pricing = _rows_by_run(conn, read_sql("reports/run_pricing"), runs)
     provisional = _rows_by_run(conn, read_sql("reports/run_provisional"), runs)
     commitment_charges = _rows_by_run(conn, read_sql("reports/run_commitment_charges"), runs)
+    clusters = load_run_clusters(conn, runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for alert in load_alerts(conn):
         if alert.training_run in alerts:
@@ -409,6 +412,7 @@ def load_details(
             pricing=tuple(RunPricing(**row) for row in pricing[training_run]),
             provisional=tuple(ProvisionalSpend(**row) for row in provisional[training_run]),
             commitment_charges=tuple(CommitmentCharge(**row) for row in commitment_charges[training_run]),
+            clusters=tuple(clusters[training_run]),
         )
     return details
 

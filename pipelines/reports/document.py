@@ -13,6 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 MONEY_QUANTUM = Decimal("0.01")
 RATE_QUANTUM = Decimal("0.0001")
 HOURS_QUANTUM = Decimal("0.1")
+GPU_HOURS_QUANTUM = Decimal("0.01")
 PERCENT_QUANTUM = Decimal("0.1")
 MISSING = "—"
 
@@ -136,6 +137,11 @@ def rate(value: Decimal | None, *, signed: bool = False) -> str:
 def hours(value: Decimal | None, *, signed: bool = False) -> str:
     """Formats GPU-hours with thousands separators and 1 decimal."""
     return MISSING if value is None else _formatted(Decimal(value), HOURS_QUANTUM, ",.1f", signed=signed)
+
+
+def gpu_hours(value: Decimal | None) -> str:
+    """Formats a cluster's GPU-hours with 2 decimals, as exact as a quarter hour of one GPU."""
+    return MISSING if value is None else _formatted(Decimal(value), GPU_HOURS_QUANTUM, ",.2f", signed=False)
 
 
 def percent(ratio: float | Decimal | None, *, signed: bool = False) -> str:

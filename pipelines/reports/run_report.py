@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date
 
+from pipelines.reports.clusters import run_cluster_blocks
 from pipelines.reports.data import BudgetAlert, ProvisionalSpend, ReconciliationRow, RunDetails, RunHeader, RunOverview
 from pipelines.reports.document import (
     MISSING,
@@ -82,8 +83,11 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
     commitments = commitment_blocks(overview, details)
     if commitments:
         sections.append(Section("Unused commitment charged to the run", commitments))
+    sections.append(Section("Progress and unit economics", economics_blocks(details, currency)))
+    clusters = run_cluster_blocks(details.clusters)
+    if clusters:
+        sections.append(Section("Shared clusters the run ran on", clusters))
     sections += [
-        Section("Progress and unit economics", economics_blocks(details, currency)),
         Section(
             "Daily spend by category",
             with_chart("daily_spend", daily_table(details.daily_spend, currency)),

@@ -1,18 +1,20 @@
 """The summary of every run as a `Document`: one row per run with totals per currency, the
-threshold crossings, runs and owners ranked by waste share, and the unattributed share per
-billing period."""
+threshold crossings, runs and owners ranked by waste share, a section per shared cluster, and the
+unattributed share per billing period."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from pipelines.reports.clusters import ClusterReport, cluster_sections
 from pipelines.reports.data import BudgetAlert, PeriodShare, RunOverview, WasteRank
 from pipelines.reports.document import (
     MISSING,
     Block,
     Cell,
+    Chart,
     Document,
     Paragraph,
     Section,
@@ -47,16 +49,22 @@ def summary_document(
     shares: Sequence[PeriodShare],
     alerts: Sequence[BudgetAlert],
     waste_ranking: Sequence[WasteRank] = (),
+    clusters: Sequence[ClusterReport] = (),
+    cluster_charts: Mapping[str, Chart] | None = None,
 ) -> Document:
     """Builds the summary of every run: one row each, totals, threshold crossings, runs and
-    owners ranked by waste share, and the unattributed share per period.
+    owners ranked by waste share, each shared cluster's utilization and runs, and the
+    unattributed share per period.
 
     Args:
         runs: every run, with a link to its report where one exists.
         shares: each billing period's total and unattributed effective spend.
         alerts: every run's threshold crossings, earliest first.
         waste_ranking: runs, then owners, by the waste share of their attributed cost.
+        clusters: every shared cluster, a section each (none without clusters).
+        cluster_charts: their rendered utilization charts by `ClusterReport.chart_name`.
     """
+    links = {run.overview.header.training_run: run.report_link for run in runs}
     latest = max((as_of(run.overview) for run in runs if as_of(run.overview) is not None), default=None)
     statuses = _status_counts(runs)
     subtitle = " · ".join(part for part in (f"{len(runs)} runs", statuses, f"as of {timestamp(latest)}") if part)
@@ -74,6 +82,7 @@ def summary_document(
             Section("Why each run is over or under", _why_blocks(runs)),
             Section("Budget alerts", _alerts_blocks(runs, alerts)),
             Section("Waste by run and owner", _waste_ranking_blocks(runs, waste_ranking)),
+            *cluster_sections(clusters, cluster_charts or {}, links),
             Section(
                 "Unattributed spend per billing period",
                 (_shares_table(shares),) if shares else (Paragraph("No cost allocations yet."),),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.reports.chart_rendering import chart_renderer
+from pipelines.reports.chart_rendering import chart_renderer, render_chart
 from pipelines.reports.charts import (
     ChartSpec,
     cumulative_spend_chart,
@@ -25,6 +25,8 @@ from pipelines.reports.charts import (
     variance_waterfall_chart,
     waste_by_kind_chart,
 )
+from pipelines.reports.cluster_chart import utilization_chart
+from pipelines.reports.clusters import load_clusters
 from pipelines.reports.data import (
     RunDetails,
     RunOverview,
@@ -65,10 +67,11 @@ SVG_SUFFIX = ".svg"
 PNG_SUFFIX = ".png"
 SUMMARY_HTML = "summary.html"
 SUMMARY_MARKDOWN = "summary.md"
+SUMMARY_CHARTS_DIR = "summary-charts"
 # The files the output folder holds beside the run folders (its other files start with a dot, as
 # no run folder does): a run id spelled like one, in any case (file systems that ignore case), is
 # not its folder's name.
-OWN_FILE_NAMES = frozenset({SUMMARY_HTML, SUMMARY_MARKDOWN})
+OWN_FILE_NAMES = frozenset({SUMMARY_HTML, SUMMARY_MARKDOWN, SUMMARY_CHARTS_DIR})
 REPORT_FILE_MODE = 0o644
 UNSAFE_PATH_CHARACTERS = re.compile(r"[^A-Za-z0-9._-]+")
 SVG_ID = re.compile(r'\bid="([^"]+)"')
@@ -105,6 +108,8 @@ class ReportSet:
         runs: the per-run reports, in the order asked for.
         summary_html: `<out_dir>/summary.html`.
         summary_markdown: `<out_dir>/summary.md`.
+        summary_charts: `<out_dir>/summary-charts/*.svg` (and `*.png` when asked for): each
+            shared cluster's utilization chart.
         rendered: the runs whose report was written this time, in the order asked for; the
             others' reports on disk already showed the same data.
     """
@@ -113,12 +118,13 @@ class ReportSet:
     summary_html: Path
     summary_markdown: Path
     rendered: tuple[str, ...] = ()
+    summary_charts: tuple[Path, ...] = ()
 
     @property
     def paths(self) -> tuple[Path, ...]:
-        """All written paths: each run's HTML, Markdown and charts, then the summary."""
+        """All written paths: each run's HTML, Markdown and charts, then the summary and its charts."""
         per_run = [path for run in self.runs for path in (run.html, run.markdown, *run.charts)]
-        return (*per_run, self.summary_html, self.summary_markdown)
+        return (*per_run, self.summary_html, self.summary_markdown, *self.summary_charts)
 
     @property
     def rendered_line(self) -> str:
@@ -136,7 +142,8 @@ def write_reports(
     Per run: `<out_dir>/<run>/report.html` (charts inline), `report.md` and `charts/*.svg` (with
     `png`, also `charts/*.png`, which the Markdown then shows instead). Always:
     `<out_dir>/summary.html` and `summary.md`, covering every known run and linking to each
-    run report present in `out_dir`. Only reads the warehouse: a read-only connection works.
+    run report present in `out_dir`, with each shared cluster's utilization chart in
+    `summary-charts/`. Only reads the warehouse: a read-only connection works.
 
     Args:
         conn: warehouse connection.
@@ -180,12 +187,13 @@ def write_reports(
             report.finish()
     finally:
         renderer.close()
-    summary_html, summary_markdown = _write_summary(conn, overviews, out_dir)
+    summary_html, summary_markdown, summary_charts = _write_summary(conn, overviews, out_dir, png=png)
     report_set = ReportSet(
         runs=tuple(report.paths for report in planned),
         summary_html=summary_html,
         summary_markdown=summary_markdown,
         rendered=tuple(report.paths.training_run for report in stale),
+        summary_charts=summary_charts,
     )
     _write_atomically(out_dir / REPORT_SET_FILE, json.dumps(_report_set_record(report_set, set_digest)).encode())
     return report_set
@@ -205,6 +213,7 @@ def _report_set_record(report_set: ReportSet, digest: str) -> dict:
         ],
         "summary_html": str(report_set.summary_html),
         "summary_markdown": str(report_set.summary_markdown),
+        "summary_charts": [str(chart) for chart in report_set.summary_charts],
     }
 
 
@@ -229,6 +238,7 @@ def _unchanged_report_set(out_dir: Path, digest: str) -> ReportSet | None:
         ),
         summary_html=Path(record["summary_html"]),
         summary_markdown=Path(record["summary_markdown"]),
+        summary_charts=tuple(Path(chart) for chart in record.get("summary_charts", ())),
     )
     if not all(path.is_file() for path in report_set.paths):
         return None
@@ -395,20 +405,40 @@ def _remove_stale_charts(charts_dir: Path, keep: Sequence[Path]) -> None:
 
 
 def _write_summary(
-    conn: duckdb.DuckDBPyConnection, overviews: Mapping[str, RunOverview], out_dir: Path
-) -> tuple[Path, Path]:
+    conn: duckdb.DuckDBPyConnection, overviews: Mapping[str, RunOverview], out_dir: Path, *, png: bool
+) -> tuple[Path, Path, tuple[Path, ...]]:
+    """Writes the summary and its clusters' charts; returns the summary's HTML, Markdown and chart files."""
     out_dir.mkdir(parents=True, exist_ok=True)
     runs = []
     for training_run, overview in overviews.items():
         link = f"{run_directory_name(training_run)}/{REPORT_STEM}"
         has_report = (out_dir / f"{link}.html").exists()
         runs.append(SummaryRun(overview=overview, report_link=link if has_report else None))
-    document = summary_document(runs, load_period_shares(conn), load_alerts(conn), load_waste_ranking(conn))
+    clusters = load_clusters(conn)
+    charts_dir = out_dir / SUMMARY_CHARTS_DIR
+    charts: dict[str, Chart] = {}
+    chart_files: list[Path] = []
+    for spec in (utilization_chart(cluster) for cluster in clusters):
+        charts_dir.mkdir(exist_ok=True)
+        svg, png_bytes = render_chart(spec.vega_lite, png=png)
+        svg = scope_svg_ids(svg, spec.name)
+        chart_files.append(charts_dir / f"{spec.name}{SVG_SUFFIX}")
+        _write_atomically(chart_files[-1], svg.encode())
+        if png_bytes is not None:
+            chart_files.append(charts_dir / f"{spec.name}{PNG_SUFFIX}")
+            _write_atomically(chart_files[-1], png_bytes)
+        image = f"{SUMMARY_CHARTS_DIR}/{chart_files[-1].name}"
+        charts[spec.name] = Chart(title=spec.title, svg=svg, image_path=image)
+    if charts_dir.is_dir():
+        _remove_stale_charts(charts_dir, keep=chart_files)
+    document = summary_document(
+        runs, load_period_shares(conn), load_alerts(conn), load_waste_ranking(conn), clusters, charts
+    )
     html_path = out_dir / SUMMARY_HTML
     markdown_path = out_dir / SUMMARY_MARKDOWN
     _write_atomically(html_path, to_html(document).encode())
     _write_atomically(markdown_path, to_markdown(document).encode())
-    return html_path, markdown_path
+    return html_path, markdown_path, tuple(chart_files)
 
 
 def _write_atomically(path: Path, content: bytes) -> None:

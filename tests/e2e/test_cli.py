@@ -69,7 +69,7 @@ STAMP = r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"
 SECONDS = r" \((\d+\.\d) s\)"
 STAGE_ENDS = [
     r"  run registry: 3 runs; budgets: 3 baselines; run events: 83",
-    r"  2026-11: 2,858 line items from 2 sources, 2,858 allocations, conservation ok",
+    r"  2026-11: 3,146 line items from 2 sources, 3,146 allocations, conservation ok",
     r"  reports: \d+ files; rendered \d+ of 3 run reports, \d+ unchanged",
 ]
 
@@ -126,7 +126,7 @@ def test_run_draws_a_progress_bar_on_a_terminal(demo: Path) -> None:
     ], screen
     # each bar is erased before a stage line scrolls above it, and the last one at the end
     assert screen.count("\r\x1b[K") >= len(bars) and screen.endswith("\r\x1b[K")
-    assert re.search(rf"{STAMP}   2026-11: 2,858 line items .*{SECONDS}", screen)
+    assert re.search(rf"{STAMP}   2026-11: 3,146 line items .*{SECONDS}", screen)
 
 
 def test_run_takes_a_period_as_its_dagster_partition_key(demo: Path) -> None:

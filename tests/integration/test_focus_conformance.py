@@ -118,7 +118,7 @@ def test_commitment_purchases_carry_no_effective_cost(exported: tuple[Path, Path
     assert [(period, rows, billed) for period, rows, _, billed in unused] == [("2026-10", 55, 0), ("2026-11", 1, 0)]
     assert totals == [
         ("aws-main", "2026-10", Decimal("181963.2171339073"), Decimal("201307.2171339073")),
-        ("aws-main", "2026-11", Decimal("21558.2570746182"), Decimal("40278.2570746182")),
+        ("aws-main", "2026-11", Decimal("39579.4470746182"), Decimal("58299.4470746182")),
         ("gcp-main", "2026-10", Decimal("33334.496618"), Decimal("33334.496618")),
         ("gcp-main", "2026-11", Decimal("13961.739382"), Decimal("13961.739382")),
     ]

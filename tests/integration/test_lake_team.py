@@ -66,7 +66,7 @@ def test_the_nightly_job_writes_a_postgres_and_s3_lake(
     assert any(key.startswith("runledger/main/focus_line_items/") for key in _objects(moto_endpoint, bucket))
     assert psql(postgres_server, database, "select count(*) from ducklake_snapshot").strip() != "0"
     with reading(config) as conn:
-        assert conn.execute("select sum(focus_rows) from reconciliation").fetchone() == (12125,)
+        assert conn.execute("select sum(focus_rows) from reconciliation").fetchone() == (12413,)
     answer = CliRunner().invoke(
         main, ["query", "--config", str(config), "--format", "csv", "select count(*) as n from loads"]
     )

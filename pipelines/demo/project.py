@@ -19,9 +19,6 @@ EVENTS_FOLDER = DEMO_FOLDER / "events"
 SLURM_FOLDER = DEMO_FOLDER / "slurm" / CLUSTER
 SACCT_FILE = SLURM_FOLDER / "sacct.json"
 NODE_MAP_FILE = SLURM_FOLDER / "nodes.csv"
-# Whether runledger.yaml reads the cluster's Slurm accounting (a `slurm` source). The demo writes
-# the files either way; without the source the cluster's node-hours stay unattributed.
-SLURM_SOURCE = False
 EARLIER_WAREHOUSE_FILE = Path(".runledger") / "warehouse.duckdb"
 # The demo's "now", which its freshness checks are judged at: the nightly run (06:00 UTC) the
 # morning its exports end, whatever the clock says.
@@ -29,23 +26,21 @@ NIGHTLY_RUN_AFTER = timedelta(hours=6)
 AS_OF = max(AWS_DATA_END, GCP_DATA_END) + NIGHTLY_RUN_AFTER
 
 
-def demo_config(slurm_source: bool = SLURM_SOURCE) -> dict:
-    """The demo's `runledger.yaml`; with `slurm_source`, its cluster's Slurm accounting too."""
+def demo_config() -> dict:
+    """The demo's `runledger.yaml`: its AWS and GCP exports, run events and its cluster's Slurm
+    accounting."""
     sources = [
         {"name": "aws-main", "kind": "aws_cur", "uri": AWS_EXPORT_FOLDER.as_posix()},
         {"name": "gcp-main", "kind": "gcp_billing", "path": GCP_EXPORT_FOLDER.as_posix()},
         {"name": "run-events", "kind": "run_events", "path": EVENTS_FOLDER.as_posix()},
+        {
+            "name": "slurm-p5",
+            "kind": "slurm",
+            "path": SACCT_FILE.as_posix(),
+            "cluster": CLUSTER,
+            "nodes": NODE_MAP_FILE.as_posix(),
+        },
     ]
-    if slurm_source:
-        sources.append(
-            {
-                "name": "slurm-p5",
-                "kind": "slurm",
-                "path": SACCT_FILE.as_posix(),
-                "cluster": CLUSTER,
-                "nodes": NODE_MAP_FILE.as_posix(),
-            }
-        )
     return {
         "warehouse": ".runledger/lake",
         "reports_dir": ".runledger/reports",

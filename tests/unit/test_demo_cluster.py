@@ -17,7 +17,6 @@ import pytest
 import yaml
 
 from pipelines.demo import write_demo
-from pipelines.demo.project import SLURM_SOURCE, demo_config
 from pipelines.demo.story.registry import RUN_REGISTRY
 
 SLURM_FOLDER = Path(".runledger/demo/slurm/p5-cluster")
@@ -152,11 +151,9 @@ def test_the_nodes_are_billed_hourly_on_demand_untagged_and_outside_the_registry
     assert max(row["line_item_usage_end_date"] for row in rows) == CLUSTER_END
 
 
-def test_the_slurm_source_sits_behind_its_switch_and_names_the_written_files(demo_root: Path) -> None:
-    assert SLURM_SOURCE is False
+def test_the_slurm_source_names_the_written_files(demo_root: Path) -> None:
     config = yaml.safe_load((demo_root / "runledger.yaml").read_text())
-    assert "slurm" not in {source["kind"] for source in config["sources"]}
-    (slurm,) = [source for source in demo_config(slurm_source=True)["sources"] if source["kind"] == "slurm"]
+    (slurm,) = [source for source in config["sources"] if source["kind"] == "slurm"]
     assert slurm["name"] == "slurm-p5" and slurm["cluster"] == "p5-cluster"
     assert (demo_root / slurm["path"]).is_file() and (demo_root / slurm["nodes"]).is_file()
 

@@ -20,7 +20,6 @@ from pipelines.reports.document import Block, Cell, Chart, Paragraph, Section, T
 from pipelines.reports.document import gpu_hours as hours
 from pipelines.warehouse.sql import dict_rows, read_sql
 
-CLUSTER_MARTS = 2
 UNSAFE_NAME_CHARACTERS = re.compile(r"[^A-Za-z0-9._-]+")
 NO_RUN = "(jobs naming no run)"
 SHARE_NOTE = (
@@ -89,15 +88,8 @@ class RunCluster:
     idle_cost: Decimal
 
 
-def _has_cluster_marts(conn: duckdb.DuckDBPyConnection) -> bool:
-    (marts,) = conn.execute(read_sql("reports/cluster_utilization", "present")).fetchone()
-    return marts == CLUSTER_MARTS
-
-
 def load_clusters(conn: duckdb.DuckDBPyConnection) -> list[ClusterReport]:
     """Every cluster with its days and runs, by name and currency."""
-    if not _has_cluster_marts(conn):
-        return []
     days = dict_rows(conn.execute(read_sql("reports/cluster_utilization", "days")))
     runs = dict_rows(conn.execute(read_sql("reports/cluster_utilization", "runs")))
     runs_by_cluster: dict[tuple[str, str | None], list[ClusterRunShare]] = {}
@@ -119,7 +111,7 @@ def load_clusters(conn: duckdb.DuckDBPyConnection) -> list[ClusterReport]:
 def load_run_clusters(conn: duckdb.DuckDBPyConnection, training_runs: Sequence[str]) -> dict[str, list[RunCluster]]:
     """The clusters each run ran on (every run asked for has an entry)."""
     clusters: dict[str, list[RunCluster]] = {training_run: [] for training_run in training_runs}
-    if not training_runs or not _has_cluster_marts(conn):
+    if not training_runs:
         return clusters
     rows = dict_rows(conn.execute(read_sql("reports/run_clusters"), {"training_runs": list(training_runs)}))
     for row in rows:

@@ -1,27 +1,6 @@
 -- The shared clusters of the summary report, from the marts cluster_utilization and
 -- run_cluster_share.
 
--- name: present
--- How many of the two cluster marts the warehouse schema has: the summary shows clusters only
--- when both are there.
-with relations as (
-    select table_name as relation
-    from duckdb_tables()
-    where database_name = current_database() and schema_name = current_schema()
-    union all
-    select view_name
-    from duckdb_views()
-    where database_name = current_database() and schema_name = current_schema() and not internal
-),
-
-final as (
-    select count(*) as marts
-    from relations
-    where relation in ('cluster_utilization', 'run_cluster_share')
-)
-
-select marts from final;
-
 -- name: days
 -- Each cluster's capacity, allocated and idle GPU-hours and idle cost per UTC day.
 with utilization as (

@@ -42,17 +42,6 @@ RUN_DAYS = [
     (date(2026, 11, 18), SWEEP_RUN, Decimal(64)),
 ]
 GPU_HOUR_COST = Decimal("6.88")
-MARTS = {
-    "cluster_utilization": (
-        "cluster varchar, day date, currency varchar, capacity_gpu_hours decimal(38, 10), "
-        "allocated_gpu_hours decimal(38, 10), idle_gpu_hours decimal(38, 10), utilization decimal(38, 10), "
-        "idle_cost decimal(38, 10), overhead_cost decimal(38, 10)"
-    ),
-    "run_cluster_share": (
-        "cluster varchar, day date, currency varchar, training_run varchar, gpu_hours decimal(38, 10), "
-        "share decimal(38, 10), effective_cost decimal(38, 10), idle_cost decimal(38, 10)"
-    ),
-}
 
 
 def _insert_run_cost(conn: duckdb.DuckDBPyConnection, key: str, run: str, day: date, cost: Decimal) -> None:
@@ -90,25 +79,13 @@ def _insert_run_cost(conn: duckdb.DuckDBPyConnection, key: str, run: str, day: d
     )
 
 
-def _drop_marts(conn: duckdb.DuckDBPyConnection) -> None:
-    """Drops the marts the schema may already define, whether tables or views."""
-    for name in MARTS:
-        for kind, catalog in (("view", "duckdb_views()"), ("table", "duckdb_tables()")):
-            column = f"{kind}_name"
-            if conn.execute(f"select count(*) from {catalog} where {column} = $name", {"name": name}).fetchone()[0]:
-                conn.execute(f"drop {kind} {name}")
-
-
-def _create_marts(conn: duckdb.DuckDBPyConnection) -> None:
-    for name, columns in MARTS.items():
-        conn.execute(f"create table {name} ({columns})")
-
-
 def _fill_marts(conn: duckdb.DuckDBPyConnection) -> None:
     for day, capacity, allocated, idle, idle_cost in DAYS:
         conn.execute(
-            "insert into cluster_utilization values ($cluster, $day, 'USD', $capacity, $allocated, $idle, "
-            "$allocated / $capacity, $idle_cost, 0)",
+            "insert into cluster_utilization by name select $cluster as cluster, $day as day, 'USD' as currency, "
+            "$capacity as capacity_gpu_hours, $allocated as allocated_gpu_hours, $idle as idle_gpu_hours, "
+            "$allocated / $capacity as utilization, $capacity * 6.88 as effective_cost, "
+            "$allocated * 6.88 as allocated_cost, $idle_cost as idle_cost, 0 as overhead_cost",
             {"cluster": CLUSTER, "day": day, "capacity": capacity, "allocated": allocated, "idle": idle}
             | {"idle_cost": idle_cost},
         )
@@ -122,16 +99,13 @@ def _fill_marts(conn: duckdb.DuckDBPyConnection) -> None:
 
 
 def _warehouse(path: Path, *, marts: str = "filled") -> Path:
-    """The three runs' and another run's costs, and the cluster marts: `filled`, `empty` or `missing`."""
+    """The three runs' and another run's costs, and the cluster marts `filled` or `empty`."""
     conn = duckdb.connect(str(path))
     create_schema(conn)
     for index, (day, run, gpu_hours) in enumerate(RUN_DAYS):
         _insert_run_cost(conn, f"c{index}", run, day, gpu_hours * GPU_HOUR_COST)
     _insert_run_cost(conn, "other", OTHER_RUN, date(2026, 11, 2), Decimal("1615.00"))
     build_summaries(conn)
-    _drop_marts(conn)
-    if marts != "missing":
-        _create_marts(conn)
     if marts == "filled":
         _fill_marts(conn)
     conn.close()
@@ -224,9 +198,8 @@ def test_a_run_on_no_cluster_has_no_cluster_section(reports: ReportSet) -> None:
     assert "Shared clusters" not in markdown and "Shared clusters" not in html
 
 
-@pytest.mark.parametrize("marts", ["empty", "missing"])
-def test_no_cluster_no_section_and_no_chart(tmp_path: Path, marts: str) -> None:
-    written = _write(tmp_path, marts=marts)
+def test_no_cluster_no_section_and_no_chart(tmp_path: Path) -> None:
+    written = _write(tmp_path, marts="empty")
     assert "Cluster " not in written.summary_markdown.read_text()
     assert written.summary_charts == ()
     assert not (tmp_path / "reports" / "summary-charts").exists()

@@ -29,7 +29,9 @@ from pipelines.cli import main
 CONFIG_FILE_NAME = "runledger.yaml"
 BUILT = "built"  # the marker written once the build is complete
 INPUTS_FOLDER = Path(".runledger") / "demo"
-INPUT_PATHS = 5  # the config's paths into INPUTS_FOLDER: three sources, the run registry, the budgets
+# the config's paths into INPUTS_FOLDER: four sources (the Slurm source's file and node map), the run
+# registry, the budgets
+INPUT_PATHS = 7
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry, unattributed_costs
+from pipelines.attribution.clusters import cluster_utilization, run_cluster_share
 from pipelines.budgets.assets import budget_alerts, budget_variance, variance_causes
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
@@ -28,6 +29,8 @@ from pipelines.waste.assets import waste
         variance_causes,
         run_events,
         provisional_spend,
+        cluster_utilization,
+        run_cluster_share,
     ],
     group_name="reports",
     owners=["team:finops"],

@@ -305,7 +305,9 @@ def test_a_second_run_changes_nothing(demo_copy: tuple[Path, Path]) -> None:
     root, warehouse = demo_copy
     tables = {
         "focus_line_items": "select * exclude (x_IngestedAt) from focus_line_items order by x_LineItemKey",
-        "cost_allocations": "select * from cost_allocations order by x_LineItemKey, training_run, job_id, allocation_method",
+        "cost_allocations": (
+            "select * from cost_allocations order by x_LineItemKey, training_run, job_id, allocation_method"
+        ),
         "budget_variance": "select * from budget_variance order by training_run, cost_category",
         "run_costs": "select * from run_costs order by all",
         "waste": "select * from waste order by all",

@@ -30,8 +30,10 @@ TABLE_STEPS = (
     "provisional_spend",
     "commitment_utilization",
     "variance_causes",
+    "cluster_utilization",
+    "run_cluster_share",
 )
-ROW_STEPS = ("run_registry", "budget_baselines", "run_events")
+ROW_STEPS = ("run_registry", "budget_baselines", "run_events", "cluster_usage")
 KEPT_TABLES = {
     "run_costs": "training_run, cost_category, billing_period, currency",
     "unattributed_costs": "all",
@@ -42,6 +44,9 @@ KEPT_TABLES = {
     "provisional_spend": "all",
     "commitment_utilization": "all",
     "variance_causes": "all",
+    "cluster_utilization": "all",
+    "run_cluster_share": "all",
+    "cluster_intervals": "all",
     "waste": "all",
     "budget_baselines": "training_run, cost_category",
     "run_events": "all",

@@ -116,6 +116,8 @@ UPSTREAM = {
         "variance_causes",
         "run_events",
         "provisional_spend",
+        "cluster_utilization",
+        "run_cluster_share",
     },
 }
 

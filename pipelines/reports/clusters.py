@@ -52,7 +52,7 @@ class ClusterRunShare:
 
     training_run: str | None
     gpu_hours: Decimal
-    share: float | None
+    share: Decimal | None
     effective_cost: Decimal
     idle_cost: Decimal
 
@@ -91,7 +91,7 @@ class RunCluster:
 def load_clusters(conn: duckdb.DuckDBPyConnection) -> list[ClusterReport]:
     """Every cluster with its days and runs, by name and currency."""
     days = dict_rows(conn.execute(read_sql("reports/cluster_utilization", "days")))
-    runs = dict_rows(conn.execute(read_sql("reports/cluster_utilization", "runs")))
+    runs = dict_rows(conn.execute(read_sql("marts/run_cluster_share", "summary")))
     runs_by_cluster: dict[tuple[str, str | None], list[ClusterRunShare]] = {}
     for row in runs:
         key = (row.pop("cluster"), row.pop("currency"))

@@ -60,7 +60,13 @@ REPORT_SET_FILE = ".report-set.json"
 REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
 # The SQL the reports run besides sql/reports/*.sql: the macros those queries call, the marts'
 # statements data.py reads and the warehouse digest (files of sql/, without `.sql`).
-REPORTS_OTHER_SQL = ("schema/macros", "marts/reconciliation", "marts/unattributed_costs", "ops/report_inputs")
+REPORTS_OTHER_SQL = (
+    "schema/macros",
+    "marts/reconciliation",
+    "marts/unattributed_costs",
+    "marts/run_cluster_share",
+    "ops/report_inputs",
+)
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
 SVG_SUFFIX = ".svg"

@@ -361,7 +361,11 @@ final as (
     where scaled.idle_shared
 )
 
-select * from final;
+-- part_id: what an allocation of the part names (sql/attribution/cost_allocations_insert.sql)
+select
+    *,
+    row_number() over () as part_id
+from final;
 
 -- name: over_capacity
 -- The node lines whose jobs held more than the node has (scaled down to its capacity by the
@@ -408,5 +412,6 @@ create or replace temp table cluster_shares (
     allocation_method varchar,
     allocation_rule varchar,
     share hugeint,
-    total_share hugeint
+    total_share hugeint,
+    part_id bigint
 );

@@ -50,6 +50,12 @@ registry as (
     select * from run_registry
 ),
 
+-- the cluster step's parts (sql/attribution/cluster_shares.sql), named by part_id
+cluster_parts as (
+    select part_id, cluster, job_id, experiment, dataset_version, owner, custom_dimensions
+    from cluster_shares
+),
+
 -- weighed by the steps 1-3 allocations of the period: step 4's own are being written
 shared_run_dimensions as (
     select * from run_dimensions($billing_period, ['tag', 'cluster', 'resource_tags', 'registry'])
@@ -63,13 +69,7 @@ whole_parts as (
         training_run,
         allocation_method,
         allocation_rule,
-        cluster,
-        job_id,
-        coalesce(part_dimensions, false) as part_dimensions,
-        part_experiment,
-        part_dataset_version,
-        part_owner,
-        part_custom_dimensions,
+        part_id,
         true as whole_line,
         cast(1 as decimal(38, 10)) as allocation_ratio,
         cast(null as decimal(38, 10)) as billed_cost,
@@ -132,13 +132,7 @@ split_parts as (
         training_run,
         allocation_method,
         allocation_rule,
-        cluster,
-        job_id,
-        coalesce(part_dimensions, false) as part_dimensions,
-        part_experiment,
-        part_dataset_version,
-        part_owner,
-        part_custom_dimensions,
+        part_id,
         ratio_floor + case when ratio_rank <= ratio_left then 1 else 0 end as ratio_part,
         sign(billed_units) * (billed_floor + case when billed_rank <= billed_left then 1 else 0 end) as billed_part,
         sign(effective_units) * (effective_floor + case when effective_rank <= effective_left then 1 else 0 end)
@@ -157,13 +151,7 @@ allocated as (
         training_run,
         allocation_method,
         allocation_rule,
-        cluster,
-        job_id,
-        part_dimensions,
-        part_experiment,
-        part_dataset_version,
-        part_owner,
-        part_custom_dimensions,
+        part_id,
         false as whole_line,
         from_units(ratio_part) as allocation_ratio,
         from_units(billed_part) as billed_cost,
@@ -177,13 +165,13 @@ line_parts as (
         allocated.training_run,
         allocated.allocation_method,
         allocated.allocation_rule,
-        coalesce(allocated.cluster, dimensions.gke_cluster) as cluster,
-        allocated.job_id,
-        allocated.part_dimensions,
-        allocated.part_experiment,
-        allocated.part_dataset_version,
-        allocated.part_owner,
-        allocated.part_custom_dimensions,
+        coalesce(cluster_parts.cluster, dimensions.gke_cluster) as cluster,
+        cluster_parts.job_id,
+        cluster_parts.part_id is not null and allocated.allocation_method <> 'idle_capacity' as part_dimensions,
+        cluster_parts.experiment as part_experiment,
+        cluster_parts.dataset_version as part_dataset_version,
+        cluster_parts.owner as part_owner,
+        cluster_parts.custom_dimensions as part_custom_dimensions,
         allocated.allocation_ratio,
         case when allocated.whole_line then line_items.billed_cost else allocated.billed_cost end
             as billed_cost,
@@ -205,6 +193,7 @@ line_parts as (
     from allocated
     inner join line_items on allocated.line_row = line_items.line_row
     left join dimensions on allocated.line_row = dimensions.line_row
+    left join cluster_parts on allocated.part_id = cluster_parts.part_id
 ),
 
 final as (

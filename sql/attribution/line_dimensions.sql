@@ -47,8 +47,10 @@ line_tags as (
         first_tag(Tags, $owner_keys).tag_value as owner,
         custom_tags(Tags, cast($custom_dimension_keys as struct(dimension varchar, keys varchar[])[]))
             as custom_dimensions,
-        first_tag(Tags, $gke_cluster_keys).tag_value as gke_cluster,
-        first_tag(Tags, $gke_namespace_keys).tag_value as gke_namespace
+        -- a bill without GKE cost allocation has none of its keys: no lookup per line then
+        case when len($gke_cluster_keys) > 0 then first_tag(Tags, $gke_cluster_keys).tag_value end as gke_cluster,
+        case when len($gke_namespace_keys) > 0 then first_tag(Tags, $gke_namespace_keys).tag_value end
+            as gke_namespace
     from line_items
 ),
 

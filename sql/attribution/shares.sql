@@ -8,8 +8,8 @@
 --   cluster: a line of a shared cluster's node, split among the jobs that held it and its idle
 --      capacity (sql/attribution/cluster_shares.sql, `cluster_shares`), and GKE cost allocation's
 --      buckets of unallocated and system overhead capacity (`idle_capacity`, rules `unallocated`
---      and `system overhead`), which are the cluster's, never unattributed. A cluster part carries
---      its cluster, its job and the job's dimensions;
+--      and `system overhead`), which are the cluster's, never unattributed. A cluster part names
+--      its row of `cluster_shares` (part_id: its cluster, job and the job's dimensions);
 --   2. resource_tags: the snapshot valid at the line's charge time names it (line_dimensions);
 --   3. registry: lines whose ResourceId matches a registered run's glob within its window
 --      [start, end). A run's share of a line is weight × overlap; the line's covered fraction is
@@ -70,7 +70,14 @@ tag_claimed as (
 ),
 
 cluster_parts as (
-    select cluster_shares.*
+    select
+        cluster_shares.line_row,
+        cluster_shares.training_run,
+        cluster_shares.allocation_method,
+        cluster_shares.allocation_rule,
+        cluster_shares.part_id,
+        cluster_shares.share,
+        cluster_shares.total_share
     from cluster_shares
     anti join tag_claimed on cluster_shares.line_row = tag_claimed.line_row
 
@@ -78,15 +85,10 @@ cluster_parts as (
 
     select
         line_row,
-        gke_cluster as cluster,
-        null as job_id,
         null as training_run,
-        null as experiment,
-        null as dataset_version,
-        null as owner,
-        null as custom_dimensions,
         'idle_capacity' as allocation_method,
         case gke_namespace when 'kube:unallocated' then 'unallocated' else 'system overhead' end as allocation_rule,
+        cast(null as bigint) as part_id,
         cast(1 as hugeint) as share,
         cast(1 as hugeint) as total_share
     from dimensions
@@ -199,13 +201,7 @@ final as (
         training_run,
         allocation_method,
         allocation_rule,
-        null as cluster,
-        null as job_id,
-        false as part_dimensions,
-        null as part_experiment,
-        null as part_dataset_version,
-        null as part_owner,
-        null as part_custom_dimensions,
+        cast(null as bigint) as part_id,
         cast(1 as hugeint) as share,
         cast(1 as hugeint) as total_share
     from claimed
@@ -217,13 +213,7 @@ final as (
         training_run,
         allocation_method,
         allocation_rule,
-        cluster,
-        job_id,
-        allocation_method <> 'idle_capacity' as part_dimensions,
-        experiment as part_experiment,
-        dataset_version as part_dataset_version,
-        owner as part_owner,
-        custom_dimensions as part_custom_dimensions,
+        part_id,
         share,
         total_share
     from cluster_parts
@@ -235,13 +225,7 @@ final as (
         registry_overlaps.training_run,
         'registry' as allocation_method,
         'registry ' || registry_overlaps.pattern as allocation_rule,
-        null as cluster,
-        null as job_id,
-        false as part_dimensions,
-        null as part_experiment,
-        null as part_dataset_version,
-        null as part_owner,
-        null as part_custom_dimensions,
+        cast(null as bigint) as part_id,
         cast(registry_lines.covered_seconds as hugeint) * registry_overlaps.overlap_seconds
             * registry_overlaps.weight_units as share,
         greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) * registry_lines.weighted_overlap as total_share
@@ -257,13 +241,7 @@ final as (
         null as training_run,
         'unattributed' as allocation_method,
         case when registry_matched_lines.line_row is not null then 'outside registry window' end as allocation_rule,
-        null as cluster,
-        null as job_id,
-        false as part_dimensions,
-        null as part_experiment,
-        null as part_dataset_version,
-        null as part_owner,
-        null as part_custom_dimensions,
+        cast(null as bigint) as part_id,
         case
             when registry_lines.line_row is null then cast(1 as hugeint)
             else (greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) - registry_lines.covered_seconds)

@@ -431,8 +431,11 @@ line_items as (
         case when is_usage then priced.provider_unit end as x_ProviderConsumedUnit,
         cast(null as varchar) as x_DerivedFrom,
         blank(split_line_item_parent_resource_id) as x_SplitParentResourceId,
-        money(split_line_item_split_cost) as x_SplitCost,
-        money(split_line_item_unused_cost) as x_SplitUnusedCost,
+        -- money() of a NULL still takes its text path: only the pod rows carry split amounts
+        case when split_line_item_parent_resource_id is not null then money(split_line_item_split_cost) end
+            as x_SplitCost,
+        case when split_line_item_parent_resource_id is not null then money(split_line_item_unused_cost) end
+            as x_SplitUnusedCost,
         priced.unused_commitment_cost,
         priced.unused_commitment_quantity
     from priced

@@ -46,7 +46,7 @@ checked as (
         list_position($files, delivery.filename) as file_position,
         delivery.file_row_number,
         coalesce(delivery._row, delivery.file_row_number) as source_row,
-        first_bad_money([
+        coalesce(first_bad_money([
             {'column_name': 'line_item_net_unblended_cost', 'value': cast(line_item_net_unblended_cost as varchar)},
             {'column_name': 'line_item_unblended_cost', 'value': cast(line_item_unblended_cost as varchar)},
             {'column_name': 'line_item_usage_amount', 'value': cast(line_item_usage_amount as varchar)},
@@ -82,10 +82,13 @@ checked as (
                 'column_name': 'savings_plan_total_commitment_to_date',
                 'value': cast(savings_plan_total_commitment_to_date as varchar)
             },
-            {'column_name': 'savings_plan_used_commitment', 'value': cast(savings_plan_used_commitment as varchar)},
+            {'column_name': 'savings_plan_used_commitment', 'value': cast(savings_plan_used_commitment as varchar)}
+        ]),
+        -- the split amounts only on the pod rows that carry them: a list for every row costs seconds a 5M month
+        case when split_line_item_parent_resource_id is not null then first_bad_money([
             {'column_name': 'split_line_item_split_cost', 'value': cast(split_line_item_split_cost as varchar)},
             {'column_name': 'split_line_item_unused_cost', 'value': cast(split_line_item_unused_cost as varchar)}
-        ]) as bad
+        ]) end) as bad
     from delivery
     left join file_locations on delivery.filename = file_locations.file
 ),

@@ -128,6 +128,11 @@ class RunLedgerConfig(StrictModel):
         return [s for s in self.sources if kind_of(s).intervals is not None]
 
     @property
+    def telemetry_sources(self) -> list[SourceSettings]:
+        """The sources of GPU utilization (`prometheus`): read by the `gpu_utilization` asset."""
+        return [s for s in self.sources if kind_of(s).telemetry is not None]
+
+    @property
     def run_events_sources(self) -> list[RunEventsSource]:
         return [s for s in self.sources if isinstance(s, RunEventsSource)]
 

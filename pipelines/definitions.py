@@ -32,6 +32,7 @@ from pipelines.reports import assets as reports_assets
 from pipelines.schedules import build_maintenance_schedule, build_nightly_schedule
 from pipelines.sensors import build_delivery_sensor
 from pipelines.tags import assets as tags_assets
+from pipelines.telemetry import assets as telemetry_assets
 from pipelines.waste import assets as waste_assets
 
 NIGHTLY_JOB = "runledger_nightly"
@@ -47,6 +48,7 @@ ASSET_MODULES = [
     plans_assets,
     progress_assets,
     waste_assets,
+    telemetry_assets,
     budgets_assets,
     reports_assets,
 ]

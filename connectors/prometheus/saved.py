@@ -120,10 +120,17 @@ class SavedPrometheus:
                     selected.append(Series(labels=series.labels, samples=samples))
         return selected
 
+    def saved(self, metric: str) -> bool:
+        """Whether the folder holds a response of `metric` (a metric an exporter may not export)."""
+        return self._folder.is_dir() and bool(self._metric_files(metric))
+
+    def _metric_files(self, metric: str) -> list[Path]:
+        return sorted({*self._folder.glob(f"{metric}.json"), *self._folder.glob(f"{metric}.*.json")})
+
     def _files(self, metric: str, query: str) -> list[Path]:
         if not self._folder.is_dir():
             raise SourceError(f"{self._folder}: not a folder of saved Prometheus responses (query {query!r})")
-        files = sorted({*self._folder.glob(f"{metric}.json"), *self._folder.glob(f"{metric}.*.json")})
+        files = self._metric_files(metric)
         if not files:
             raise SourceError(
                 f"{self._folder}: no saved response of {metric} for query {query!r}: save the query_range "

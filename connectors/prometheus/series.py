@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Protocol
 
@@ -49,6 +49,14 @@ def to_unix(moment: datetime) -> int | float:
     """A naive UTC datetime as Unix seconds (whole seconds as an int)."""
     seconds = moment.replace(tzinfo=UTC).timestamp()
     return int(seconds) if seconds.is_integer() else seconds
+
+
+def on_grid(moment: datetime, step: timedelta, up: bool) -> datetime:
+    """The evaluation time of a range query at `step` (whole multiples of it in Unix time) at or
+    after `moment` (`up`), else at or before it."""
+    epoch = datetime(1970, 1, 1)
+    below = moment - (moment - epoch) % step
+    return below + step if up and below < moment else below
 
 
 def from_unix(seconds: Decimal) -> datetime:

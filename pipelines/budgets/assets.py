@@ -22,6 +22,7 @@ from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.plans.assets import budget_baselines
 from pipelines.progress.assets import run_events, run_progress
+from pipelines.telemetry.assets import run_utilization
 from pipelines.warehouse.connection import MACROS, transactions
 from pipelines.warehouse.sql import dict_rows, read_sql
 from pipelines.waste.assets import waste
@@ -62,6 +63,10 @@ THRESHOLD_CHECKS = {
     "daily_spend_anomaly": "No day of a budgeted run's usage spend reaches the warning multiple of its trailing "
     "median daily spend.",
     "idle_gpus": "No GPU instance is charged for more than thresholds.idle_gpus.warning_hours in a row with no run.",
+    "low_gpu_utilization": "No budgeted run's hourly mean GPU utilization stays below the warning level (0.5) for "
+    "thresholds.low_gpu_utilization.hours consecutive hours.",
+    "data_loading_share": "No budgeted run's steps spend more than the warning share (0.15) of their time waiting "
+    "for data for thresholds.data_loading_share.hours consecutive hours.",
 }
 """The asset checks of budget_alerts, one per threshold kind besides cost (named `<kind>_threshold`):
 warning crossings fail at WARN, over crossings at ERROR; none blocks the run."""
@@ -114,9 +119,10 @@ BUDGET_ALERTS = Mart(
     group="budgets",
     description="`budget_alerts`: the first day each budgeted run's cumulative effective spend, GPU-hours, "
     "wall-clock and storage spend reached its warning and its over threshold, the days far above a run's trailing "
-    "median, and GPU instances idle with no run; rebuilt from the whole history every run, only after "
-    "reconciliation passed, and only when a table it reads or a threshold setting changed.",
-    inputs=(budget_baselines, cost_allocations, FOCUS_LINE_ITEMS, run_events),
+    "median, GPU instances idle with no run, and stretches of low GPU utilization or of steps waiting for data; "
+    "rebuilt from the whole history every run, only after reconciliation passed, and only when a table it reads or "
+    "a threshold setting changed.",
+    inputs=(budget_baselines, cost_allocations, FOCUS_LINE_ITEMS, run_events, run_utilization),
     after=(reconciliation,),
     build=build_budget_alerts,
     sql=(ALERTS_SQL, *(f"{ALERTS_SQL}/{kind}" for kind in ALERT_KINDS), MACROS),
@@ -137,7 +143,13 @@ VARIANCE_CAUSES = Mart(
     "throughput) and the other categories, each level summing exactly to its parent, each cause with its GPU-hours "
     "and evidence. Rebuilt whole after the budget variance, the waste analysis and the run progress, only when a "
     "table it reads changed.",
-    inputs=(budget_baselines, budget_variance, reads(run_progress, "run_pricing", "run_progress"), waste),
+    inputs=(
+        budget_baselines,
+        budget_variance,
+        reads(run_progress, "run_pricing", "run_progress"),
+        waste,
+        run_utilization,
+    ),
     after=(reconciliation,),
     build=build_variance_causes,
 )

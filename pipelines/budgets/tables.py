@@ -48,7 +48,8 @@ ALERTS_SQL = "marts/budget_alerts"
 # and what follows the kinds: the crossings of the daily kinds, then every run's crossings inserted
 ALERT_PARTS = ("plans", "spend", "levels", "detail", "daily", "crossings")
 ALERT_CROSSINGS = ("cumulative_crossings", "run_crossings")
-# Each alert kind: its file ALERTS_SQL/<kind>.sql and the settings it binds (alert_parameters)
+# Each alert kind: its file ALERTS_SQL/<kind>.sql and the settings it binds (alert_parameters);
+# `utilization` holds both kinds judged on run_utilization, low_gpu_utilization and data_loading_share
 ALERT_KINDS = {
     "cost": (),
     "gpu_hours": (),
@@ -56,6 +57,7 @@ ALERT_KINDS = {
     "storage": (),
     "daily_spend_anomaly": ("anomaly_trailing_days", "anomaly_minimum_days"),
     "idle_gpus": ("idle_warning_hours", "idle_over_hours"),
+    "utilization": (),
 }
 
 

@@ -2,8 +2,9 @@
 
 `write_demo(root)` writes a complete demo project: `root/runledger.yaml` and, under
 `root/.runledger/demo/`, an AWS CUR 2.0 export (Parquet, Data Exports layout), a GCP detailed
-billing export (newline-delimited JSON, BigQuery schema), a run registry, three budgets, and a
-Slurm cluster's accounting (`sacct --json`) with its node map.
+billing export (newline-delimited JSON, BigQuery schema), a run registry, three budgets, a
+Slurm cluster's accounting (`sacct --json`) with its node map, and saved Prometheus responses of
+the 7B run's GPU utilization.
 Every call writes the same bytes: one seeded `random.Random`, fixed timestamps, Parquet without
 creation times.
 
@@ -24,7 +25,9 @@ The story, October and November 2026:
   CloudWatch API requests, support, tax, a sandbox project.
 - A run event log (JSON lines, one file per run) for the waste analysis: `llm-7b-pt-r1` crashes
   twice between checkpoints, finishes training six hours before its nodes are stopped, and
-  keeps every checkpoint where its budget planned five; `llm-3b-pt-gcp` runs cleanly but keeps
+  keeps every checkpoint where its budget planned five; on 2026-10-06 its hourly step timings
+  show a morning waiting for data, and its GPUs' DCGM exporter series (saved Prometheus
+  responses) an afternoon with half its nodes nearly idle; `llm-3b-pt-gcp` runs cleanly but keeps
   its 45 checkpoints (the budget planned ten) after it ends.
 
 The package, from the story down:
@@ -35,6 +38,7 @@ The package, from the story down:
   `lines`, period `charges` (commitment fees, credit, support, tax), the CUR `columns` and the
   `export` (deliveries, Parquet data files, manifests).
 - `slurm/`: the cluster's `sacct --json` output and node map (`export`).
+- `prometheus/`: saved `query_range` responses (`export`).
 - `gcp/`: the `catalog` (projects, machines, SKUs), export `rows` and the `export` (tax rows,
   NDJSON files per export day).
 - shared: `periods` (the calendar), `money` (rounding), `files` (YAML, JSON lines, Parquet) and
@@ -57,6 +61,7 @@ from pipelines.demo.project import (
     CONFIG,
     CONFIG_FILE_NAME,
     CONFIG_HEADER,
+    DCGM_FILE,
     EARLIER_WAREHOUSE_FILE,
     EVENTS_FOLDER,
     GCP_EXPORT_FOLDER,
@@ -65,6 +70,7 @@ from pipelines.demo.project import (
     RUNS_FILE,
     SACCT_FILE,
 )
+from pipelines.demo.prometheus.export import write_query_range
 from pipelines.demo.slurm.export import write_node_map, write_sacct_json
 from pipelines.demo.story import llm_3b, llm_7b, llm_13b, p5_cluster, untagged
 from pipelines.demo.story.budgets import BUDGETS
@@ -114,6 +120,7 @@ def write_demo(root: Path, data_end: datetime | None = None) -> Path:
     sacct_taken_at = p5_cluster.SACCT_TAKEN_AT if data_end is None else min(p5_cluster.SACCT_TAKEN_AT, data_end)
     write_sacct_json(root / SACCT_FILE, p5_cluster.JOBS, sacct_taken_at)
     write_node_map(root / NODE_MAP_FILE, p5_cluster.node_map())
+    write_query_range(root / DCGM_FILE, llm_7b.gpu_utilization_series(), data_end)
     config = CONFIG
     if data_end is not None:
         config = CONFIG | {"orchestration": {"freshness_as_of": f"{data_end + NIGHTLY_RUN_AFTER:%Y-%m-%dT%H:%M:%SZ}"}}

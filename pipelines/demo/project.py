@@ -19,6 +19,8 @@ EVENTS_FOLDER = DEMO_FOLDER / "events"
 SLURM_FOLDER = DEMO_FOLDER / "slurm" / CLUSTER
 SACCT_FILE = SLURM_FOLDER / "sacct.json"
 NODE_MAP_FILE = SLURM_FOLDER / "nodes.csv"
+DCGM_FOLDER = DEMO_FOLDER / "prometheus" / "dcgm"
+DCGM_FILE = DCGM_FOLDER / "DCGM_FI_DEV_GPU_UTIL.json"
 EARLIER_WAREHOUSE_FILE = Path(".runledger") / "warehouse.duckdb"
 # The demo's "now", which its freshness checks are judged at: the nightly run (06:00 UTC) the
 # morning its exports end, whatever the clock says.
@@ -27,8 +29,8 @@ AS_OF = max(AWS_DATA_END, GCP_DATA_END) + NIGHTLY_RUN_AFTER
 
 
 def demo_config() -> dict:
-    """The demo's `runledger.yaml`: its AWS and GCP exports, run events and its cluster's Slurm
-    accounting."""
+    """The demo's `runledger.yaml`: its AWS and GCP exports, run events, its cluster's Slurm
+    accounting and the 7B run's GPU telemetry (saved DCGM exporter responses)."""
     sources = [
         {"name": "aws-main", "kind": "aws_cur", "uri": AWS_EXPORT_FOLDER.as_posix()},
         {"name": "gcp-main", "kind": "gcp_billing", "path": GCP_EXPORT_FOLDER.as_posix()},
@@ -39,6 +41,14 @@ def demo_config() -> dict:
             "path": SACCT_FILE.as_posix(),
             "cluster": CLUSTER,
             "nodes": NODE_MAP_FILE.as_posix(),
+        },
+        {
+            "name": "dcgm",
+            "kind": "prometheus",
+            "path": DCGM_FOLDER.as_posix(),
+            "start": "2026-10-01T00:00:00Z",
+            "end": "2026-12-01T00:00:00Z",
+            "step": 900,
         },
     ]
     return {

@@ -197,6 +197,9 @@ def baseline_rows(
 
 ALERT_KINDS = ("gpu_hours", "wall_clock", "storage", "daily_spend_anomaly")
 """The threshold kinds besides cost a budget can set; each is a `<kind>_thresholds` column."""
+HOURLY_ALERT_KINDS = ("low_gpu_utilization", "data_loading_share")
+"""The threshold kinds judged on a run's hourly telemetry, each a `<kind>_thresholds` column with
+its `hours`: the budget's own levels, else runledger.yaml's (which have defaults)."""
 
 
 def alert_levels(budget: Budget, defaults: AlertThresholds) -> dict[str, dict[str, Decimal]]:
@@ -204,12 +207,20 @@ def alert_levels(budget: Budget, defaults: AlertThresholds) -> dict[str, dict[st
     else runledger.yaml's, else (GPU-hours, wall-clock, storage) the budget's cost fractions.
 
     Returns:
-        `{"<kind>_thresholds": {"warning": ..., "over": ...}}` for every kind of ALERT_KINDS.
+        `{"<kind>_thresholds": {"warning": ..., "over": ...}}` for every kind of ALERT_KINDS, and
+        with `"hours"` for every kind of HOURLY_ALERT_KINDS.
     """
     levels = {}
     for kind in ALERT_KINDS:
         chosen = getattr(budget.thresholds, kind) or getattr(defaults, kind) or budget.thresholds
         levels[f"{kind}_thresholds"] = {"warning": _quantize(chosen.warning), "over": _quantize(chosen.over)}
+    for kind in HOURLY_ALERT_KINDS:
+        chosen = getattr(budget.thresholds, kind) or getattr(defaults, kind)
+        levels[f"{kind}_thresholds"] = {
+            "warning": _quantize(chosen.warning),
+            "over": _quantize(chosen.over),
+            "hours": chosen.hours,
+        }
     return levels
 
 

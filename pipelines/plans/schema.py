@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from pipelines.config_rules import not_below
-from pipelines.plans.settings import ThresholdLevels
+from pipelines.plans.settings import DataLoadingShare, LowGpuUtilization, ThresholdLevels
 from pipelines.sources.mappings import COST_CATEGORIES, currency_problem
 
 SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}
@@ -231,6 +231,8 @@ class Thresholds(_Section):
     wall_clock: ThresholdLevels | None = None
     storage: ThresholdLevels | None = None
     daily_spend_anomaly: ThresholdLevels | None = None
+    low_gpu_utilization: LowGpuUtilization | None = None
+    data_loading_share: DataLoadingShare | None = None
 
     @field_validator("over")
     @classmethod
@@ -308,5 +310,7 @@ SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
     ("thresholds", "wall_clock"): ThresholdLevels,
     ("thresholds", "storage"): ThresholdLevels,
     ("thresholds", "daily_spend_anomaly"): ThresholdLevels,
+    ("thresholds", "low_gpu_utilization"): LowGpuUtilization,
+    ("thresholds", "data_loading_share"): DataLoadingShare,
 }
 """The model of each section of a budget file, by its key path (the file itself at `()`)."""

@@ -44,6 +44,37 @@ class IdleGpus(StrictModel):
         return not_below(over_hours, info.data.get("warning_hours"), "warning_hours")
 
 
+class LowGpuUtilization(StrictModel):
+    """A run's GPUs less busy than a level: its hourly mean utilization (0 to 1) below `warning`
+    (`over`, the lower level) for `hours` consecutive hours."""
+
+    warning: Decimal = Field(default=Decimal("0.5"), gt=0, le=1)
+    over: Decimal = Field(default=Decimal("0.3"), gt=0, le=1)
+    hours: int = Field(default=2, ge=1, le=8_784)
+
+    @field_validator("over")
+    @classmethod
+    def _over_at_most_warning(cls, over: Decimal, info: ValidationInfo) -> Decimal:
+        warning = info.data.get("warning")
+        if warning is not None and over > warning:
+            raise ValueError(f"must be at most warning ({warning}): over is the lower utilization, got {over}")
+        return over
+
+
+class DataLoadingShare(StrictModel):
+    """A run's steps waiting for data: its hourly data-wait share (0 to 1) above `warning`
+    (`over`) for `hours` consecutive hours."""
+
+    warning: Decimal = Field(default=Decimal("0.15"), ge=0, lt=1)
+    over: Decimal = Field(default=Decimal("0.30"), ge=0, lt=1)
+    hours: int = Field(default=2, ge=1, le=8_784)
+
+    @field_validator("over")
+    @classmethod
+    def _over_at_least_warning(cls, over: Decimal, info: ValidationInfo) -> Decimal:
+        return not_below(over, info.data.get("warning"), "warning")
+
+
 class AlertThresholds(StrictModel):
     """The thresholds besides cost (`thresholds:`), the defaults of every budget; a budget's own
     `thresholds:` overrides each kind. A kind left out here (gpu_hours, wall_clock, storage) takes
@@ -54,3 +85,5 @@ class AlertThresholds(StrictModel):
     storage: ThresholdLevels | None = None
     daily_spend_anomaly: DailySpendAnomaly = Field(default_factory=DailySpendAnomaly)
     idle_gpus: IdleGpus = Field(default_factory=IdleGpus)
+    low_gpu_utilization: LowGpuUtilization = Field(default_factory=LowGpuUtilization)
+    data_loading_share: DataLoadingShare = Field(default_factory=DataLoadingShare)

@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from pipelines.reports.clusters import RunCluster, load_run_clusters
+from pipelines.reports.utilization import UtilizationHour
 from pipelines.warehouse.sql import dict_rows, read_sql
 
 TOTAL = "total"
@@ -312,6 +313,7 @@ class RunDetails:
     provisional: tuple[ProvisionalSpend, ...] = ()
     commitment_charges: tuple[CommitmentCharge, ...] = ()
     clusters: tuple[RunCluster, ...] = ()
+    utilization: tuple[UtilizationHour, ...] = ()
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -369,8 +371,8 @@ def load_details(
     reconciliation: Sequence[ReconciliationRow],
 ) -> dict[str, RunDetails]:
     """Reads the runs' daily spend, top resources, threshold crossings, waste, progress, GPU-hours
-    by pricing, provisional spend, unused commitment charged to them, the clusters they ran on
-    and unattributed neighbours; picks each run's reconciliation rows.
+    by pricing, provisional spend, unused commitment charged to them, the clusters they ran on,
+    their GPU utilization and data wait by hour and unattributed neighbours; picks each run's reconciliation rows.
 
     Args:
         conn: warehouse connection.
@@ -390,6 +392,7 @@ def load_details(
     provisional = _rows_by_run(conn, read_sql("reports/run_provisional"), runs)
     commitment_charges = _rows_by_run(conn, read_sql("reports/run_commitment_charges"), runs)
     clusters = load_run_clusters(conn, runs)
+    utilization = _rows_by_run(conn, read_sql("reports/run_utilization"), runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for alert in load_alerts(conn):
         if alert.training_run in alerts:
@@ -413,6 +416,7 @@ def load_details(
             provisional=tuple(ProvisionalSpend(**row) for row in provisional[training_run]),
             commitment_charges=tuple(CommitmentCharge(**row) for row in commitment_charges[training_run]),
             clusters=tuple(clusters[training_run]),
+            utilization=tuple(UtilizationHour(**row) for row in utilization[training_run]),
         )
     return details
 

@@ -21,6 +21,9 @@ CAUSES_NOTE = (
     "category. Rate and usage causes of 0 are left out."
 )
 SPLIT_PARENTS = ("rate", "usage")
+# causes whose own split the reports tell in words, not as waterfall steps: throughput's
+# input_bound and compute_throughput (a run with step timings)
+DETAILED_CAUSES = ("throughput",)
 CAUSE_LABELS = {
     "idle_after_run": "idle after the end",
     "recompute_after_failure": "recompute after failures",
@@ -29,10 +32,10 @@ CAUSE_LABELS = {
 
 
 def leaf_causes(causes: Sequence[VarianceCause]) -> list[VarianceCause]:
-    """The causes with no causes of their own, in the waterfall's order: rate's, usage's, then
-    the other categories in the reports' category order."""
-    parents = {cause.parent for cause in causes}
-    leaves = [cause for cause in causes if cause.cause not in parents]
+    """The causes with no causes of their own (throughput counted as one), in the waterfall's
+    order: rate's, usage's, then the other categories in the reports' category order."""
+    parents = {cause.parent for cause in causes} - set(DETAILED_CAUSES)
+    leaves = [cause for cause in causes if cause.cause not in parents and cause.parent not in DETAILED_CAUSES]
     split = [cause for cause in leaves if cause.parent in SPLIT_PARENTS]
     by_category = {cause.cause: cause for cause in leaves if cause.parent not in SPLIT_PARENTS}
     return split + [by_category[name] for name in ordered_categories(by_category)]
@@ -83,7 +86,20 @@ def why_paragraph(overview: RunOverview) -> str | None:
         + (f" ({cause.evidence})" if cause.evidence else "")
         for cause in largest
     ]
-    return f"{head}: " + ", ".join(parts) + "."
+    return f"{head}: " + ", ".join(parts) + "." + _input_bound_sentence(overview.causes)
+
+
+def _input_bound_sentence(causes: Sequence[VarianceCause]) -> str:
+    """Where step timings split the throughput cause: how much of it was steps waiting for data."""
+    throughput = next((cause for cause in causes if cause.cause == "throughput"), None)
+    input_bound = next((cause for cause in causes if cause.cause == "input_bound"), None)
+    if throughput is None or input_bound is None or input_bound.amount == 0:
+        return ""
+    share = f" ({percent(input_bound.amount / throughput.amount)} of it)" if throughput.amount > 0 else ""
+    return (
+        f" Of the {cause_label(throughput, causes)}, {money(input_bound.amount)}{share} is time the GPUs "
+        f"spent waiting for data: {input_bound.evidence}."
+    )
 
 
 def _size(cause: VarianceCause) -> Decimal:

@@ -35,6 +35,7 @@ from pipelines.reports.run_commitments import commitment_blocks
 from pipelines.reports.run_economics import economics_blocks
 from pipelines.reports.run_facts import AMOUNTS_NOTE, as_of, currency_of, gpu_hours_of, total_status
 from pipelines.reports.run_spend import daily_table, top_resource_blocks, unattributed_blocks, waste_blocks
+from pipelines.reports.utilization import UTILIZATION_CHART, utilization_blocks
 
 
 def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str, Chart]) -> Document:
@@ -45,7 +46,7 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
         details: its daily spend, top resources, threshold crossings, unattributed neighbours
             and reconciliation rows.
         charts: its rendered charts by name (`cumulative_spend`, `estimate_vs_actual`,
-            `variance_waterfall`, `daily_spend`, `top_resources`, `waste_by_kind`); a missing one
+            `variance_waterfall`, `daily_spend`, `top_resources`, `waste_by_kind`, `gpu_utilization`); a missing one
             is left out.
     """
     header = overview.header
@@ -87,6 +88,9 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
     clusters = run_cluster_blocks(details.clusters)
     if clusters:
         sections.append(Section("Shared clusters the run ran on", clusters))
+    utilization = utilization_blocks(details.utilization, charts.get(UTILIZATION_CHART))
+    if utilization:
+        sections.append(Section("GPU utilization and data wait", utilization))
     sections += [
         Section(
             "Daily spend by category",

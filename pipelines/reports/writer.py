@@ -44,6 +44,7 @@ from pipelines.reports.run_causes import variance_steps
 from pipelines.reports.run_facts import currency_of
 from pipelines.reports.run_report import run_document
 from pipelines.reports.summary_report import SummaryRun, summary_document
+from pipelines.reports.utilization import run_utilization_chart
 from pipelines.warehouse.sql import SQL_DIR, read_sql
 
 CHARTS_DIR = "charts"
@@ -297,6 +298,8 @@ def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
         charts.append(top_resources_chart(details.top_resources.top, currency))
     if details.waste.effective_cost > 0:
         charts.append(waste_by_kind_chart(details.waste.kinds, currency))
+    if details.utilization:
+        charts.append(run_utilization_chart(overview.header.training_run, details.utilization))
     return charts
 
 

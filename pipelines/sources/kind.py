@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pipelines.sources.base import BillingSourceReader
     from pipelines.sources.drift import ColumnDrift
     from pipelines.sources.intervals import ClusterIntervals
+    from pipelines.sources.telemetry import GpuHour
 
 
 class SourceSettings(StrictModel):
@@ -92,6 +93,9 @@ class SourceKind:
         intervals: reads a scheduler source (`slurm`, `kubernetes`): its settings and the
             configuration's path resolver give its usage intervals and nodes
             (`pipelines/sources/intervals.py`), stored by the `cluster_usage` asset.
+        telemetry: reads a telemetry source (`prometheus`): its settings and the configuration's
+            path resolver give its GPUs' utilization by hour (`pipelines/sources/telemetry.py`),
+            stored by the `gpu_utilization` asset.
     """
 
     name: str
@@ -103,6 +107,7 @@ class SourceKind:
     source_formats: tuple[str, ...] = ()
     drift: Callable[[str, list[str]], ColumnDrift] | None = None
     intervals: Callable[[Any, Callable[[str], Path]], ClusterIntervals] | None = None
+    telemetry: Callable[[Any, Callable[[str], Path]], list[GpuHour]] | None = None
 
     def __post_init__(self) -> None:
         if get_args(self.settings.model_fields["kind"].annotation) != (self.name,):

@@ -21,6 +21,7 @@ from pipelines.sources import (
     gcp_billing,
     kubernetes,
     manual_costs,
+    prometheus,
     run_events,
     slurm,
 )
@@ -38,6 +39,7 @@ KINDS: tuple[SourceKind, ...] = (
     run_events.KIND,
     kubernetes.KIND,
     slurm.KIND,
+    prometheus.KIND,
 )
 
 KIND_NAMES = tuple(kind.name for kind in KINDS)

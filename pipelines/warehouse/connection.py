@@ -21,7 +21,7 @@ from pipelines.warehouse.sql import SQL_DIR, read_sql
 # tables, and DuckDB resolves those when a macro is created), then the views, which use both, in
 # dependency order.
 MACROS = "schema/macros"
-VIEWS = ("marts/reconciliation", "marts/waste_by_run", "marts/cluster_usage")
+VIEWS = ("marts/reconciliation", "marts/waste_by_run", "marts/cluster_usage", "marts/gpu_utilization_runs")
 # DuckDB keeps its working memory under this limit and spills the rest (large joins, sorts and
 # aggregates) to the lake's spill folder, so memory stays flat as the bill grows. At 2.5 GiB a
 # 10M-line period's attribution is no slower than at 3 GiB (69.5 s vs 75.5 s).

@@ -3,6 +3,8 @@
 import duckdb
 
 from pipelines.attribution.allocate import ALLOCATIONS_STEP
+from pipelines.config import RunLedgerConfig
+from pipelines.plans.settings import LowGpuUtilization
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import WHOLE, StepInputs, step_inputs
 from pipelines.waste.settings import Waste
@@ -10,39 +12,51 @@ from pipelines.waste.settings import Waste
 WASTE_STEP = "waste"  # its step_inputs row: one, the table is built whole
 
 
-def waste_inputs(conn: duckdb.DuckDBPyConnection, settings: Waste) -> StepInputs:
+def waste_settings(config: RunLedgerConfig) -> tuple[Waste, LowGpuUtilization]:
+    """What the waste build takes from the configuration: `waste:`, and the low_gpu_utilization
+    levels of `thresholds:` (for runs without a budget of their own)."""
+    return config.waste, config.thresholds.low_gpu_utilization
+
+
+def waste_inputs(conn: duckdb.DuckDBPyConnection, settings: tuple[Waste, LowGpuUtilization]) -> StepInputs:
     """The inputs of a `waste` build now: the periods' allocation digests, the run events, budget
     baselines, run registry and waste settings (sql/ops/waste_inputs.sql), so an unchanged night
     skips reading every allocation again (27 s of a 20M-line re-run).
 
     Args:
         conn: a writable warehouse connection, inside the build's transaction.
-        settings: the `waste:` section of the configuration.
+        settings: `waste_settings`.
     """
+    waste, low_utilization = settings
     return step_inputs(
         conn,
         WASTE_STEP,
         WHOLE,
         read_sql("ops/waste_inputs", "digest"),
-        {"settings": settings.model_dump_json(), "allocations_step": ALLOCATIONS_STEP},
+        {
+            "settings": waste.model_dump_json() + low_utilization.model_dump_json(),
+            "allocations_step": ALLOCATIONS_STEP,
+        },
     )
 
 
-def build_waste(conn: duckdb.DuckDBPyConnection, settings: Waste) -> int:
+def build_waste(conn: duckdb.DuckDBPyConnection, settings: tuple[Waste, LowGpuUtilization]) -> int:
     """Rebuilds `waste` from the attributed spend, budgets, registry and run events.
 
     Args:
         conn: a writable warehouse connection, inside the caller's transaction.
-        settings: the `waste:` section of the configuration (checkpoint and transfer globs).
+        settings: `waste_settings`: checkpoint and transfer globs, the default low-utilization level.
 
     Returns:
         The number of waste items written.
     """
+    waste, low_utilization = settings
     conn.execute(
         read_sql("marts/waste", "insert"),
         {
-            "checkpoint_resources": [pattern.lower() for pattern in settings.checkpoint_resources],
-            "inter_region_transfer": [pattern.lower() for pattern in settings.inter_region_transfer],
+            "checkpoint_resources": [pattern.lower() for pattern in waste.checkpoint_resources],
+            "inter_region_transfer": [pattern.lower() for pattern in waste.inter_region_transfer],
+            "low_utilization_warning": low_utilization.warning,
         },
     )
     (rows,) = conn.execute(read_sql("marts/waste", "count")).fetchone()

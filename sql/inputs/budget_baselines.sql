@@ -24,6 +24,8 @@ insert into budget_baselines (
     wall_clock_thresholds,
     storage_thresholds,
     daily_spend_anomaly_thresholds,
+    low_gpu_utilization_thresholds,
+    data_loading_share_thresholds,
     "window",
     budget_file
 )
@@ -45,6 +47,8 @@ values (
     cast($wall_clock_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
     cast($storage_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
     cast($daily_spend_anomaly_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10))),
+    cast($low_gpu_utilization_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10), hours integer)),
+    cast($data_loading_share_thresholds as struct(warning decimal(38, 10), "over" decimal(38, 10), hours integer)),
     cast($window as struct("start" date, "end" date)),
     $budget_file
 );

@@ -38,7 +38,9 @@ final as (
         any_value(gpu_hours_thresholds) as gpu_hours_thresholds,
         any_value(wall_clock_thresholds) as wall_clock_thresholds,
         any_value(storage_thresholds) as storage_thresholds,
-        any_value(daily_spend_anomaly_thresholds) as daily_spend_anomaly_thresholds
+        any_value(daily_spend_anomaly_thresholds) as daily_spend_anomaly_thresholds,
+        any_value(low_gpu_utilization_thresholds) as low_gpu_utilization_thresholds,
+        any_value(data_loading_share_thresholds) as data_loading_share_thresholds
     from baselines
     group by training_run
 )

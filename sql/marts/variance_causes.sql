@@ -3,12 +3,15 @@
 -- name: insert
 -- Rebuilds variance_causes from budget_variance (the amounts every level sums to), the compute
 -- baselines (planned tokens), waste (idle and recompute GPU-hours), run_progress (downtime
--- GPU-hours, tokens trained) and run_pricing (GPU-hours and cost by pricing type):
+-- GPU-hours, tokens trained), run_pricing (GPU-hours and cost by pricing type) and run_utilization
+-- (data-wait GPU-hours):
 --   total = rate + usage + each other category's variance (all of compute, without rate and usage)
 --   rate  = pricing_mix (each pricing type off the plan) + price (the remainder: the planned type's
 --           GPU-hours and the compute spend without GPU-hours)
 --   usage = idle_after_run + recompute_after_failure + restart_downtime + scope + throughput (the
 --           remainder)
+--   throughput = input_bound (data-wait GPU-hours) + compute_throughput (the remainder), for a run
+--           with step timings only
 -- A usage cause is its GPU-hours x the estimated rate, rounded to the 10th decimal, as
 -- budget_variance rounds usage_variance; the two remainders make every level sum exactly. The
 -- planned pricing type is the run's type whose cost per GPU-hour is nearest the estimated rate
@@ -35,6 +38,11 @@ waste_items as (
 progress as (
     select training_run, tokens_trained, downtime_hours, downtime_gpu_hours
     from run_progress
+),
+
+utilization as (
+    select training_run, data_wait_share, data_wait_gpu_hours
+    from run_utilization
 ),
 
 pricing as (
@@ -132,7 +140,7 @@ usage_inputs as (
     left join baselines on splits.training_run = baselines.training_run
 ),
 
-usage_amounts as (
+usage_parts as (
     select
         *,
         round(idle_gpu_hours * estimated_rate, 10) as idle_amount,
@@ -141,6 +149,15 @@ usage_amounts as (
         coalesce(round(scope_gpu_hours * estimated_rate, 10), 0) as scope_amount,
         actual_gpu_hours - idle_gpu_hours - recompute_gpu_hours - downtime_gpu_hours as working_gpu_hours
     from usage_inputs
+),
+
+usage_amounts as (
+    select
+        *,
+        usage_variance - idle_amount - recompute_amount - downtime_amount - scope_amount as throughput_amount,
+        actual_gpu_hours - estimated_gpu_hours - idle_gpu_hours - recompute_gpu_hours - downtime_gpu_hours
+        - coalesce(scope_gpu_hours, 0) as throughput_gpu_hours
+    from usage_parts
 ),
 
 usage_children as (
@@ -196,9 +213,8 @@ usage_children as (
         'usage',
         'throughput',
         currency,
-        usage_variance - idle_amount - recompute_amount - downtime_amount - scope_amount,
-        actual_gpu_hours - estimated_gpu_hours - idle_gpu_hours - recompute_gpu_hours - downtime_gpu_hours
-        - coalesce(scope_gpu_hours, 0),
+        throughput_amount,
+        throughput_gpu_hours,
         case
             when tokens_trained is null or working_gpu_hours <= 0
                 then 'no tokens trained known: throughput and scope together'
@@ -207,6 +223,44 @@ usage_children as (
                 || format('{:,.0f}', decimal_divide(training_tokens, estimated_gpu_hours * 3600)) || ' planned'
         end
     from usage_amounts
+),
+
+-- where the run's step timings say how long it waited for data: throughput = input_bound (the
+-- data-wait GPU-hours at the estimated rate) + compute_throughput (the remainder)
+data_waits as (
+    select
+        training_run,
+        sum(data_wait_gpu_hours) as wait_gpu_hours,
+        count(*) filter (where data_wait_share is not null) as timed_hours
+    from utilization
+    group by training_run
+    having count(*) filter (where data_wait_share is not null) > 0
+),
+
+throughput_children as (
+    select
+        usage_amounts.training_run,
+        'throughput' as parent,
+        'input_bound' as cause,
+        usage_amounts.currency,
+        round(data_waits.wait_gpu_hours * usage_amounts.estimated_rate, 10) as amount,
+        data_waits.wait_gpu_hours as gpu_hours,
+        format('{:,.1f}', data_waits.wait_gpu_hours) || ' GPU-h waiting for data over ' || data_waits.timed_hours
+            || ' hour' || if(data_waits.timed_hours = 1, '', 's') || ' with step timings, at the estimated '
+            || format('{:,.4f}', usage_amounts.estimated_rate) || ' per GPU-h' as evidence
+    from usage_amounts
+    inner join data_waits on usage_amounts.training_run = data_waits.training_run
+    union all
+    select
+        usage_amounts.training_run,
+        'throughput',
+        'compute_throughput',
+        usage_amounts.currency,
+        usage_amounts.throughput_amount - round(data_waits.wait_gpu_hours * usage_amounts.estimated_rate, 10),
+        usage_amounts.throughput_gpu_hours - data_waits.wait_gpu_hours,
+        'the rest of the throughput cause: steps slower than planned while the GPUs were not waiting for data'
+    from usage_amounts
+    inner join data_waits on usage_amounts.training_run = data_waits.training_run
 ),
 
 -- the planned pricing type: its cost per GPU-hour nearest the estimated rate
@@ -293,6 +347,8 @@ final as (
     select * from total_children
     union all by name
     select * from usage_children
+    union all by name
+    select * from throughput_children
     union all by name
     select * from mix_children
     union all by name

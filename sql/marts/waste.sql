@@ -1,14 +1,15 @@
 -- waste: what attributed spend bought no training with.
 
 -- name: insert
--- Rebuilds waste (README "Waste"): one row per item of six kinds, all amounts exact in units of
+-- Rebuilds waste (README "Waste"): one row per item of eight kinds, all amounts exact in units of
 -- 1e-10 (decimal_divide). Each allocation part counts for at most one of idle_after_run,
 -- checkpoint_retention, cross_region_transfer and monitoring_growth; recompute_after_failure is
 -- capped at the run's compute spend before its end; a repeated run's whole cost is
 -- duplicate_experiment and nothing else. Last, a run's items are capped in kind order so they
 -- never sum to more than its attributed effective cost (credits can make it smaller); a capped
 -- item keeps the same share of its GPU-hours.
--- $checkpoint_resources and $inter_region_transfer: lower-case globs (config `waste:`).
+-- $checkpoint_resources and $inter_region_transfer: lower-case globs (config `waste:`);
+-- $low_utilization_warning: the low_gpu_utilization warning level of a run without a budget.
 delete from waste;
 
 insert into waste by name
@@ -40,6 +41,10 @@ registry as (
 
 events as (
     select * from run_events
+),
+
+utilization as (
+    select * from run_utilization
 ),
 
 runs as (
@@ -341,6 +346,99 @@ duplicate_items as (
     group by costs.training_run, costs.cost_category
 ),
 
+-- telemetry: the data-wait GPU-hours (as the input_bound cause counts them), and over the hours the
+-- run was training at their start, the GPU-hours idle in hours below the low-utilization warning
+-- level less their data-wait share (so that no GPU-hour counts in both)
+low_levels as (
+    select training_run, any_value(low_gpu_utilization_thresholds.warning) as warning
+    from baselines
+    group by training_run
+),
+
+-- a run trains from a start or resume until its next failure or end: hours outside (idle after
+-- the end, restart downtime) are other waste kinds' and usage causes' GPU-hours
+run_states as (
+    select training_run, event_time, event in ('start', 'resume') as training
+    from events
+    where event in ('start', 'resume', 'failure', 'end')
+),
+
+training_hours as (
+    select utilization.*
+    from utilization
+    asof inner join run_states
+        on utilization.training_run = run_states.training_run
+        and utilization.hour >= run_states.event_time
+    where run_states.training
+),
+
+data_waits as (
+    select
+        training_run,
+        sum(data_wait_gpu_hours) as wait_gpu_hours,
+        count(*) filter (where data_wait_gpu_hours > 0) as wait_hours
+    from utilization
+    group by training_run
+),
+
+low_hours as (
+    select
+        training_hours.training_run,
+        sum(
+            round(
+                training_hours.gpus * (1 - training_hours.gpu_utilization)
+                * (1 - coalesce(training_hours.data_wait_share, 0)),
+                10
+            )
+        ) as low_gpu_hours,
+        count(*) as low_hours,
+        any_value(coalesce(low_levels.warning, $low_utilization_warning)) as low_level
+    from training_hours
+    left join low_levels on training_hours.training_run = low_levels.training_run
+    where training_hours.gpu_utilization < coalesce(low_levels.warning, $low_utilization_warning)
+    group by training_hours.training_run
+),
+
+telemetry_gpu_hours as (
+    select
+        runs.training_run,
+        coalesce(data_waits.wait_gpu_hours, 0) as wait_gpu_hours,
+        coalesce(data_waits.wait_hours, 0) as wait_hours,
+        coalesce(low_hours.low_gpu_hours, 0) as low_gpu_hours,
+        coalesce(low_hours.low_hours, 0) as low_hours,
+        low_hours.low_level
+    from runs
+    left join data_waits on runs.training_run = data_waits.training_run
+    left join low_hours on runs.training_run = low_hours.training_run
+),
+
+telemetry_items as (
+    select
+        telemetry.training_run,
+        'data_loading_stall' as kind,
+        'compute' as cost_category,
+        decimal_divide(telemetry.wait_gpu_hours * runs.compute_cost, runs.compute_gpu_hours) as effective_cost,
+        telemetry.wait_gpu_hours as gpu_hours,
+        format('{:,.2f}', telemetry.wait_gpu_hours) || ' GPU-h waiting for data over ' || telemetry.wait_hours
+            || ' hour' || if(telemetry.wait_hours = 1, '', 's') || ' with step timings' as detail
+    from telemetry_gpu_hours as telemetry
+    inner join runs on telemetry.training_run = runs.training_run
+    where runs.compute_gpu_hours > 0 and telemetry.wait_gpu_hours > 0
+    union all
+    select
+        telemetry.training_run,
+        'low_utilization',
+        'compute',
+        decimal_divide(telemetry.low_gpu_hours * runs.compute_cost, runs.compute_gpu_hours),
+        telemetry.low_gpu_hours,
+        format('{:,.2f}', telemetry.low_gpu_hours) || ' GPU-h idle in ' || telemetry.low_hours || ' hour'
+            || if(telemetry.low_hours = 1, '', 's') || ' below ' || format('{:.0f}', 100 * telemetry.low_level)
+            || ' % GPU utilization'
+    from telemetry_gpu_hours as telemetry
+    inner join runs on telemetry.training_run = runs.training_run
+    where runs.compute_gpu_hours > 0 and telemetry.low_gpu_hours > 0
+),
+
 items as (
     select *, 1 as priority from recompute_items
     union all by name
@@ -353,6 +451,8 @@ items as (
     select *, 5 as priority from monitoring_items
     union all by name
     select *, 6 as priority from duplicate_items
+    union all by name
+    select *, if(kind = 'data_loading_stall', 7, 8) as priority from telemetry_items
 ),
 
 kept_items as (
@@ -402,6 +502,13 @@ final as (
                 || 'monitoring estimate'
             when 'duplicate_experiment' then 'the whole attributed cost of a run repeating an earlier run''s '
                 || 'experiment, dataset version and config_hash'
+            when 'data_loading_stall' then 'data-wait GPU-hours of run_utilization (GPUs x hours with step '
+                || 'timings x their data-wait share), priced at the run''s compute effective cost / compute '
+                || 'GPU-hours; hours later redone after a failure count here and in recompute_after_failure'
+            when 'low_utilization' then 'over the hours the run was training whose GPU utilization is below the '
+                || 'low_gpu_utilization warning level: GPUs x (1 - utilization) x (1 - data-wait share), so no '
+                || 'GPU-hour counts in data_loading_stall too; priced at the run''s compute effective cost / compute '
+                || 'GPU-hours'
         end as method,
         detail
     from capped

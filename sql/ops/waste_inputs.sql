@@ -4,7 +4,7 @@
 -- The digest of everything `waste` is computed from: the inputs digest of each period's
 -- cost_allocations (step $allocations_step in step_inputs; it covers the period's loads, the run
 -- registry, the tag snapshots and the attribution settings) and the number of allocation rows,
--- the run events, the budget baselines, the run registry and the waste settings ($settings, as
+-- the run events, the budget baselines, the run registry, run_utilization and the waste settings ($settings, as
 -- text). Reads no line item.
 with allocations as (
     select
@@ -33,10 +33,19 @@ registry as (
     from run_registry
 ),
 
+utilization as (
+    select coalesce(md5(string_agg(cast(run_utilization as varchar), '|' order by training_run, hour)), '') as digest
+    from run_utilization
+),
+
 final as (
-    select md5(concat_ws('#', allocations.digest, events.digest, baselines.digest, registry.digest, $settings))
-        as inputs_digest
-    from allocations, events, baselines, registry
+    select
+        md5(
+            concat_ws(
+                '#', allocations.digest, events.digest, baselines.digest, registry.digest, utilization.digest, $settings
+            )
+        ) as inputs_digest
+    from allocations, events, baselines, registry, utilization
 )
 
 select * from final;

@@ -24,6 +24,8 @@ create table if not exists budget_baselines (
     wall_clock_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)),
     storage_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)),
     daily_spend_anomaly_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)),
+    low_gpu_utilization_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10), hours integer),
+    data_loading_share_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10), hours integer),
     "window" struct("start" date, "end" date) not null,
     budget_file varchar not null
 );
@@ -46,6 +48,12 @@ alter table budget_baselines add column if not exists storage_thresholds struct(
 );
 alter table budget_baselines add column if not exists daily_spend_anomaly_thresholds struct(
     warning decimal(38, 10), "over" decimal(38, 10)
+);
+alter table budget_baselines add column if not exists low_gpu_utilization_thresholds struct(
+    warning decimal(38, 10), "over" decimal(38, 10), hours integer
+);
+alter table budget_baselines add column if not exists data_loading_share_thresholds struct(
+    warning decimal(38, 10), "over" decimal(38, 10), hours integer
 );
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
@@ -99,6 +107,14 @@ comment on column budget_baselines.storage_thresholds is
 comment on column budget_baselines.daily_spend_anomaly_thresholds is
     'The daily_spend_anomaly alert levels as multiples of the run''s trailing median daily spend: the '
     'budget''s thresholds.daily_spend_anomaly, else runledger.yaml''s (default 3 and 5).';
+comment on column budget_baselines.low_gpu_utilization_thresholds is
+    'The low_gpu_utilization alert levels: hourly mean GPU utilization (0 to 1) below warning, below over (the '
+    'lower), for `hours` consecutive hours; the budget''s thresholds.low_gpu_utilization, else runledger.yaml''s '
+    '(default 0.5, 0.3 and 2).';
+comment on column budget_baselines.data_loading_share_thresholds is
+    'The data_loading_share alert levels: hourly share of step time waiting for data above warning, above over, '
+    'for `hours` consecutive hours; the budget''s thresholds.data_loading_share, else runledger.yaml''s (default '
+    '0.15, 0.30 and 2).';
 comment on column budget_baselines."window" is
     'The run''s planned window, start and end dates: [start, end) in UTC; the same on every row of the run.';
 comment on column budget_baselines.budget_file is 'The budget file the row was read from.';

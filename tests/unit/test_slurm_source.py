@@ -22,7 +22,8 @@ from pipelines.config import load_config
 from pipelines.config_rules import ConfigError
 from pipelines.sources.intervals import ClusterIntervals, UsageInterval
 from pipelines.sources.registry import KIND_NAMES, kind_of
-from pipelines.sources.slurm.reader import read_intervals, read_node_map
+from pipelines.sources.node_map import read_node_map
+from pipelines.sources.slurm.reader import read_intervals
 from pipelines.sources.slurm.settings import SlurmSource
 from tests.support import write_config
 

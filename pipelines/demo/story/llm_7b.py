@@ -158,16 +158,10 @@ def _instance_id(node: int) -> str:
 
 def run_events() -> list[dict]:
     """Checkpoints every six hours of wall clock; each crash loses the work since the last one,
-    and training resumes from it; training ends at RUN_7B_TRAINING_END."""
+    and training resumes from it; training ends at RUN_7B_TRAINING_END. The telemetry day adds its
+    hourly step timings."""
 
-    def step_at(moment: datetime) -> int:
-        lost = sum(
-            (min(resume, moment) - _last_checkpoint(crash)) / HOUR
-            for crash, resume in RUN_7B_FAILURES
-            if crash < moment
-        )
-        return round(((moment - RUN_7B_START) / HOUR - lost) * RUN_7B_STEPS_PER_HOUR)
-
+    step_at = _step_at
     events = [run_event(RUN_7B, RUN_7B_START, "start", 0, gpus=RUN_7B_GPUS, config_hash=RUN_7B_CONFIG_HASH)]
     moment = RUN_7B_START + RUN_7B_CHECKPOINT_EVERY
     while moment <= RUN_7B_TRAINING_END:
@@ -177,8 +171,88 @@ def run_events() -> list[dict]:
         events.append(run_event(RUN_7B, crash, "failure", step_at(crash)))
         events.append(run_event(RUN_7B, resume, "resume", step_at(resume), gpus=RUN_7B_GPUS))
     events.append(run_event(RUN_7B, RUN_7B_TRAINING_END, "end", step_at(RUN_7B_TRAINING_END)))
+    events += timing_events()
     return sorted(events, key=lambda event: event["time"])
+
+
+def _step_at(moment: datetime) -> int:
+    """The step trained by `moment`: the steps of the hours since the start, less the work each
+    crash lost since its last checkpoint and the time until its resume."""
+    lost = sum(
+        (min(resume, moment) - _last_checkpoint(crash)) / HOUR for crash, resume in RUN_7B_FAILURES if crash < moment
+    )
+    return round(((moment - RUN_7B_START) / HOUR - lost) * RUN_7B_STEPS_PER_HOUR)
 
 
 def _last_checkpoint(moment: datetime) -> datetime:
     return RUN_7B_START + RUN_7B_CHECKPOINT_EVERY * math.floor((moment - RUN_7B_START) / RUN_7B_CHECKPOINT_EVERY)
+
+
+# Telemetry of one day between the two crashes: a morning whose steps wait for data (the new
+# data-loader shards are read cold), and an afternoon with half the nodes nearly idle (a straggler
+# rank stalls their collectives). Telemetry never changes a cost: the bill above is the same.
+RUN_7B_TELEMETRY_DAY = datetime(2026, 10, 6)
+RUN_7B_TELEMETRY_STEP = timedelta(minutes=15)
+RUN_7B_INPUT_BOUND = (datetime(2026, 10, 6, 6), datetime(2026, 10, 6, 12))
+RUN_7B_INPUT_BOUND_WAIT_SHARE = 0.25
+RUN_7B_USUAL_WAIT_SHARE = 0.05
+RUN_7B_LOW_UTILIZATION = (datetime(2026, 10, 6, 13), datetime(2026, 10, 6, 16))
+RUN_7B_LOW_UTILIZATION_NODES = range(9, RUN_7B_NODES + 1)
+RUN_7B_UTILIZATION_PERCENT = {"usual": 85, "input_bound": 62, "low": 10}
+
+
+def gpu_utilization_series() -> list[dict]:
+    """The DCGM exporter's `DCGM_FI_DEV_GPU_UTIL` of every GPU of the run's nodes over the telemetry
+    day, as a Prometheus `query_range` answers it (one series per GPU, labelled as EC2 service
+    discovery relabels them: `instance_id`)."""
+    series = []
+    for node in range(1, RUN_7B_NODES + 1):
+        for gpu in range(P5.gpus):
+            values = []
+            moment = RUN_7B_TELEMETRY_DAY
+            while moment < RUN_7B_TELEMETRY_DAY + timedelta(days=1):
+                values.append([int((moment - datetime(1970, 1, 1)).total_seconds()), str(_utilization(node, moment))])
+                moment += RUN_7B_TELEMETRY_STEP
+            series.append(
+                {
+                    "metric": {
+                        "__name__": "DCGM_FI_DEV_GPU_UTIL",
+                        "gpu": str(gpu),
+                        "UUID": f"GPU-7b{node:02d}{gpu:02d}00-0000-4000-8000-00000000{node:02d}{gpu:02d}",
+                        "device": f"nvidia{gpu}",
+                        "modelName": "NVIDIA H100 80GB HBM3",
+                        "Hostname": f"ip-10-0-7-{node}",
+                        "instance_id": _instance_id(node),
+                        "job": "dcgm-exporter",
+                    },
+                    "values": values,
+                }
+            )
+    return series
+
+
+def _utilization(node: int, moment: datetime) -> int:
+    if RUN_7B_LOW_UTILIZATION[0] <= moment < RUN_7B_LOW_UTILIZATION[1] and node in RUN_7B_LOW_UTILIZATION_NODES:
+        return RUN_7B_UTILIZATION_PERCENT["low"]
+    if RUN_7B_INPUT_BOUND[0] <= moment < RUN_7B_INPUT_BOUND[1]:
+        return RUN_7B_UTILIZATION_PERCENT["input_bound"]
+    return RUN_7B_UTILIZATION_PERCENT["usual"]
+
+
+def timing_events() -> list[dict]:
+    """An hourly `metrics` event over the telemetry day: the hour's step time and the part of it
+    spent waiting for the data loader."""
+    events = []
+    for hour in each_hour(RUN_7B_TELEMETRY_DAY, RUN_7B_TELEMETRY_DAY + timedelta(days=1)):
+        share = (
+            RUN_7B_INPUT_BOUND_WAIT_SHARE
+            if RUN_7B_INPUT_BOUND[0] <= hour < RUN_7B_INPUT_BOUND[1]
+            else RUN_7B_USUAL_WAIT_SHARE
+        )
+        end = hour + HOUR
+        events.append(
+            run_event(
+                RUN_7B, end, "metrics", _step_at(end), step_seconds=3600.0, data_wait_seconds=round(3600 * share, 1)
+            )
+        )
+    return events

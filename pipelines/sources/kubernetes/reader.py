@@ -26,8 +26,8 @@ from decimal import Decimal
 from pathlib import Path
 
 from connectors.errors import SourceError
-from connectors.prometheus import HttpPrometheus, PrometheusClient, SavedPrometheus, Series
-from connectors.prometheus.series import shown
+from connectors.prometheus import PrometheusClient, Series
+from connectors.prometheus.series import on_grid, shown
 from pipelines.sources.intervals import ClusterIntervals, ClusterNode, UsageInterval
 from pipelines.sources.kubernetes.provider_ids import resource_id
 from pipelines.sources.kubernetes.settings import KubernetesSource
@@ -48,9 +48,7 @@ def read_intervals(source: KubernetesSource, resolve: Callable[[str], Path]) -> 
         SourceError: the server or saved files cannot answer (the message names the URL or file
             and the query), or a series is not what kube-state-metrics writes (naming it).
     """
-    client: PrometheusClient = (
-        HttpPrometheus(source.url, source.timeout) if source.url else SavedPrometheus(resolve(source.path or ""))
-    )
+    client = source.client(resolve)
     start, end, open_ended = source.window(datetime.now(UTC).replace(tzinfo=None))
     return cluster_intervals(client, source.cluster, start, end, source.step, source.gpu_resource, open_ended)
 
@@ -76,7 +74,7 @@ def cluster_intervals(
         open_ended: the range ends now: a pod or node seen at its last evaluation time has no end.
     """
     step = timedelta(seconds=step_seconds)
-    first, last = _on_grid(start, step, up=True), _on_grid(end, step, up=False)
+    first, last = on_grid(start, step, up=True), on_grid(end, step, up=False)
     if first > last:
         return ClusterIntervals(intervals=[], nodes=[])
     resources = f"{gpu_resource}|{CPU}"
@@ -119,12 +117,6 @@ def cluster_intervals(
         for run_start, run_last, held in _runs(times, requests.get(pod, {}), step)
     ]
     return ClusterIntervals(intervals=intervals, nodes=nodes)
-
-
-def _on_grid(moment: datetime, step: timedelta, up: bool) -> datetime:
-    epoch = datetime(1970, 1, 1)
-    below = moment - (moment - epoch) % step
-    return below + step if up and below < moment else below
 
 
 def _pod(series: Series) -> Pod:

@@ -3,41 +3,23 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
-from pipelines.sources.kind import SourceSettings
+from pipelines.sources.prometheus_range import PrometheusRange
 
 RESOURCE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-class KubernetesSource(SourceSettings):
+class KubernetesSource(PrometheusRange):
     """A Kubernetes cluster's pods and nodes as kube-state-metrics reports them to Prometheus: a
-    server's HTTP API (`url`) or a folder of its saved range query responses (`path`).
-
-    The range read is [`start`, `end`] when `start` is given (`end` defaults to the time of the
-    run), else the `lookback_days` before the run (35: a billing month and its late lines).
-    """
+    server's HTTP API (`url`) or a folder of its saved range query responses (`path`), over the
+    range `PrometheusRange` describes."""
 
     kind: Literal["kubernetes"]
     cluster: str = Field(min_length=1)
-    url: str | None = None
-    path: str | None = None
-    step: int = Field(default=60, ge=1, le=86_400)
-    lookback_days: int = Field(default=35, ge=1)
-    start: datetime | None = None
-    end: datetime | None = None
-    timeout: float = Field(default=60, gt=0)
     gpu_resource: str = "nvidia_com_gpu"
-
-    @field_validator("start", "end")
-    @classmethod
-    def _utc(cls, moment: datetime | None) -> datetime | None:
-        if moment is None or moment.tzinfo is None:
-            return moment
-        return moment.astimezone(UTC).replace(tzinfo=None)
 
     @field_validator("gpu_resource")
     @classmethod
@@ -47,33 +29,3 @@ class KubernetesSource(SourceSettings):
                 f"{name!r} is not a resource as kube-state-metrics names it (`nvidia.com/gpu` is `nvidia_com_gpu`)"
             )
         return name
-
-    @model_validator(mode="after")
-    def _one_origin(self) -> KubernetesSource:
-        if (self.url is None) == (self.path is None):
-            raise ValueError("give exactly one of `url` (a Prometheus server) or `path` (saved responses)")
-        if self.url is not None and not self.url.startswith(("http://", "https://")):
-            raise ValueError(f"url {self.url!r} is not an http:// or https:// URL")
-        if self.path is not None and "timeout" in self.model_fields_set:
-            raise ValueError("`timeout` applies to `url` (a Prometheus server) only")
-        if self.start is not None and "lookback_days" in self.model_fields_set:
-            raise ValueError("give `start` (with `end`) or `lookback_days`, not both")
-        if self.end is not None and self.start is None:
-            raise ValueError("`end` needs a `start`")
-        if self.start is not None and self.end is not None and self.start >= self.end:
-            raise ValueError(f"start {self.start:%Y-%m-%dT%H:%M:%S} is not before end {self.end:%Y-%m-%dT%H:%M:%S}")
-        return self
-
-    def window(self, now: datetime) -> tuple[datetime, datetime, bool]:
-        """The range to read (naive UTC) and whether it ends at the run (`now`): a pod seen at its
-        end still runs.
-
-        Args:
-            now: the time of the run, naive UTC.
-        """
-        if self.start is not None:
-            return self.start, self.end or now, self.end is None
-        return now - timedelta(days=self.lookback_days), now, True
-
-    def local_path(self) -> tuple[str, str] | None:
-        return ("path", self.path) if self.path else None

@@ -1,0 +1,1 @@
+"""The demo's saved Prometheus responses (NVIDIA DCGM exporter series)."""

@@ -1,0 +1,1 @@
+"""Utilization telemetry: GPU utilization and data-wait timings joined to runs; never cost."""

@@ -1,9 +1,13 @@
 """Training-run event logs as JSON lines: one object per line, read strictly.
 
 Each line: `training_run`, `time` (ISO-8601 with a UTC offset), `event` (start, checkpoint,
-failure, resume, end), `step` (an integer ≥ 0), optionally `gpus` (an integer > 0),
-`config_hash` (text) and `tokens` (an integer ≥ 0: the tokens trained by the event). Any
-problem is a `RunEventsError` naming the file and line.
+failure, resume, end, metrics), `step` (an integer ≥ 0), optionally `gpus` (an integer > 0),
+`config_hash` (text), `tokens` (an integer ≥ 0: the tokens trained by the event) and the step
+timings `step_seconds` and `data_wait_seconds`: the seconds spent in training steps, and of them
+waiting for input data, over the window from the run's previous event to this one (numbers ≥ 0,
+read exactly as decimals, both or neither, the wait at most the step time). A `metrics` event
+carries both timings and changes nothing else about the run: it is neither a start, nor a stop,
+nor progress. Any problem is a `RunEventsError` naming the file and line.
 """
 
 from __future__ import annotations
@@ -11,12 +15,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
-EVENT_KINDS = ("start", "checkpoint", "failure", "resume", "end")
+EVENT_KINDS = ("start", "checkpoint", "failure", "resume", "end", "metrics")
+METRICS_EVENT = "metrics"
 EVENT_FILE_SUFFIXES = (".jsonl", ".ndjson", ".json")
 REQUIRED_KEYS = ("training_run", "time", "event", "step")
-OPTIONAL_KEYS = ("gpus", "config_hash", "tokens")
+OPTIONAL_KEYS = ("gpus", "config_hash", "tokens", "step_seconds", "data_wait_seconds")
+TIMING_KEYS = ("step_seconds", "data_wait_seconds")
+SECONDS_LIMIT = Decimal(10) ** 28
+"""Timings are stored as DECIMAL(38, 10): 28 digits before the point, so below 10^28."""
 MAX_REPORTED_PROBLEMS = 20
 
 
@@ -31,12 +40,15 @@ class RunEvent:
     Attributes:
         training_run: the run id, as attribution knows it.
         time: when it happened, UTC (naive, like every warehouse timestamp).
-        event: start, checkpoint, failure, resume or end.
+        event: start, checkpoint, failure, resume, end or metrics.
         step: the optimizer step at the event.
         gpus: GPUs the run uses from this event on (start and resume), when known.
         config_hash: the hash of the run's training configuration, when known.
         origin: where the event was read: `file:line` or `mlflow:<run id>`.
         tokens: the tokens the run has trained by this event, when the log counts them.
+        step_seconds: seconds spent in training steps since the run's previous event, when timed.
+        data_wait_seconds: of those, the seconds spent waiting for input data (given with
+            step_seconds).
     """
 
     training_run: str
@@ -47,6 +59,8 @@ class RunEvent:
     config_hash: str | None
     origin: str
     tokens: int | None = None
+    step_seconds: Decimal | None = None
+    data_wait_seconds: Decimal | None = None
 
 
 def event_files(path: Path) -> list[Path]:
@@ -92,7 +106,7 @@ def parse_event_line(line: str, origin: str) -> RunEvent:
         RunEventsError: `origin: key: problem` for the first problem of the line.
     """
     try:
-        document = json.loads(line)
+        document = json.loads(line, parse_float=Decimal)
     except json.JSONDecodeError as error:
         raise RunEventsError(f"{origin}: not a JSON object: {error.msg} (column {error.colno})") from None
     if not isinstance(document, dict):
@@ -117,6 +131,9 @@ def parse_event_line(line: str, origin: str) -> RunEvent:
     config_hash = document.get("config_hash")
     if config_hash is not None and (not isinstance(config_hash, str) or not config_hash.strip()):
         raise RunEventsError(f"{origin}: config_hash: must be non-empty text, got {config_hash!r}")
+    step_seconds, data_wait_seconds = step_timings(
+        document.get("step_seconds"), document.get("data_wait_seconds"), origin, required=event == METRICS_EVENT
+    )
     return RunEvent(
         training_run=training_run.strip(),
         time=parse_utc_time(document["time"], origin),
@@ -126,7 +143,40 @@ def parse_event_line(line: str, origin: str) -> RunEvent:
         config_hash=config_hash.strip() if config_hash else None,
         origin=origin,
         tokens=tokens,
+        step_seconds=step_seconds,
+        data_wait_seconds=data_wait_seconds,
     )
+
+
+def step_timings(
+    step_seconds: object, data_wait_seconds: object, origin: str, *, required: bool
+) -> tuple[Decimal | None, Decimal | None]:
+    """Checks an event's step timings: numbers ≥ 0, both or neither, the wait within the step time.
+
+    Args:
+        step_seconds: the value given for `step_seconds` (None: not given).
+        data_wait_seconds: the value given for `data_wait_seconds` (None: not given).
+        origin: where the event was read, the start of every message.
+        required: the event must carry both (a `metrics` event).
+
+    Returns:
+        The two timings as exact decimals, or (None, None) when neither is given.
+
+    Raises:
+        RunEventsError: `origin: key: problem`.
+    """
+    given = {"step_seconds": step_seconds, "data_wait_seconds": data_wait_seconds}
+    missing = [key for key, value in given.items() if value is None]
+    if required and missing:
+        raise RunEventsError(f"{origin}: {', '.join(missing)}: missing (a metrics event carries {' and '.join(given)})")
+    if len(missing) == len(given):
+        return None, None
+    if missing:
+        raise RunEventsError(f"{origin}: {missing[0]}: missing ({' and '.join(given)} are given together)")
+    step, wait = (_seconds(value, origin, key) for key, value in given.items())
+    if wait > step:
+        raise RunEventsError(f"{origin}: data_wait_seconds: must be at most step_seconds ({step}), got {wait}")
+    return step, wait
 
 
 def parse_utc_time(value: object, origin: str) -> datetime:
@@ -166,5 +216,20 @@ def repeated_events(events: list[RunEvent]) -> list[str]:
 
 def _integer(value: object, origin: str, key: str, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise RunEventsError(f"{origin}: {key}: must be an integer ≥ {minimum}, got {value!r}")
+        raise RunEventsError(f"{origin}: {key}: must be an integer ≥ {minimum}, got {_shown(value)}")
     return value
+
+
+def _seconds(value: object, origin: str, key: str) -> Decimal:
+    """A number of seconds ≥ 0 as an exact decimal (JSON numbers arrive as int or Decimal)."""
+    number = Decimal(value) if isinstance(value, int | Decimal) and not isinstance(value, bool) else None
+    if number is None or not number.is_finite() or number < 0:
+        raise RunEventsError(f"{origin}: {key}: must be a number ≥ 0, got {_shown(value)}")
+    if number >= SECONDS_LIMIT:
+        raise RunEventsError(f"{origin}: {key}: must be below 10^28 seconds, got {number}")
+    return number
+
+
+def _shown(value: object) -> str:
+    """A value as the line wrote it: a JSON number as written, anything else as its repr."""
+    return str(value) if isinstance(value, Decimal) else repr(value)

@@ -37,10 +37,10 @@ RUN_EVENTS_BY_KIND = Preview(
     pool=WAREHOUSE_POOL,
 )
 def run_events(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:
-    """Training-run events (start, checkpoint, failure, resume, end) in `run_events`, from every
-    `run_events` source — JSON-lines files or MLflow runs — validated strictly and replaced in
-    one transaction: a bad line fails the run naming its file and line, and leaves the previous
-    events in place; not written when it already holds the same events."""
+    """Training-run events (start, checkpoint, failure, resume, end, and metrics: step timings) in
+    `run_events`, from every `run_events` source — JSON-lines files or MLflow runs — validated
+    strictly and replaced in one transaction: a bad line fails the run naming its file and line,
+    and leaves the previous events in place; not written when it already holds the same events."""
     config = runledger.load_config()
     events_by_source = {source.name: read_source_events(config, source) for source in config.run_events_sources}
     with runledger.warehouse(config) as conn:

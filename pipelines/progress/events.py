@@ -1,5 +1,7 @@
 """Reads every `run_events` source and replaces the `run_events` table in one transaction."""
 
+from decimal import Context, Decimal
+
 import duckdb
 import pyarrow as pa
 
@@ -12,6 +14,9 @@ from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 
 STAGED_EVENTS = "staged_run_events"
+SECONDS = pa.decimal128(38, 10)
+TEN_PLACES = Decimal("1e-10")
+SCALE_CONTEXT = Context(prec=38)
 EVENTS_SCHEMA = pa.schema(
     [
         ("training_run", pa.string()),
@@ -22,6 +27,8 @@ EVENTS_SCHEMA = pa.schema(
         ("config_hash", pa.string()),
         ("origin", pa.string()),
         ("tokens", pa.int64()),
+        ("step_seconds", SECONDS),
+        ("data_wait_seconds", SECONDS),
     ]
 )
 
@@ -81,6 +88,8 @@ def _write_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[str, l
                     "config_hash": event.config_hash,
                     "origin": event.origin,
                     "tokens": event.tokens,
+                    "step_seconds": _ten_places(event.step_seconds),
+                    "data_wait_seconds": _ten_places(event.data_wait_seconds),
                 }
                 for event in events
             ],
@@ -91,3 +100,8 @@ def _write_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[str, l
             conn.execute(read_sql("inputs/run_events", "insert"), {"source_name": source_name})
         finally:
             conn.unregister(STAGED_EVENTS)
+
+
+def _ten_places(seconds: Decimal | None) -> Decimal | None:
+    """Seconds at the column's scale, DECIMAL(38, 10) (the events keep them below 10^28)."""
+    return None if seconds is None else seconds.quantize(TEN_PLACES, context=SCALE_CONTEXT)

@@ -21,7 +21,9 @@ final as (
         gpus,
         config_hash,
         origin,
-        tokens
+        tokens,
+        step_seconds,
+        data_wait_seconds
     from staged
 )
 

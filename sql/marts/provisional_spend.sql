@@ -63,10 +63,11 @@ where status = 'provisional';
 -- One provisional row per run whose events go on after its newest billed hour: the GPU-hours the
 -- events give the window (productive seconds x the gpus of the latest start or resume; events at
 -- the same time in the order checkpoint, failure, end, start/resume) at the run's observed effective
--- cost per GPU-hour of its usage lines of a day or shorter. Uses the macro decimal_divide.
+-- cost per GPU-hour of its usage lines of a day or shorter. Uses the macros run_state_events (no
+-- metrics event) and decimal_divide.
 insert into provisional_spend by name
 with events as (
-    select * from run_events
+    select * from run_state_events()
 ),
 
 usage_lines as (

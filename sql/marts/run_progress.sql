@@ -5,12 +5,13 @@
 -- its wall-clock (first start → last end, or as_of) into intervals, each from an event to the next
 -- one; an interval is productive while the run trains (after a start or resume, until a failure or
 -- an end) and downtime otherwise, so productive_hours + downtime_hours = wall_clock_hours exactly.
+-- Reads the run's state events (macro run_state_events: metrics events change nothing here).
 -- Uses the macros decimal_divide, effective_mfu and cost_per_1e9_tokens (sql/schema/macros.sql).
 delete from run_progress;
 
 insert into run_progress by name
 with events as (
-    select * from run_events
+    select * from run_state_events()
 ),
 
 allocations as (

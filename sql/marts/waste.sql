@@ -8,6 +8,7 @@
 -- duplicate_experiment and nothing else. Last, a run's items are capped in kind order so they
 -- never sum to more than its attributed effective cost (credits can make it smaller); a capped
 -- item keeps the same share of its GPU-hours.
+-- The events are the runs' state events (macro run_state_events: no metrics event).
 -- $checkpoint_resources and $inter_region_transfer: lower-case globs (config `waste:`);
 -- $low_utilization_warning: the low_gpu_utilization warning level of a run without a budget.
 delete from waste;
@@ -40,7 +41,7 @@ registry as (
 ),
 
 events as (
-    select * from run_events
+    select * from run_state_events()
 ),
 
 utilization as (

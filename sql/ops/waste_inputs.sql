@@ -4,8 +4,8 @@
 -- The digest of everything `waste` is computed from: the inputs digest of each period's
 -- cost_allocations (step $allocations_step in step_inputs; it covers the period's loads, the run
 -- registry, the tag snapshots and the attribution settings) and the number of allocation rows,
--- the run events, the budget baselines, the run registry, run_utilization and the waste settings ($settings, as
--- text). Reads no line item.
+-- the run state events (macro run_state_events), the budget baselines, the run registry,
+-- run_utilization and the waste settings ($settings, as text). Reads no line item.
 with allocations as (
     select
         coalesce(
@@ -19,7 +19,7 @@ with allocations as (
 
 events as (
     select coalesce(md5(string_agg(event_text, '|' order by event_text)), '') as digest
-    from (select cast(run_events as varchar) as event_text from run_events) as event_texts
+    from (select cast(events as varchar) as event_text from run_state_events() as events) as event_texts
 ),
 
 baselines as (

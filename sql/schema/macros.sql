@@ -293,6 +293,14 @@ from focus_line_items
 where ChargeCategory = 'Usage' and ChargePeriodEnd <= ChargePeriodStart + interval 1 day
 group by x_SourceName;
 
+-- run_state_events(): the events of run_events that say what a run is doing (start, checkpoint,
+-- failure, resume, end), without its metrics events, which carry step timings only: whatever counts
+-- events, takes the latest one as the run's state or reads steps and tokens reads these, so timings
+-- logged at any rate (or after the end) change no run's state, wall-clock, steps or tokens.
+create or replace macro run_state_events() as table
+select * from run_events
+where event <> 'metrics';
+
 -- run_as_of(): the data's "now" per training run, from its sources' source_as_of. A run's as_of
 -- is the earliest as_of of the sources carrying its spend (its bill is complete only that far),
 -- else (no spend, or none from a source with usage) the latest as_of of any source; NULL while no
@@ -314,7 +322,7 @@ runs as (
     union
     select training_run from budget_baselines
     union
-    select training_run from run_events
+    select training_run from run_state_events()
 ),
 
 run_source_as_of as (

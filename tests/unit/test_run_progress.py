@@ -1,6 +1,7 @@
 """Training progress and unit economics on hand-built events and line items: the tokens trained,
 wall-clock, productive and down time of a run with a failure and of one still running, its step
-time, throughput, effective MFU and cost per 1e9 tokens, and its GPU-hours by pricing type."""
+time, throughput, effective MFU and cost per 1e9 tokens, and its GPU-hours by pricing type; and
+metrics events (step timings) changing none of it, nor waste, provisional spend or alerts."""
 
 import json
 from datetime import date, datetime
@@ -13,12 +14,16 @@ import pytest
 from connectors.training.event_files import read_event_files
 from pipelines.attribution.allocate import allocate_period
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS
-from pipelines.budgets.tables import build_budget_variance
+from pipelines.budgets.tables import build_budget_alerts, build_budget_variance
 from pipelines.plans.files import load_budgets_with_files
 from pipelines.plans.tables import replace_budget_baselines
 from pipelines.progress.events import replace_run_events
 from pipelines.progress.progress import build_run_progress
+from pipelines.progress.provisional import build_provisional_spend
 from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.summaries import build_summaries
+from pipelines.waste.settings import Waste
+from pipelines.waste.tables import build_waste
 from tests.support.lake import insert_line_item, memory_warehouse
 
 PERIOD = date(2026, 10, 1)
@@ -212,3 +217,59 @@ def test_a_checkpoint_at_the_moment_of_the_end_keeps_the_run_ended(
         Decimal("0.75"),
         Decimal(36),
     )
+
+
+# step timings logged between the events, at an end, days after it and past as_of
+METRICS = [
+    {"training_run": "llm-a", "time": "2026-10-05T01:00:00Z", "event": "metrics", "step": 100,
+     "step_seconds": 3500.1, "data_wait_seconds": 400},
+    {"training_run": "llm-a", "time": "2026-10-05T10:00:00Z", "event": "metrics", "step": 775,
+     "step_seconds": 14000, "data_wait_seconds": 0.0000000001},
+    {"training_run": "llm-a", "time": "2026-10-08T12:00:00Z", "event": "metrics", "step": 900, "tokens": 9,
+     "step_seconds": 60, "data_wait_seconds": 60},
+    {"training_run": "llm-r", "time": "2026-10-06T07:00:00Z", "event": "metrics", "step": 150,
+     "step_seconds": 3000, "data_wait_seconds": 1200.5},
+    {"training_run": "llm-r", "time": "2026-10-06T09:00:00Z", "event": "metrics", "step": 200,
+     "step_seconds": 3600, "data_wait_seconds": 0},
+]  # fmt: skip
+
+
+def figures(conn: duckdb.DuckDBPyConnection, events: list[dict], path: Path) -> dict[str, list[tuple]]:
+    """Every table built from the events, rebuilt from these events."""
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    replace_run_events(conn, {"events": read_event_files(path)})
+    with transaction(conn):
+        build_run_progress(conn)
+        build_budget_variance(conn)
+        build_provisional_spend(conn)
+        build_waste(conn, Waste())
+        build_budget_alerts(conn)
+    return {
+        table: conn.execute(f"select * from {table} order by all").fetchall()
+        for table in ("run_progress", "budget_variance", "provisional_spend", "waste", "budget_alerts")
+    }
+
+
+def test_metrics_events_change_no_progress_waste_or_wall_clock(
+    warehouse: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    build_summaries(warehouse)
+    without = figures(warehouse, EVENTS_A + EVENTS_R, tmp_path / "without.jsonl")
+    with_metrics = figures(warehouse, EVENTS_A + METRICS + EVENTS_R, tmp_path / "with.jsonl")
+    assert with_metrics == without
+    assert without["run_progress"] and without["budget_variance"] and without["waste"]
+    assert (progress(warehouse, "llm-a")["wall_clock_hours"], progress(warehouse, "llm-r")["as_of"]) == (
+        Decimal(10),
+        datetime(2026, 10, 6, 8),
+    )
+    # the timings are kept exactly as written
+    assert warehouse.execute(
+        "select training_run, step, step_seconds, data_wait_seconds from run_events "
+        "where event = 'metrics' order by event_time"
+    ).fetchall() == [
+        ("llm-a", 100, Decimal("3500.1"), Decimal(400)),
+        ("llm-a", 775, Decimal(14000), Decimal("1e-10")),
+        ("llm-r", 150, Decimal(3000), Decimal("1200.5")),
+        ("llm-r", 200, Decimal(3600), Decimal(0)),
+        ("llm-a", 900, Decimal(60), Decimal(60)),
+    ]

@@ -333,6 +333,10 @@ def test_waste_never_exceeds_a_runs_attributed_cost(warehouse: duckdb.DuckDBPyCo
     warehouse.execute("delete from focus_line_items where x_LineItemKey like 'random-%'")
 
 
+# a line's start, its event and step timings to follow
+TIMED = '{"training_run": "r", "time": "2026-10-05T01:00:00Z", "step": 9, '
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
@@ -363,6 +367,38 @@ def test_waste_never_exceeds_a_runs_attributed_cost(warehouse: duckdb.DuckDBPyCo
         (
             '{"training_run": "r", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0, "gpu": 8}',
             "gpu: unknown key",
+        ),
+        (
+            TIMED + '"event": "metrics", "step_seconds": 30, "data_wait_seconds": -3}',
+            "data_wait_seconds: must be a number ≥ 0, got -3",
+        ),
+        (
+            TIMED + '"event": "checkpoint", "step_seconds": -0.5, "data_wait_seconds": 0}',
+            "step_seconds: must be a number ≥ 0, got -0.5",
+        ),
+        (
+            TIMED + '"event": "metrics", "step_seconds": "30", "data_wait_seconds": 3}',
+            "step_seconds: must be a number ≥ 0, got '30'",
+        ),
+        (
+            TIMED + '"event": "metrics", "step_seconds": NaN, "data_wait_seconds": 3}',
+            "step_seconds: must be a number ≥ 0, got nan",
+        ),
+        (
+            TIMED + '"event": "metrics", "step_seconds": 1e28, "data_wait_seconds": 3}',
+            "step_seconds: must be below 10^28 seconds, got 1E+28",
+        ),
+        (
+            TIMED + '"event": "metrics", "step_seconds": 30, "data_wait_seconds": 30.5}',
+            "data_wait_seconds: must be at most step_seconds (30), got 30.5",
+        ),
+        (
+            TIMED + '"event": "checkpoint", "step_seconds": 30}',
+            "data_wait_seconds: missing (step_seconds and data_wait_seconds are given together)",
+        ),
+        (
+            TIMED + '"event": "metrics"}',
+            "step_seconds, data_wait_seconds: missing (a metrics event carries step_seconds and data_wait_seconds)",
         ),
         (
             '{"training_run": "", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0}',

@@ -1,14 +1,14 @@
 -- budget_alerts of kind `wall_clock`: its crossings, which the shared `run_crossings` inserts.
 
 -- Kind wall_clock: the UTC day the run's wall-clock, from its first start (or resume) to its
--- latest event (its end once it ended), reached its level.
+-- latest state event (macro run_state_events; its end once it ended), reached its level.
 insert into budget_alert_crossings by name
 with run_clocks as (
     select
         training_run,
         min(event_time) filter (where event in ('start', 'resume')) as first_start,
         max(event_time) as clock_end
-    from run_events
+    from run_state_events()
     group by training_run
 ),
 

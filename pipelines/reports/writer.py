@@ -44,7 +44,7 @@ from pipelines.reports.run_causes import variance_steps
 from pipelines.reports.run_facts import currency_of
 from pipelines.reports.run_report import run_document
 from pipelines.reports.summary_report import SummaryRun, summary_document
-from pipelines.reports.utilization import run_utilization_chart
+from pipelines.reports.utilization_chart import run_utilization_chart
 from pipelines.warehouse.sql import SQL_DIR, read_sql
 
 CHARTS_DIR = "charts"

@@ -55,15 +55,19 @@ allocated as (
     where allocations.training_run is not null and allocations.gpu_hours > 0
     union
     select
-        resource_hours.resource_id,
-        resource_hours.hour,
+        named_lines.resource_id,
+        named_lines.hour,
         allocations.training_run,
         allocations.job_id
-    from resource_hours
-    inner join cost_allocations as allocations
-        on resource_hours.resource_id = allocations.ResourceName
-        and allocations.ChargePeriodStart <= resource_hours.hour
-        and resource_hours.hour < allocations.ChargePeriodEnd
+    from (
+        select resource_hours.resource_id, resource_hours.hour, line_items.x_LineItemKey
+        from resource_hours
+        inner join focus_line_items as line_items
+            on resource_hours.resource_id = line_items.ResourceName
+            and line_items.ChargePeriodStart <= resource_hours.hour
+            and resource_hours.hour < line_items.ChargePeriodEnd
+    ) as named_lines
+    inner join cost_allocations as allocations on named_lines.x_LineItemKey = allocations.x_LineItemKey
     where allocations.training_run is not null and allocations.gpu_hours > 0
 ),
 

@@ -10,6 +10,7 @@ from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.plans.assets import budget_baselines
 from pipelines.progress.assets import provisional_spend, run_events, run_progress
 from pipelines.reports import write_reports
+from pipelines.telemetry.assets import run_utilization
 from pipelines.waste.assets import waste
 
 
@@ -31,6 +32,7 @@ from pipelines.waste.assets import waste
         provisional_spend,
         cluster_utilization,
         run_cluster_share,
+        run_utilization,
     ],
     group_name="reports",
     owners=["team:finops"],

@@ -44,7 +44,7 @@ UNATTRIBUTED = (
     group_name=GROUP,
     owners=["team:finops"],
     kinds={"duckdb", "prometheus"},
-    metadata=holds_tables("gpu_utilization"),
+    metadata=holds_tables("gpu_utilization", "gpu_utilization_runs"),
     pool=WAREHOUSE_POOL,
 )
 def gpu_utilization(context: dg.AssetExecutionContext, runledger: RunLedgerResource) -> dg.MaterializeResult:

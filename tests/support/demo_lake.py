@@ -29,9 +29,9 @@ from pipelines.cli import main
 CONFIG_FILE_NAME = "runledger.yaml"
 BUILT = "built"  # the marker written once the build is complete
 INPUTS_FOLDER = Path(".runledger") / "demo"
-# the config's paths into INPUTS_FOLDER: four sources (the Slurm source's file and node map), the run
-# registry, the budgets
-INPUT_PATHS = 7
+# the config's paths into INPUTS_FOLDER: five sources (the Slurm source's file and node map, the saved
+# DCGM responses), the run registry, the budgets
+INPUT_PATHS = 8
 
 
 @dataclass(frozen=True)

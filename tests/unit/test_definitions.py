@@ -43,6 +43,8 @@ LAYER_ASSETS = {
     "cluster_usage",
     "cluster_utilization",
     "run_cluster_share",
+    "gpu_utilization",
+    "run_utilization",
 }
 
 
@@ -71,10 +73,12 @@ UPSTREAM = {
     "resource_tag_snapshots": set(),
     "run_events": set(),
     "cluster_usage": set(),
+    "gpu_utilization": set(),
     "focus_line_items": {"raw/aws_main", "raw/gcp_main"},
     "cost_allocations": {"focus_line_items", "run_registry", "resource_tag_snapshots", "cluster_usage"},
     "cluster_utilization": {"cost_allocations"},
     "run_cluster_share": {"cost_allocations", "cluster_utilization"},
+    "run_utilization": {"gpu_utilization", "cost_allocations", "cluster_usage", "run_events", "reconciliation"},
     "run_costs": {"cost_allocations", "run_registry"},
     "unattributed_costs": {"focus_line_items", "cost_allocations"},
     "reconciliation": {"focus_line_items", "cost_allocations"},
@@ -86,7 +90,14 @@ UPSTREAM = {
         "run_events",
         "run_progress",
     },
-    "budget_alerts": {"budget_baselines", "cost_allocations", "reconciliation", "focus_line_items", "run_events"},
+    "budget_alerts": {
+        "budget_baselines",
+        "cost_allocations",
+        "reconciliation",
+        "focus_line_items",
+        "run_events",
+        "run_utilization",
+    },
     "alert_deliveries": {"budget_alerts", "run_costs"},
     "waste": {
         "focus_line_items",
@@ -96,9 +107,17 @@ UPSTREAM = {
         "run_registry",
         "budget_baselines",
         "run_events",
+        "run_utilization",
     },
     "run_progress": {"focus_line_items", "cost_allocations", "reconciliation", "budget_baselines", "run_events"},
-    "variance_causes": {"reconciliation", "budget_baselines", "budget_variance", "waste", "run_progress"},
+    "variance_causes": {
+        "reconciliation",
+        "budget_baselines",
+        "budget_variance",
+        "waste",
+        "run_progress",
+        "run_utilization",
+    },
     "provisional_spend": {"cost_allocations", "reconciliation", "run_events"},
     "commitment_utilization": {"focus_line_items", "cost_allocations", "reconciliation"},
     "post_mortem_reports": {
@@ -118,6 +137,7 @@ UPSTREAM = {
         "provisional_spend",
         "cluster_utilization",
         "run_cluster_share",
+        "run_utilization",
     },
 }
 
@@ -151,6 +171,7 @@ def test_runledger_run_stages_follow_from_partitions_and_the_graph(demo_config: 
         "resource_tag_snapshots",
         "run_events",
         "cluster_usage",
+        "gpu_utilization",
     }
     assert set(keys(graph.partitioned)) == {"raw/aws_main", "raw/gcp_main", "focus_line_items", "cost_allocations"}
     assert set(keys(graph.post_partition)) == LAYER_ASSETS - set(keys(graph.pre_partition + graph.partitioned))
@@ -210,7 +231,7 @@ def test_source_kinds_and_descriptions_say_which_engine_maps_them(demo_defs: dg.
 
 def test_every_asset_has_group_owner_kind_and_description(demo_defs: dg.Definitions) -> None:
     for key, spec in asset_specs(demo_defs).items():
-        groups = {"ingest", "clusters", "attribution", "budgets", "waste", "reports", "maintenance"}
+        groups = {"ingest", "clusters", "attribution", "telemetry", "budgets", "waste", "reports", "maintenance"}
         assert spec.group_name in groups, key
         assert spec.owners == ["team:finops"], key
         assert spec.kinds, key
@@ -242,6 +263,9 @@ def test_checks_blocking_and_warning(demo_defs: dg.Definitions) -> None:
         ("budget_alerts", "storage_threshold"),
         ("budget_alerts", "daily_spend_anomaly_threshold"),
         ("budget_alerts", "idle_gpus_threshold"),
+        ("budget_alerts", "low_gpu_utilization_threshold"),
+        ("budget_alerts", "data_loading_share_threshold"),
+        ("run_utilization", "unattributed_gpu_hours"),
     }
     assert {name for (_, name), spec in checks.items() if spec.blocking} == {"conservation", "zero_differences"}
 

@@ -21,8 +21,8 @@ from connectors.slurm.sacct import read_sacct, read_sacct_file
 from pipelines.config import load_config
 from pipelines.config_rules import ConfigError
 from pipelines.sources.intervals import ClusterIntervals, UsageInterval
-from pipelines.sources.registry import KIND_NAMES, kind_of
 from pipelines.sources.node_map import read_node_map
+from pipelines.sources.registry import KIND_NAMES, kind_of
 from pipelines.sources.slurm.reader import read_intervals
 from pipelines.sources.slurm.settings import SlurmSource
 from tests.support import write_config

@@ -20,7 +20,7 @@ from pipelines.plans.tables import replace_budget_baselines
 from pipelines.progress.events import replace_run_events
 from pipelines.progress.progress import build_run_progress
 from pipelines.progress.provisional import build_provisional_spend
-from pipelines.warehouse.connection import transaction
+from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.summaries import build_summaries
 from pipelines.waste.settings import Waste
 from pipelines.waste.tables import build_waste
@@ -273,3 +273,21 @@ def test_metrics_events_change_no_progress_waste_or_wall_clock(
         ("llm-r", 200, Decimal(3600), Decimal(0)),
         ("llm-a", 900, Decimal(60), Decimal(60)),
     ]
+
+
+def test_a_warehouse_from_before_the_timings_keeps_its_events_and_gains_the_columns() -> None:
+    conn = duckdb.connect(":memory:", config={"python_enable_replacements": False})
+    conn.execute(
+        "create table run_events (source_name varchar not null, training_run varchar not null, "
+        "event_time timestamp not null, event varchar not null, step bigint not null, gpus integer, "
+        "config_hash varchar, origin varchar not null)"
+    )
+    conn.execute("insert into run_events values ('log', 'llm-a', '2026-10-05 00:00', 'start', 0, 16, null, 'a:1')")
+    create_schema(conn)
+    assert conn.execute(
+        "select training_run, event, tokens, step_seconds, data_wait_seconds from run_events"
+    ).fetchall() == [("llm-a", "start", None, None, None)]
+    assert conn.execute(
+        "select data_type from duckdb_columns() where table_name = 'run_events' and column_name = 'step_seconds'"
+    ).fetchall() == [("DECIMAL(38,10)",)]
+    conn.close()

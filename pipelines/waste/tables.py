@@ -1,5 +1,7 @@
 """Writes the `waste` table; the caller owns the transaction."""
 
+from dataclasses import dataclass, field
+
 import duckdb
 
 from pipelines.attribution.allocate import ALLOCATIONS_STEP
@@ -12,13 +14,25 @@ from pipelines.waste.settings import Waste
 WASTE_STEP = "waste"  # its step_inputs row: one, the table is built whole
 
 
-def waste_settings(config: RunLedgerConfig) -> tuple[Waste, LowGpuUtilization]:
-    """What the waste build takes from the configuration: `waste:`, and the low_gpu_utilization
-    levels of `thresholds:` (for runs without a budget of their own)."""
-    return config.waste, config.thresholds.low_gpu_utilization
+@dataclass(frozen=True)
+class WasteSettings:
+    """What the waste build takes from the configuration.
+
+    Attributes:
+        waste: `waste:` (the checkpoint and transfer globs).
+        low_gpu_utilization: `thresholds.low_gpu_utilization`, the level of a run without a budget.
+    """
+
+    waste: Waste = field(default_factory=Waste)
+    low_gpu_utilization: LowGpuUtilization = field(default_factory=LowGpuUtilization)
 
 
-def waste_inputs(conn: duckdb.DuckDBPyConnection, settings: tuple[Waste, LowGpuUtilization]) -> StepInputs:
+def waste_settings(config: RunLedgerConfig) -> WasteSettings:
+    """The configuration's `WasteSettings`."""
+    return WasteSettings(config.waste, config.thresholds.low_gpu_utilization)
+
+
+def waste_inputs(conn: duckdb.DuckDBPyConnection, settings: WasteSettings) -> StepInputs:
     """The inputs of a `waste` build now: the periods' allocation digests, the run events, budget
     baselines, run registry and waste settings (sql/ops/waste_inputs.sql), so an unchanged night
     skips reading every allocation again (27 s of a 20M-line re-run).
@@ -27,20 +41,19 @@ def waste_inputs(conn: duckdb.DuckDBPyConnection, settings: tuple[Waste, LowGpuU
         conn: a writable warehouse connection, inside the build's transaction.
         settings: `waste_settings`.
     """
-    waste, low_utilization = settings
     return step_inputs(
         conn,
         WASTE_STEP,
         WHOLE,
         read_sql("ops/waste_inputs", "digest"),
         {
-            "settings": waste.model_dump_json() + low_utilization.model_dump_json(),
+            "settings": settings.waste.model_dump_json() + settings.low_gpu_utilization.model_dump_json(),
             "allocations_step": ALLOCATIONS_STEP,
         },
     )
 
 
-def build_waste(conn: duckdb.DuckDBPyConnection, settings: tuple[Waste, LowGpuUtilization]) -> int:
+def build_waste(conn: duckdb.DuckDBPyConnection, settings: WasteSettings) -> int:
     """Rebuilds `waste` from the attributed spend, budgets, registry and run events.
 
     Args:
@@ -50,13 +63,12 @@ def build_waste(conn: duckdb.DuckDBPyConnection, settings: tuple[Waste, LowGpuUt
     Returns:
         The number of waste items written.
     """
-    waste, low_utilization = settings
     conn.execute(
         read_sql("marts/waste", "insert"),
         {
-            "checkpoint_resources": [pattern.lower() for pattern in waste.checkpoint_resources],
-            "inter_region_transfer": [pattern.lower() for pattern in waste.inter_region_transfer],
-            "low_utilization_warning": low_utilization.warning,
+            "checkpoint_resources": [pattern.lower() for pattern in settings.waste.checkpoint_resources],
+            "inter_region_transfer": [pattern.lower() for pattern in settings.waste.inter_region_transfer],
+            "low_utilization_warning": settings.low_gpu_utilization.warning,
         },
     )
     (rows,) = conn.execute(read_sql("marts/waste", "count")).fetchone()

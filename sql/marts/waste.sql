@@ -572,7 +572,9 @@ final as (
         round(sum(effective_cost) filter (where kind = 'checkpoint_retention'), 2) as checkpoints,
         round(sum(effective_cost) filter (where kind = 'cross_region_transfer'), 2) as cross_region,
         round(sum(effective_cost) filter (where kind = 'duplicate_experiment'), 2) as duplicate,
-        round(sum(effective_cost) filter (where kind = 'monitoring_growth'), 2) as monitoring
+        round(sum(effective_cost) filter (where kind = 'monitoring_growth'), 2) as monitoring,
+        round(sum(effective_cost) filter (where kind = 'data_loading_stall'), 2) as data_loading,
+        round(sum(effective_cost) filter (where kind = 'low_utilization'), 2) as low_utilization
     from per_run
     group by training_run
 )

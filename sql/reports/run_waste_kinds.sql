@@ -19,8 +19,9 @@ costs as (
 kinds as (
     select unnest([
         'idle_after_run', 'recompute_after_failure', 'checkpoint_retention',
-        'cross_region_transfer', 'duplicate_experiment', 'monitoring_growth'
-    ]) as kind, generate_subscripts([0, 0, 0, 0, 0, 0], 1) as kind_order
+        'cross_region_transfer', 'duplicate_experiment', 'monitoring_growth', 'data_loading_stall',
+        'low_utilization'
+    ]) as kind, generate_subscripts([0, 0, 0, 0, 0, 0, 0, 0], 1) as kind_order
 ),
 
 per_kind as (

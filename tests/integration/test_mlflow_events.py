@@ -18,8 +18,7 @@ from pipelines.progress.events import read_source_events, replace_run_events
 from pipelines.sources.run_events.settings import RunEventsSource
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.summaries import build_summaries
-from pipelines.waste.settings import Waste
-from pipelines.waste.tables import build_waste
+from pipelines.waste.tables import WasteSettings, build_waste
 from tests.support import write_config
 from tests.support.lake import memory_warehouse
 from tests.unit.test_waste import PERIOD, add_line, hours
@@ -141,7 +140,7 @@ sources:
     build_summaries(conn)
     replace_run_events(conn, {source.name: read_source_events(config, source)})
     with transaction(conn):
-        build_waste(conn, Waste())
+        build_waste(conn, WasteSettings())
     rows = dict(
         conn.execute(
             "select kind, sum(effective_cost) from waste where training_run = 'llm-m' group by kind"

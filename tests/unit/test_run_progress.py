@@ -22,8 +22,7 @@ from pipelines.progress.progress import build_run_progress
 from pipelines.progress.provisional import build_provisional_spend
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.summaries import build_summaries
-from pipelines.waste.settings import Waste
-from pipelines.waste.tables import build_waste
+from pipelines.waste.tables import WasteSettings, build_waste
 from tests.support.lake import insert_line_item, memory_warehouse
 
 PERIOD = date(2026, 10, 1)
@@ -242,7 +241,7 @@ def figures(conn: duckdb.DuckDBPyConnection, events: list[dict], path: Path) -> 
         build_run_progress(conn)
         build_budget_variance(conn)
         build_provisional_spend(conn)
-        build_waste(conn, Waste())
+        build_waste(conn, WasteSettings())
         build_budget_alerts(conn)
     return {
         table: conn.execute(f"select * from {table} order by all").fetchall()

@@ -46,6 +46,9 @@ WRITER_LAYER = {
     "cluster_usage": "marts",
     "cluster_utilization": "marts",
     "run_cluster_share": "marts",
+    "gpu_utilization": "inputs",
+    "gpu_utilization_runs": "marts",
+    "run_utilization": "marts",
 }
 NAME = r"(?:\"[^\"]+\"|[\w.]+)"
 WRITE = re.compile(

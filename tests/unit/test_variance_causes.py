@@ -55,11 +55,13 @@ def runs(draw: st.DrawFn) -> dict:
             st.none() | st.tuples(st.none() | st.integers(0, 10**13), hours, hours)  # tokens, down h, down GPU-h
         ),
         "planned_tokens": draw(st.none() | st.integers(1, 10**13)),
+        # run_utilization's hours: data-wait GPU-hours with a share, or a sampled hour without timings
+        "utilization": draw(st.lists(st.none() | hours, max_size=4)),
     }
 
 
 def load(conn: duckdb.DuckDBPyConnection, inputs: dict[str, dict]) -> None:
-    for table in ("budget_variance", "budget_baselines", "waste", "run_progress", "run_pricing"):
+    for table in ("budget_variance", "budget_baselines", "waste", "run_progress", "run_pricing", "run_utilization"):
         conn.execute(f"delete from {table}")
     for run, data in inputs.items():
         estimate, actual, rate_variance, usage_variance = data["compute"]
@@ -90,6 +92,12 @@ def load(conn: duckdb.DuckDBPyConnection, inputs: dict[str, dict]) -> None:
                 "insert into run_progress (training_run, tokens_trained, downtime_hours, downtime_gpu_hours) "
                 "values ($1, $2, $3, $4)",
                 [run, *data["progress"]],
+            )
+        for hour, wait_gpu_hours in enumerate(data.get("utilization", ())):
+            conn.execute(
+                "insert into run_utilization (training_run, hour, gpus, gpu_utilization, data_wait_share, samples, "
+                "data_wait_gpu_hours) values ($1, timestamp '2026-10-06' + to_hours($2), 8, 0.5, $3, 4, $4)",
+                [run, hour, None if wait_gpu_hours is None else Decimal("0.1"), wait_gpu_hours],
             )
         for pricing, (gpu_hours, amount) in data["pricing"].items():
             conn.execute(
@@ -133,6 +141,15 @@ def test_every_level_sums_exactly_to_its_parent(shared_warehouse: duckdb.DuckDBP
             "idle_after_run", "recompute_after_failure", "restart_downtime", "scope", "throughput",
         }  # fmt: skip
         assert {cause for parent, cause in causes if parent == "total"} == {"rate", "usage", *inputs[run]["categories"]}
+        (throughput,) = [
+            amount for r, parent, cause, amount in rows if (r, parent, cause) == (run, "usage", "throughput")
+        ]
+        timed = any(wait is not None for wait in inputs[run]["utilization"])  # a run with step timings
+        assert {cause for parent, cause in causes if parent == "throughput"} == (
+            {"input_bound", "compute_throughput"} if timed else set()
+        )
+        if timed:
+            assert sums[run, "throughput"] == throughput
 
 
 def cause(
@@ -187,6 +204,19 @@ def test_the_waterfall_steps_are_the_leaves_rate_then_usage_then_categories() ->
         ("storage", Decimal("-12.5")),
         ("network", Decimal(0)),
     ]
+
+
+def test_input_bound_time_is_told_in_the_why_paragraph_and_not_as_a_waterfall_step() -> None:
+    split = (
+        *CAUSES,
+        cause("throughput", "input_bound", "6", "24 GPU-h waiting for data over 3 hours with step timings"),
+        cause("throughput", "compute_throughput", "2", "the rest of the throughput cause"),
+    )
+    assert variance_steps(overview("12.5", 0.125, split)) == variance_steps(overview("12.5", 0.125, CAUSES))
+    assert why_paragraph(overview("12.5", 0.125, split)) == why_paragraph(overview("12.5", 0.125, CAUSES)) + (
+        " Of the slower throughput, 6.00 (75.0 % of it) is time the GPUs spent waiting for data: 24 GPU-h waiting "
+        "for data over 3 hours with step timings."
+    )
 
 
 def test_throughput_without_tokens_trained_is_named_as_gpu_hours_against_the_plan() -> None:

@@ -37,6 +37,9 @@ PUBLIC = {
     "cluster_usage",
     "cluster_utilization",
     "run_cluster_share",
+    "gpu_utilization",
+    "gpu_utilization_runs",
+    "run_utilization",
 }
 BOOKKEEPING = {"step_inputs", "schema_version", "cluster_intervals", "cluster_nodes", "cluster_node_tags"}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}

@@ -24,7 +24,7 @@ from pipelines.warehouse.step_inputs import StepInputs
 from pipelines.warehouse.summaries import build_summaries
 from pipelines.waste.assets import WASTE
 from pipelines.waste.settings import Waste
-from pipelines.waste.tables import build_waste
+from pipelines.waste.tables import WasteSettings, build_waste
 from tests.support.lake import insert_line_item, memory_warehouse
 
 PERIOD = date(2026, 10, 1)
@@ -181,7 +181,7 @@ def waste_rows(conn: duckdb.DuckDBPyConnection) -> dict[tuple[str, str, str], tu
 
 def test_each_kind_of_waste_is_exact(warehouse: duckdb.DuckDBPyConnection) -> None:
     with transaction(warehouse):
-        build_waste(warehouse, Waste())
+        build_waste(warehouse, WasteSettings())
     rows = waste_rows(warehouse)
 
     # llm-a's compute rate: 360 / 192 GPU-hours. Failure 1: 02:00 → 03:30 on 16 GPUs = 24 GPU-hours;
@@ -218,17 +218,20 @@ def test_waste_changes_no_attributed_table_and_the_rebuild_is_stable(warehouse: 
 
     before = contents()
     with transaction(warehouse):
-        build_waste(warehouse, Waste())
+        build_waste(warehouse, WasteSettings())
     first = warehouse.execute("select * from waste order by all").fetchall()
     with transaction(warehouse):
-        build_waste(warehouse, Waste())
+        build_waste(warehouse, WasteSettings())
     assert contents() == before
     assert warehouse.execute("select * from waste order by all").fetchall() == first
 
 
 def test_waste_settings_choose_the_checkpoint_and_transfer_lines(warehouse: duckdb.DuckDBPyConnection) -> None:
     with transaction(warehouse):
-        build_waste(warehouse, Waste(checkpoint_resources=["VOL-*"], inter_region_transfer=["*beyond the global*"]))
+        build_waste(
+            warehouse,
+            WasteSettings(Waste(checkpoint_resources=["VOL-*"], inter_region_transfer=["*beyond the global*"])),
+        )
     rows = waste_rows(warehouse)
     # vol-a is now the checkpoint storage (so not idle), s3-ckpt-a ordinary storage idle after 10:00
     assert rows[("llm-a", "checkpoint_retention", "storage")] == (Decimal("4.9") * 2 / 4, 0)
@@ -240,7 +243,7 @@ def test_a_run_still_running_has_no_idle_waste(warehouse: duckdb.DuckDBPyConnect
     without_end = [event for event in EVENTS_A if event["event"] != "end"]
     replace_run_events(warehouse, {"events": read_event_files(write_events(tmp_path / "running.jsonl", without_end))})
     with transaction(warehouse):
-        build_waste(warehouse, Waste())
+        build_waste(warehouse, WasteSettings())
     kinds = {key[1] for key in waste_rows(warehouse) if key[0] == "llm-a"}
     assert kinds == {"recompute_after_failure", "checkpoint_retention", "cross_region_transfer", "monitoring_growth"}
     # monitoring growth now counts every log line: 136 against 100
@@ -248,26 +251,26 @@ def test_a_run_still_running_has_no_idle_waste(warehouse: duckdb.DuckDBPyConnect
 
 
 def test_waste_is_rebuilt_only_when_its_inputs_change(warehouse: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
-    def build(settings: Waste) -> bool:
+    def build(settings: WasteSettings) -> bool:
         with transaction(warehouse):
             return WASTE.build_if_changed(warehouse, settings)
 
     with transaction(warehouse):
-        build_waste(warehouse, Waste())
+        build_waste(warehouse, WasteSettings())
     expected = waste_rows(warehouse)
     warehouse.execute("delete from waste")
-    assert build(Waste()) is True and waste_rows(warehouse) == expected
+    assert build(WasteSettings()) is True and waste_rows(warehouse) == expected
 
     warehouse.execute("delete from waste")  # only a rebuild would bring the items back
-    assert build(Waste()) is False and waste_rows(warehouse) == {}
+    assert build(WasteSettings()) is False and waste_rows(warehouse) == {}
 
     without_end = [event for event in EVENTS_A if event["event"] != "end"]
     replace_run_events(warehouse, {"events": read_event_files(write_events(tmp_path / "running.jsonl", without_end))})
-    assert build(Waste()) is True
+    assert build(WasteSettings()) is True
     assert ("llm-a", "recompute_after_failure", "compute") in waste_rows(warehouse)
     assert ("llm-a", "idle_after_run", "compute") not in waste_rows(warehouse)
 
-    other_settings = Waste(checkpoint_resources=["VOL-*"])
+    other_settings = WasteSettings(Waste(checkpoint_resources=["VOL-*"]))
     assert build(other_settings) is True and build(other_settings) is False
     reloaded = StepInputs(ALLOCATIONS_STEP, partition_key(PERIOD), "reloaded period")
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS, inputs=reloaded)
@@ -318,7 +321,7 @@ def test_waste_never_exceeds_a_runs_attributed_cost(warehouse: duckdb.DuckDBPyCo
     allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
     build_summaries(warehouse)
     with transaction(warehouse):
-        build_waste(warehouse, Waste())
+        build_waste(warehouse, WasteSettings())
     over = warehouse.execute(
         """
         select costs.training_run, costs.cost, coalesce(sum(waste.effective_cost), 0) as waste

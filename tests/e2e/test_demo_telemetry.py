@@ -45,14 +45,15 @@ def rows(warehouse: Path, sql: str) -> list[tuple]:
 
 def test_run_utilization_by_hour_is_the_story(warehouse: Path) -> None:
     hours = {
-        hour.hour: (gpus, utilization, wait, samples, wait_gpu_hours)
-        for hour, gpus, utilization, wait, samples, wait_gpu_hours in rows(
+        moment.hour: (gpus, utilization, wait, samples, wait_gpu_hours)
+        for moment, gpus, utilization, wait, samples, wait_gpu_hours in rows(
             warehouse,
             "select hour, gpus, gpu_utilization, data_wait_share, samples, data_wait_gpu_hours "
             f"from run_utilization where training_run = '{RUN}' order by hour",
         )
     }
-    assert len(hours) == 24 and all(hour.date() == DAY.date() for hour in hours)
+    days = rows(warehouse, f"select distinct cast(hour as date) from run_utilization where training_run = '{RUN}'")
+    assert len(hours) == 24 and days == [(DAY.date(),)]
     for hour in (13, 14, 15):
         assert hours[hour] == (128, Decimal("0.475"), Decimal("0.05"), 512, Decimal("6.4"))
     for hour in range(6, 12):

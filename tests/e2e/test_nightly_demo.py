@@ -430,6 +430,9 @@ def test_waste_of_the_demo_runs(demo: tuple[Path, Path]) -> None:
         ("llm-7b-pt-r1", "cross_region_transfer"): Decimal("59.73"),
         ("llm-3b-pt-gcp", "checkpoint_retention"): Decimal("36.33"),
         ("llm-3b-pt-gcp", "cross_region_transfer"): Decimal("87.33"),
+        # its telemetry day (tests/e2e/test_demo_telemetry.py)
+        ("llm-7b-pt-r1", "data_loading_stall"): Decimal("1490.59"),
+        ("llm-7b-pt-r1", "low_utilization"): Decimal("929.29"),
     }
     # 16 nodes x 8 GPUs idle from the 12:00 end event to 18:00
     assert by_kind[("llm-7b-pt-r1", "idle_after_run")][1] == 16 * 8 * 6
@@ -472,7 +475,7 @@ def test_reports_show_the_waste(demo: tuple[Path, Path]) -> None:
     summary = (reports / "summary.md").read_text()
     ranking = summary[summary.index("## Waste by run and owner") :]
     assert ranking.index("llm-7b-pt-r1") < ranking.index("llm-3b-pt-gcp") < ranking.index("llm-13b-ft-r2")
-    assert "| 1 | alice | 1 | USD | 117,051.55 | 8,946.12 | 7.6 % |" in ranking
+    assert "| 1 | alice | 1 | USD | 117,051.55 | 11,366.00 | 9.7 % |" in ranking
 
 
 def test_the_demos_untagged_share_counts_only_what_tags_could_move(demo: tuple[Path, Path]) -> None:
@@ -677,7 +680,10 @@ def test_every_level_of_the_variance_causes_sums_exactly_to_its_parent(demo: tup
             by_parent[parent] += amount
         variance, _, _ = parents[run, "total"]
         _, rate_variance, usage_variance = parents[run, "compute"]
-        assert dict(by_parent) == {"total": variance, "rate": rate_variance, "usage": usage_variance}, run
+        expected = {"total": variance, "rate": rate_variance, "usage": usage_variance}
+        if "throughput" in by_parent:  # a run with step timings: throughput = input_bound + compute_throughput
+            expected["throughput"] = causes["usage", "throughput", None][0]
+        assert dict(by_parent) == expected, run
         assert causes["total", "rate", None][0] == rate_variance and causes["total", "usage", None][0] == usage_variance
 
 
@@ -688,7 +694,9 @@ def test_the_reports_and_the_summary_open_with_the_why_paragraph(demo: tuple[Pat
         "+19,582.85 (+20.1 %): slower throughput +11,703.15 (7,555 tokens/s/GPU over the GPU-hours left against "
         "8,563 planned), fewer tokens than planned -8,482.55 (592,688,709,632 of 650,000,000,000 planned tokens "
         "trained, 91.2 %), On demand GPU-hours +6,896.88 (2 resources on demand: 2,976 GPU-h, 12.5 % of the "
-        "run's, at 6.8800 per GPU-h instead of the estimated 4.5625)."
+        "run's, at 6.8800 per GPU-h instead of the estimated 4.5625). Of the slower throughput, 1,401.60 (12.0 % of "
+        "it) is time the GPUs spent waiting for data: 307.2 GPU-h waiting for data over 24 hours with step "
+        "timings, at the estimated 4.5625 per GPU-h."
     )
     markdown = (reports / "llm-7b-pt-r1" / "report.md").read_text()
     assert markdown.split("## Overview\n\n", 1)[1].startswith(f"> {why}\n")
@@ -722,6 +730,8 @@ def test_the_thresholds_besides_cost_fire_where_the_demo_runs_cross_them(demo: t
     )
 
     assert crossings == [
+        # the 7B run's telemetry day: a morning waiting for data, an afternoon of idle nodes
+        ("data_loading_share", "llm-7b-pt-r1", "warning", date(2026, 10, 6), Decimal("0.25")),
         # llm-7b-pt-r1 trained 23,808 GPU-hours of 21,086 planned, llm-3b-pt-gcp 5,760 of 5,850
         ("gpu_hours", "llm-3b-pt-gcp", "warning", date(2026, 11, 2), Decimal("5376.00")),
         ("gpu_hours", "llm-7b-pt-r1", "over", date(2026, 10, 9), Decimal("21504.00")),
@@ -731,6 +741,8 @@ def test_the_thresholds_besides_cost_fire_where_the_demo_runs_cross_them(demo: t
         ("idle_gpus", "i-0c5e7f9a1b3d20004", "warning", date(2026, 11, 17), Decimal("7.00")),
         # the untagged GPU dev instance, 12 hours a workday with no run, from its first day
         ("idle_gpus", "i-0e7d5c4b3a2910042", "warning", date(2026, 10, 12), Decimal("7.00")),
+        # half the 7B run's nodes idle from 13:00 on its telemetry day: a mean of 47.5 % for 3 hours
+        ("low_gpu_utilization", "llm-7b-pt-r1", "warning", date(2026, 10, 6), Decimal("0.48")),
         # the budgets' storage model holds checkpoints and the dataset; the instances' EBS volumes
         # are storage spend too (budget_variance's storage rows are over as well)
         ("storage", "llm-13b-ft-r2", "over", date(2026, 10, 25), Decimal("21.46")),

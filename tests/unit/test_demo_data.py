@@ -125,7 +125,13 @@ def test_only_the_config_sits_in_root_and_it_points_at_existing_files(demo_root:
     named = [source.get("uri") or source.get("path") for source in config["sources"]]
     named += [config["attribution"]["runs"], config["budgets"]]
     assert all((demo_root / path).exists() and path.startswith(".runledger/demo/") for path in named)
-    assert {source["kind"] for source in config["sources"]} == {"aws_cur", "gcp_billing", "run_events", "slurm", "prometheus"}
+    assert {source["kind"] for source in config["sources"]} == {
+        "aws_cur",
+        "gcp_billing",
+        "run_events",
+        "slurm",
+        "prometheus",
+    }
 
 
 def test_each_manifest_lists_only_its_latest_execution(demo_root: Path) -> None:

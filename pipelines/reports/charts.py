@@ -121,12 +121,10 @@ def _field(name: str, field_type: str, **properties: Any) -> dict[str, Any]:
     return {"field": name, "type": field_type, **properties}
 
 
-def _money_axis(currency: str) -> dict[str, Any]:
-    return {"title": f"Spend ({currency})", "format": ",.0f", "tickCount": 6}
-
-
-def _amount_axis(currency: str) -> dict[str, Any]:
-    return {"title": f"Effective cost ({currency})", "format": ",.0f"}
+def _money_axis(currency: str, title: str = "Spend") -> dict[str, Any]:
+    """A money axis of at most about 6 ticks: more, and the last labels, flush with the axis end,
+    run into each other (`10,00011,000`)."""
+    return {"title": f"{title} ({currency})", "format": ",.0f", "tickCount": 6}
 
 
 def _bottom_legend(**properties: Any) -> dict[str, Any]:
@@ -459,7 +457,7 @@ def _horizontal_bars(
             label_field, "nominal", sort=[row[label_field] for row in rows],
             axis={"title": label_title, "labelLimit": 300},
         ),
-        "x": _field("amount", "quantitative", axis=_amount_axis(currency)),
+        "x": _field("amount", "quantitative", axis=_money_axis(currency, "Effective cost")),
     }  # fmt: skip
     bar_mark: dict[str, Any] = {"type": "bar", "cornerRadiusTopRight": 2, "cornerRadiusBottomRight": 2}
     if bar_color:
@@ -473,9 +471,10 @@ def _horizontal_bars(
 
 
 def _short_resource(resource: str | None) -> str:
-    """The resource id, its end kept when long: ARNs and GCP names differ in their last part."""
+    """The resource id, its end kept when long: ARNs and GCP names differ in their last part. ASCII
+    dots: the renderer measures `…` too narrow and draws the axis title over such labels."""
     if resource is None:
         return NO_RESOURCE_ID
     if len(resource) <= RESOURCE_LABEL_CHARACTERS:
         return resource
-    return "…" + resource[-(RESOURCE_LABEL_CHARACTERS - 1) :]
+    return "..." + resource[-(RESOURCE_LABEL_CHARACTERS - 3) :]

@@ -96,12 +96,17 @@ class TopResources:
 
 @dataclass(frozen=True)
 class BudgetAlert:
-    """The first day a run's cumulative effective spend reached one of its thresholds."""
+    """A `budget_alerts` row: the first day a run (or an idle GPU instance) reached a level of one
+    kind (`cost`, `gpu_hours`, `wall_clock`, `storage`, `daily_spend_anomaly`, `idle_gpus`)."""
 
-    training_run: str
+    kind: str
+    training_run: str | None
+    resource_id: str | None
     threshold: str
     threshold_fraction: Decimal
     threshold_amount: Decimal
+    unit: str | None
+    observed: Decimal
     crossed_on: date
     cumulative_cost: Decimal
     currency: str | None
@@ -137,6 +142,18 @@ class UnattributedInAccounts:
 
     top: tuple[UnattributedResource, ...]
     resource_rows: int
+    effective_cost: Decimal
+
+
+@dataclass(frozen=True)
+class OutsideWindow:
+    """A resource a run's registry entry names, charged outside the run's window: unattributed
+    (rule `outside registry window`), on no tagging worklist."""
+
+    resource: str
+    currency: str | None
+    first_charge: datetime
+    last_charge: datetime
     effective_cost: Decimal
 
 
@@ -314,6 +331,7 @@ class RunDetails:
     commitment_charges: tuple[CommitmentCharge, ...] = ()
     clusters: tuple[RunCluster, ...] = ()
     utilization: tuple[UtilizationHour, ...] = ()
+    outside_window: tuple[OutsideWindow, ...] = ()
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -370,9 +388,10 @@ def load_details(
     overviews: Sequence[RunOverview],
     reconciliation: Sequence[ReconciliationRow],
 ) -> dict[str, RunDetails]:
-    """Reads the runs' daily spend, top resources, threshold crossings, waste, progress, GPU-hours
-    by pricing, provisional spend, unused commitment charged to them, the clusters they ran on,
-    their GPU utilization and data wait by hour and unattributed neighbours; picks each run's reconciliation rows.
+    """Reads the runs' daily spend, top resources, budget alerts, waste, progress, GPU-hours by
+    pricing, provisional spend, unused commitment charged to them, the clusters they ran on, their
+    GPU utilization and data wait by hour, unattributed neighbours and registered resources charged
+    outside their windows; picks each run's reconciliation rows.
 
     Args:
         conn: warehouse connection.
@@ -384,6 +403,7 @@ def load_details(
     unattributed = _rows_by_run(
         conn, read_sql("reports/run_unattributed", "rows"), runs, row_limit=TOP_UNATTRIBUTED_ROWS
     )
+    outside_window = _rows_by_run(conn, read_sql("reports/run_unattributed", "outside_window"), runs)
     top_resources = _rows_by_run(conn, read_sql("reports/run_top_resources"), runs, row_limit=TOP_RESOURCE_ROWS)
     waste_kinds = _rows_by_run(conn, read_sql("reports/run_waste_kinds"), runs)
     waste_items = _rows_by_run(conn, read_sql("reports/run_waste_items"), runs, row_limit=TOP_WASTE_ROWS)
@@ -394,9 +414,8 @@ def load_details(
     clusters = load_run_clusters(conn, runs)
     utilization = _rows_by_run(conn, read_sql("reports/run_utilization"), runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
-    for alert in load_alerts(conn):
-        if alert.training_run in alerts:
-            alerts[alert.training_run].append(alert)
+    for row in fetch_rows(conn, read_sql("reports/run_alerts", "by_run"), {"training_runs": runs}):
+        alerts[row.pop("report_run")].append(BudgetAlert(**row))
     details = {}
     for overview in overviews:
         training_run = overview.header.training_run
@@ -417,6 +436,7 @@ def load_details(
             commitment_charges=tuple(CommitmentCharge(**row) for row in commitment_charges[training_run]),
             clusters=tuple(clusters[training_run]),
             utilization=tuple(UtilizationHour(**row) for row in utilization[training_run]),
+            outside_window=tuple(OutsideWindow(**row) for row in outside_window[training_run]),
         )
     return details
 
@@ -446,8 +466,8 @@ def _unattributed(rows: list[dict[str, Any]]) -> UnattributedInAccounts:
 
 
 def load_alerts(conn: duckdb.DuckDBPyConnection) -> list[BudgetAlert]:
-    """Reads the threshold crossings of every run."""
-    rows = fetch_rows(conn, read_sql("reports/run_alerts"))
+    """Reads every budget alert of every kind, runs' and idle GPU instances', earliest first."""
+    rows = fetch_rows(conn, read_sql("reports/run_alerts", "all"))
     return [BudgetAlert(**row) for row in rows]
 
 

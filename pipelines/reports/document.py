@@ -20,6 +20,7 @@ MISSING = "—"
 STATUS_LABELS = {
     "under": "Under",
     "on_track": "On track",
+    "within": "Within",
     "warning": "Warning",
     "over": "Over",
 }
@@ -31,7 +32,7 @@ class Cell:
 
     Attributes:
         text: what the reader sees.
-        tone: a status (`under`, `on_track`, `warning`, `over`, `none`) the HTML shows as a badge.
+        tone: a status (`under`, `on_track`, `within`, `warning`, `over`, `none`) the HTML shows as a badge.
         link: a path relative to the document, without suffix; each format adds its own.
     """
 
@@ -103,12 +104,21 @@ class Section:
 
 @dataclass(frozen=True)
 class Document:
-    """A whole report."""
+    """A whole report.
+
+    Attributes:
+        title: its heading.
+        subtitle: the line below it.
+        badge: a status shown beside the title.
+        sections: its parts, in order.
+        up: a link above the title (a run report's to the summary), None for none.
+    """
 
     title: str
     subtitle: str
     badge: Cell | None
     sections: tuple[Section, ...]
+    up: Cell | None = None
 
 
 def _formatted(value: Decimal, quantum: Decimal, spec: str, *, signed: bool) -> str:

@@ -20,6 +20,7 @@ header { margin-bottom: 8px; }
 h1 { font-size: 24px; margin: 0; }
 h2 { font-size: 17px; margin: 0 0 14px; }
 .subtitle { color: var(--muted); margin: 4px 0 0; }
+p.up { margin: 0 0 6px; font-size: 13px; }
 section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px;
   padding: 20px 24px; margin: 18px 0; }
 .table-wrap { overflow-x: auto; margin: 0 0 14px; }
@@ -36,7 +37,7 @@ a { color: #1d4f91; }
 .badge { display: inline-block; padding: 2px 10px; border-radius: 999px; font-size: 12px;
   font-weight: 600; white-space: nowrap; }
 .tone-under { background: #e6f4ea; color: #1e6b34; }
-.tone-on_track { background: #e7f0fb; color: #1d4f91; }
+.tone-on_track, .tone-within { background: #e7f0fb; color: #1d4f91; }
 .tone-warning { background: #fff4dc; color: #8a5a00; }
 .tone-over { background: #fde8e7; color: #a12a22; }
 .tone-none { background: #eef0f3; color: #4b5563; }
@@ -58,13 +59,15 @@ MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]<>|])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9
 def to_html(document: Document) -> str:
     """Renders the document as one self-contained HTML page."""
     badge = f" {_html_badge(document.badge)}" if document.badge else ""
+    up = f'<p class="up">{_html_cell(document.up)}</p>\n' if document.up else ""
     sections = "\n".join(_html_section(section) for section in document.sections)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(document.title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
-        f'<header><div class="title-row"><h1>{escape(document.title)}</h1>{badge}</div>\n'
+        f"<header>{up}"
+        f'<div class="title-row"><h1>{escape(document.title)}</h1>{badge}</div>\n'
         f'<p class="subtitle">{escape(document.subtitle)}</p></header>\n'
         f"{sections}\n<footer>{escape(FOOTER)}</footer>\n</main>\n</body>\n</html>\n"
     )
@@ -125,7 +128,8 @@ def _html_table(table: Table) -> str:
 
 def to_markdown(document: Document) -> str:
     """Renders the document as GitHub-flavoured Markdown; charts are relative links to their image files."""
-    lines = [f"# {_md_text(document.title)}", ""]
+    lines = [_md_cell(document.up), ""] if document.up else []
+    lines += [f"# {_md_text(document.title)}", ""]
     if document.badge:
         lines += [f"**{_md_text(document.badge.text)}** · {_md_text(document.subtitle)}", ""]
     else:

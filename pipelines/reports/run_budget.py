@@ -105,7 +105,7 @@ def waterfall_table(overview: RunOverview) -> Table:
     total = overview.total
     rows = [(Cell("Estimate"), Cell(MISSING), Cell(money(total.estimated_cost)))]
     running = total.estimated_cost
-    for label, delta in variance_steps(overview):
+    for label, delta in variance_steps(overview, with_rates=True):
         running += delta
         rows.append((Cell(label), Cell(money(delta, signed=True)), Cell(money(running))))
     rows.append((Cell("Actual"), Cell(money(total.variance, signed=True)), Cell(money(total.actual_cost))))

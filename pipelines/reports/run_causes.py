@@ -10,7 +10,7 @@ from decimal import Decimal
 from pipelines.reports.charts import ordered_categories, waterfall_steps
 from pipelines.reports.data import RunOverview, VarianceCause
 from pipelines.reports.document import money, percent
-from pipelines.reports.run_economics import PRICING_LABELS
+from pipelines.reports.run_economics import PRICING_NAMES
 
 WHY_CAUSES = 3
 CAUSES_NOTE = (
@@ -29,6 +29,10 @@ CAUSE_LABELS = {
     "recompute_after_failure": "recompute after failures",
     "restart_downtime": "restart downtime",
 }
+# the usage causes that are GPU-hours priced at the estimated rate; waste has idle and recompute too,
+# at what they cost
+ESTIMATED_RATE_CAUSES = frozenset(CAUSE_LABELS)
+AT_ESTIMATED_RATE = "at the estimated rate"
 
 
 def leaf_causes(causes: Sequence[VarianceCause]) -> list[VarianceCause]:
@@ -42,10 +46,10 @@ def leaf_causes(causes: Sequence[VarianceCause]) -> list[VarianceCause]:
 
 
 def cause_label(cause: VarianceCause, causes: Sequence[VarianceCause] = ()) -> str:
-    """A cause as the reports name it, e.g. `On demand GPU-hours`, `slower throughput`; a run's
+    """A cause as the reports name it, e.g. `on-demand GPU-hours`, `slower throughput`; a run's
     throughput while its tokens trained are unknown (its `scope` has no GPU-hours among `causes`)
     is only its GPU-hours against the plan."""
-    pricing = PRICING_LABELS.get(cause.pricing or "", cause.pricing or "compute")
+    pricing = PRICING_NAMES.get(cause.pricing or "", cause.pricing or "compute")
     if cause.cause == "pricing_mix":
         return f"{pricing} GPU-hours"
     if cause.cause == "price":
@@ -59,34 +63,60 @@ def cause_label(cause: VarianceCause, causes: Sequence[VarianceCause] = ()) -> s
     return CAUSE_LABELS.get(cause.cause, cause.cause)
 
 
-def variance_steps(overview: RunOverview) -> list[tuple[str, Decimal]]:
+def variance_steps(overview: RunOverview, *, with_rates: bool = False) -> list[tuple[str, Decimal]]:
     """The waterfall's steps from the estimate to the actual: each leaf cause (rate's and usage's
-    causes of 0 left out), or the compute rate, usage and categories while the run has no causes."""
+    causes of 0 left out), or the compute rate, usage and categories while the run has no causes.
+
+    Args:
+        overview: the run's numbers and causes.
+        with_rates: name the estimated rate in the steps priced at it (for the table beside the
+            waste, which shows some of the same hours at what they cost).
+    """
     if not overview.causes:
         return waterfall_steps(overview.categories)
     return [
-        (cause_label(cause, overview.causes), cause.amount)
+        (
+            cause_label(cause, overview.causes)
+            + (f" ({AT_ESTIMATED_RATE})" if with_rates and cause.cause in ESTIMATED_RATE_CAUSES else ""),
+            cause.amount,
+        )
         for cause in leaf_causes(overview.causes)
         if cause.amount != 0 or cause.parent not in SPLIT_PARENTS
     ]
 
 
+def estimated_rate_causes(overview: RunOverview) -> dict[str, VarianceCause]:
+    """The run's causes of a waterfall step priced at the estimated rate, by cause (none without a
+    budget), for the waste section to say how its amounts of the same hours differ."""
+    return {cause.cause: cause for cause in overview.causes if cause.cause in ESTIMATED_RATE_CAUSES and cause.amount}
+
+
 def why_paragraph(overview: RunOverview) -> str | None:
-    """The run's variance with its percentage, then its three largest causes by absolute amount,
-    each with its amount and evidence; None for a run without causes (no budget)."""
+    """The run's variance with its percentage, over or under the estimate, then its three largest
+    causes by absolute amount, each with its amount and evidence; None for a run without causes
+    (no budget)."""
     if not overview.causes or overview.total.variance is None:
         return None
     total = overview.total
     largest = sorted((cause for cause in leaf_causes(overview.causes) if cause.amount != 0), key=_size)[:WHY_CAUSES]
-    head = f"{money(total.variance, signed=True)} ({percent(total.variance_ratio, signed=True)})"
+    if total.variance == 0 and not largest:
+        return "On the estimate."
+    side = "under" if total.variance < 0 else "over"
+    ratio = None if total.variance_ratio is None else abs(total.variance_ratio)
+    head = f"{money(abs(total.variance))} ({percent(ratio)}) {side} the estimate."
     if not largest:
-        return f"{head}: on the estimate."
+        return head
     parts = [
         f"{cause_label(cause, overview.causes)} {money(cause.amount, signed=True)}"
         + (f" ({cause.evidence})" if cause.evidence else "")
         for cause in largest
     ]
-    return f"{head}: " + ", ".join(parts) + "." + _input_bound_sentence(overview.causes)
+    return (
+        f"{head} The largest cause{'s' if len(parts) > 1 else ''}: "
+        + "; ".join(parts)
+        + "."
+        + _input_bound_sentence(overview.causes)
+    )
 
 
 def _input_bound_sentence(causes: Sequence[VarianceCause]) -> str:

@@ -5,22 +5,26 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pipelines.reports.data import RunDetails
+from pipelines.reports.data import CostLine, RunDetails
 from pipelines.reports.document import MISSING, Block, Cell, Facts, Paragraph, Table, hours, money, percent, rate
 
-PRICING_LABELS = {
-    "on_demand": "On demand",
+# each pricing type as a sentence names it; a table cell starts it with a capital (PRICING_LABELS)
+PRICING_NAMES = {
+    "on_demand": "on-demand",
     "savings_plan": "Savings Plan",
-    "reservation": "Reserved instances",
-    "committed_use": "Committed use discount",
-    "spot": "Spot",
-    "committed": "Committed (other)",
-    "other": "Other",
+    "reservation": "reserved instances",
+    "committed_use": "committed use discount",
+    "spot": "spot",
+    "committed": "committed (other)",
+    "other": "other",
 }
+PRICING_LABELS = {pricing: name[0].upper() + name[1:] for pricing, name in PRICING_NAMES.items()}
 
 
-def economics_blocks(details: RunDetails, currency: str) -> tuple[Block, ...]:
-    """The run's progress facts and its GPU-hours by pricing type, each with its cost per GPU-hour."""
+def economics_blocks(details: RunDetails, currency: str, compute: CostLine | None = None) -> tuple[Block, ...]:
+    """The run's progress facts and its GPU-hours by pricing type, each with its cost per GPU-hour,
+    and how that cost per GPU-hour differs from the compute rate (`compute`, the run's compute
+    line) where the run has compute spend on lines without GPU-hours."""
     progress = details.progress
     blocks: list[Block] = []
     if progress is None:
@@ -66,6 +70,7 @@ def economics_blocks(details: RunDetails, currency: str) -> tuple[Block, ...]:
                 numeric_columns=frozenset(range(1, 5)),
             )
         )
+        blocks.append(Paragraph(_per_gpu_hour_note(details, compute)))
     blocks.append(
         Paragraph(
             "Tokens trained: the events' own count, else the latest step x the budget's tokens per step. "
@@ -74,6 +79,29 @@ def economics_blocks(details: RunDetails, currency: str) -> tuple[Block, ...]:
         )
     )
     return tuple(blocks)
+
+
+def _per_gpu_hour_note(details: RunDetails, compute: CostLine | None) -> str:
+    """What the pricing table's cost per GPU-hour divides, and why the compute rate differs."""
+    note = "Per GPU-hour: the effective cost of the lines that carry GPU-hours ÷ their GPU-hours."
+    if compute is None or compute.actual_rate is None:
+        return note
+    without_gpu_hours = compute.actual_cost - sum((row.effective_cost for row in details.pricing), Decimal(0))
+    if without_gpu_hours == 0:
+        return note
+    return (
+        f"{note} The compute rate ({rate(compute.actual_rate)} per GPU-hour) divides all compute spend, "
+        f"{money(compute.actual_cost)}, by the same GPU-hours: it includes {money(without_gpu_hours)} of "
+        "compute lines without GPU-hours (the vCPUs and memory of GPU machines where the provider bills "
+        "them apart from the GPUs, CPU instances)"
+        + (
+            ""
+            if compute.estimated_rate is None
+            else f"; the estimated rate ({rate(compute.estimated_rate)}), the budget's price per GPU-hour, "
+            "covers them too"
+        )
+        + "."
+    )
 
 
 def _of(value: int | None, planned: int | None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date
 
+from pipelines.reports.alerts import alerts_blocks, cost_alerts
 from pipelines.reports.clusters import run_cluster_blocks
 from pipelines.reports.data import BudgetAlert, ProvisionalSpend, ReconciliationRow, RunDetails, RunHeader, RunOverview
 from pipelines.reports.document import (
@@ -30,12 +31,16 @@ from pipelines.reports.run_budget import (
     levels_table,
     waterfall_table,
 )
-from pipelines.reports.run_causes import CAUSES_NOTE, why_paragraph
+from pipelines.reports.run_causes import CAUSES_NOTE, estimated_rate_causes, why_paragraph
 from pipelines.reports.run_commitments import commitment_blocks
 from pipelines.reports.run_economics import economics_blocks
 from pipelines.reports.run_facts import AMOUNTS_NOTE, as_of, currency_of, gpu_hours_of, total_status
 from pipelines.reports.run_spend import daily_table, top_resource_blocks, unattributed_blocks, waste_blocks
 from pipelines.reports.utilization import UTILIZATION_CHART, utilization_blocks
+
+SUMMARY_STEM = "summary"
+# a run's report is in its own folder beside the summary
+UP_TO_SUMMARY = Cell("← Summary of every run", link=f"../{SUMMARY_STEM}")
 
 
 def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str, Chart]) -> Document:
@@ -43,8 +48,8 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
 
     Args:
         overview: the run's header and numbers table.
-        details: its daily spend, top resources, threshold crossings, unattributed neighbours
-            and reconciliation rows.
+        details: its daily spend, top resources, budget alerts (its own and its idle GPU
+            instances'), unattributed neighbours and reconciliation rows.
         charts: its rendered charts by name (`cumulative_spend`, `estimate_vs_actual`,
             `variance_waterfall`, `daily_spend`, `top_resources`, `waste_by_kind`, `gpu_utilization`); a missing one
             is left out.
@@ -57,7 +62,7 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
     def with_chart(name: str, *blocks: Block) -> tuple[Block, ...]:
         return (charts[name], *blocks) if name in charts else blocks
 
-    cumulative = with_chart("cumulative_spend", levels_table(overview, details.alerts))
+    cumulative = with_chart("cumulative_spend", levels_table(overview, cost_alerts(details.alerts)))
     by_category = with_chart(
         "estimate_vs_actual",
         estimate_vs_actual_table(overview) if has_budget else actual_table(overview),
@@ -67,6 +72,13 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
     sections = [
         Section("Overview", _overview_blocks(overview, details)),
         Section("Cumulative spend" + (" against budget" if has_budget else ""), cumulative),
+        Section(
+            "Budget alerts",
+            alerts_blocks(
+                details.alerts,
+                empty="The run has reached no threshold, and no GPU instance it was charged for idled past its level.",
+            ),
+        ),
         Section("Estimate vs actual by category" if has_budget else "Actual by category", by_category),
     ]
     if has_budget:
@@ -84,7 +96,8 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
     commitments = commitment_blocks(overview, details)
     if commitments:
         sections.append(Section("Unused commitment charged to the run", commitments))
-    sections.append(Section("Progress and unit economics", economics_blocks(details, currency)))
+    compute_line = next((line for line in overview.categories if line.cost_category == "compute"), None)
+    sections.append(Section("Progress and unit economics", economics_blocks(details, currency, compute_line)))
     clusters = run_cluster_blocks(details.clusters)
     if clusters:
         sections.append(Section("Shared clusters the run ran on", clusters))
@@ -100,10 +113,13 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
             "Top resources of the run",
             with_chart("top_resources", *top_resource_blocks(details.top_resources, currency)),
         ),
-        Section("Waste", with_chart("waste_by_kind", *waste_blocks(details, currency))),
+        Section(
+            "Waste",
+            with_chart("waste_by_kind", *waste_blocks(details, currency, estimated_rate_causes(overview))),
+        ),
         Section(
             "Top unattributed resources in this run's accounts",
-            unattributed_blocks(details.unattributed),
+            unattributed_blocks(details.unattributed, details.outside_window),
         ),
     ]
     byline = " · ".join(
@@ -121,6 +137,7 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
         subtitle=byline or "no experiment, dataset or owner recorded",
         badge=total_status(overview),
         sections=tuple(sections),
+        up=UP_TO_SUMMARY,
     )
 
 
@@ -157,7 +174,7 @@ def _overview_blocks(overview: RunOverview, details: RunDetails) -> tuple[Block,
         ("Billing periods", Cell(_periods_text(header.billing_periods) or MISSING)),
     ]
     if header.has_budget:
-        facts.append(("Thresholds first reached", Cell(_crossings_text(details.alerts))))
+        facts.append(("Thresholds first reached", Cell(_crossings_text(cost_alerts(details.alerts)))))
     why = why_paragraph(overview)
     blocks: list[Block] = [] if why is None else [Paragraph(why, tone=total.status)]
     blocks.append(Facts(tuple(facts)))

@@ -3,12 +3,19 @@ unattributed spend in the accounts it used."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 
 from pipelines.reports.charts import NO_RESOURCE_ID, ordered_categories
-from pipelines.reports.data import DailySpend, RunDetails, TopResources, UnattributedInAccounts
+from pipelines.reports.data import (
+    DailySpend,
+    OutsideWindow,
+    RunDetails,
+    TopResources,
+    UnattributedInAccounts,
+    VarianceCause,
+)
 from pipelines.reports.document import (
     MISSING,
     Block,
@@ -20,8 +27,16 @@ from pipelines.reports.document import (
     money,
     percent,
     text_cell,
+    timestamp,
 )
+from pipelines.reports.run_causes import AT_ESTIMATED_RATE, cause_label
 from pipelines.reports.run_facts import WASTE_NOTE
+
+# how the waste kinds that are also waterfall steps are priced (methods in sql/marts/waste.sql)
+WASTE_PRICING = {
+    "idle_after_run": "as billed",
+    "recompute_after_failure": "at the run's actual rate",
+}
 
 
 def daily_table(daily: Sequence[DailySpend], currency: str) -> Table:
@@ -95,9 +110,21 @@ def top_resource_blocks(resources: TopResources, currency: str) -> tuple[Block, 
     return intro, table
 
 
-def waste_blocks(details: RunDetails, currency: str) -> tuple[Block, ...]:
-    """The run's waste per kind, its largest items and how each kind is computed."""
+def waste_blocks(
+    details: RunDetails, currency: str, at_estimated_rate: Mapping[str, VarianceCause] | None = None
+) -> tuple[Block, ...]:
+    """The run's waste per kind, its largest items and how each kind is computed.
+
+    Args:
+        details: the run's waste.
+        currency: its currency.
+        at_estimated_rate: the run's waterfall steps priced at the estimated rate, by cause
+            (`estimated_rate_causes`): the kinds of the same name say how they are priced instead.
+    """
     waste = details.waste
+    same_hours = {
+        kind.kind: at_estimated_rate[kind.kind] for kind in waste.kinds if kind.kind in (at_estimated_rate or {})
+    }
     if waste.effective_cost == 0:
         return (
             Paragraph(
@@ -111,7 +138,9 @@ def waste_blocks(details: RunDetails, currency: str) -> tuple[Block, ...]:
         columns=("Kind", "Items", f"Effective cost ({currency})", "GPU-hours", "Share of run"),
         rows=tuple(
             (
-                Cell(kind.kind.replace("_", " ")),
+                Cell(
+                    kind.kind.replace("_", " ") + (f" ({WASTE_PRICING[kind.kind]})" if kind.kind in same_hours else "")
+                ),
                 Cell(str(kind.items)),
                 Cell(money(kind.effective_cost)),
                 Cell(hours(kind.gpu_hours) if kind.gpu_hours else MISSING),
@@ -143,14 +172,31 @@ def waste_blocks(details: RunDetails, currency: str) -> tuple[Block, ...]:
         + "."
     )
     intro = Paragraph(f"The largest {len(waste.top)} waste items of the run:")
-    return kinds, intro, top, methods, Paragraph(WASTE_NOTE)
+    pricing = (_pricing_note(same_hours),) if same_hours else ()
+    return kinds, *pricing, intro, top, methods, Paragraph(WASTE_NOTE)
 
 
-def unattributed_blocks(unattributed: UnattributedInAccounts) -> tuple[Block, ...]:
+def _pricing_note(same_hours: Mapping[str, VarianceCause]) -> Paragraph:
+    """How the waste and the variance waterfall price the same hours."""
+    steps = ", ".join(
+        f"{cause_label(cause)} {money(cause.amount, signed=True)} ({hours(cause.gpu_hours)} GPU-hours)"
+        for cause in same_hours.values()
+    )
+    kinds = " and ".join(f"{kind.replace('_', ' ')} {WASTE_PRICING[kind]}" for kind in same_hours)
+    return Paragraph(
+        f"The variance waterfall prices the same hours {AT_ESTIMATED_RATE}: {steps}. This table shows what "
+        f"they cost: {kinds}."
+    )
+
+
+def unattributed_blocks(
+    unattributed: UnattributedInAccounts, outside_window: Sequence[OutsideWindow] = ()
+) -> tuple[Block, ...]:
     """The largest untagged resources (unattributed, taggable) in the run's accounts and billing
-    periods."""
+    periods, then the resources the run's registry entry names charged outside its window."""
+    outside = _outside_window_blocks(outside_window)
     if not unattributed.top:
-        return (Paragraph("No untagged resources in the accounts this run used, in its billing periods."),)
+        return (Paragraph("No untagged resources in the accounts this run used, in its billing periods."), *outside)
     currencies = sorted({row.currency for row in unattributed.top if row.currency})
     intro = Paragraph(
         f"{unattributed.resource_rows} untagged resource rows (no run, taggable) in the accounts this run used, "
@@ -184,5 +230,31 @@ def unattributed_blocks(unattributed: UnattributedInAccounts) -> tuple[Block, ..
         rows=tuple(rows),
         numeric_columns=frozenset({6, 7}),
         wrapping_columns=frozenset({2, 3}),
+    )
+    return intro, table, *outside
+
+
+def _outside_window_blocks(outside_window: Sequence[OutsideWindow]) -> tuple[Block, ...]:
+    """The run's registered resources charged outside its window: not untagged, so not advice to tag."""
+    if not outside_window:
+        return ()
+    intro = Paragraph(
+        "Outside the run's registered window: the run registry names these resources for this run, "
+        "but they were also charged outside its window. That spend is attributed to no run (rule "
+        "outside registry window); it is not untagged, and tagging is not what it lacks."
+    )
+    table = Table(
+        columns=("Resource", "Charged outside the window (UTC)", "Currency", "Effective cost"),
+        rows=tuple(
+            (
+                Cell(row.resource),
+                Cell(f"{timestamp(row.first_charge)} to {timestamp(row.last_charge)}"),
+                text_cell(row.currency),
+                Cell(money(row.effective_cost)),
+            )
+            for row in outside_window
+        ),
+        numeric_columns=frozenset({3}),
+        wrapping_columns=frozenset({0}),
     )
     return intro, table

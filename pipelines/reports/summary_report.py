@@ -1,5 +1,5 @@
-"""The summary of every run as a `Document`: one row per run with totals per currency, the
-threshold crossings, runs and owners ranked by waste share, a section per shared cluster, and the
+"""The summary of every run as a `Document`: one row per run with totals per currency, every
+budget alert, runs and owners ranked by waste share, a section per shared cluster, and the
 unattributed share per billing period."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from pipelines.reports.alerts import alerts_blocks
 from pipelines.reports.clusters import ClusterReport, cluster_sections
 from pipelines.reports.data import BudgetAlert, PeriodShare, RunOverview, WasteRank
 from pipelines.reports.document import (
@@ -52,14 +53,14 @@ def summary_document(
     clusters: Sequence[ClusterReport] = (),
     cluster_charts: Mapping[str, Chart] | None = None,
 ) -> Document:
-    """Builds the summary of every run: one row each, totals, threshold crossings, runs and
+    """Builds the summary of every run: one row each, totals, every budget alert, runs and
     owners ranked by waste share, each shared cluster's utilization and runs, and the
     unattributed share per period.
 
     Args:
         runs: every run, with a link to its report where one exists.
         shares: each billing period's total and unattributed effective spend.
-        alerts: every run's threshold crossings, earliest first.
+        alerts: every budget alert, runs' and idle GPU instances', earliest first.
         waste_ranking: runs, then owners, by the waste share of their attributed cost.
         clusters: every shared cluster, a section each (none without clusters).
         cluster_charts: their rendered utilization charts by `ClusterReport.chart_name`.
@@ -102,40 +103,12 @@ def _why_blocks(runs: Sequence[SummaryRun]) -> tuple[Block, ...]:
 
 
 def _alerts_blocks(runs: Sequence[SummaryRun], alerts: Sequence[BudgetAlert]) -> tuple[Block, ...]:
-    if not alerts:
-        return (Paragraph("No run has reached its warning or over threshold."),)
-    links = {run.overview.header.training_run: run.report_link for run in runs}
-    statuses = {run.overview.header.training_run: total_status(run.overview) for run in runs}
-    rows = [
-        (
-            Cell(alert.training_run, link=links.get(alert.training_run)),
-            Cell(f"{alert.threshold} ({percent(alert.threshold_fraction)} of estimate)"),
-            Cell(f"{alert.crossed_on:%Y-%m-%d}"),
-            text_cell(alert.currency),
-            Cell(money(alert.threshold_amount)),
-            Cell(money(alert.cumulative_cost)),
-            statuses.get(alert.training_run, Cell(MISSING)),
-        )
-        for alert in alerts
-    ]
-    table = Table(
-        columns=(
-            "Run",
-            "Threshold",
-            "First reached on (UTC)",
-            "Currency",
-            "Threshold amount",
-            "Cumulative spend that day",
-            "Status now",
-        ),
-        rows=tuple(rows),
-        numeric_columns=frozenset({4, 5}),
+    return alerts_blocks(
+        alerts,
+        empty="No run has reached a threshold and no GPU instance has idled past its level.",
+        links={run.overview.header.training_run: run.report_link for run in runs},
+        statuses={run.overview.header.training_run: total_status(run.overview) for run in runs},
     )
-    note = Paragraph(
-        "The first charge day at whose end a run's cumulative effective spend reached the "
-        "threshold, recomputed from the data each night."
-    )
-    return table, note
 
 
 def _waste_ranking_blocks(runs: Sequence[SummaryRun], ranking: Sequence[WasteRank]) -> tuple[Block, ...]:

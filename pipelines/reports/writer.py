@@ -42,7 +42,7 @@ from pipelines.reports.document import Chart
 from pipelines.reports.render import to_html, to_markdown
 from pipelines.reports.run_causes import variance_steps
 from pipelines.reports.run_facts import currency_of
-from pipelines.reports.run_report import run_document
+from pipelines.reports.run_report import SUMMARY_STEM, run_document
 from pipelines.reports.summary_report import SummaryRun, summary_document
 from pipelines.reports.utilization_chart import run_utilization_chart
 from pipelines.warehouse.sql import SQL_DIR, read_sql
@@ -72,8 +72,8 @@ MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
 SVG_SUFFIX = ".svg"
 PNG_SUFFIX = ".png"
-SUMMARY_HTML = "summary.html"
-SUMMARY_MARKDOWN = "summary.md"
+SUMMARY_HTML = f"{SUMMARY_STEM}.html"
+SUMMARY_MARKDOWN = f"{SUMMARY_STEM}.md"
 SUMMARY_CHARTS_DIR = "summary-charts"
 # The files the output folder holds beside the run folders (its other files start with a dot, as
 # no run folder does): a run id spelled like one, in any case (file systems that ignore case), is

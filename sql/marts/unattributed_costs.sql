@@ -32,8 +32,7 @@ unattributed_parts as (
     select
         allocations.*,
         untaggable.CommitmentDiscountId,
-        -- a line outside untaggable_lines is a resource's: taggable
-        coalesce(untaggable.spend_kind, 'resource') as spend_kind
+        unattributed_spend_kind(untaggable.spend_kind, allocations.allocation_rule) as spend_kind
     from allocations
     left join untaggable on allocations.x_LineItemKey = untaggable.x_LineItemKey
     where allocations.training_run is null and allocations.allocation_method <> 'idle_capacity'
@@ -90,8 +89,8 @@ select count(*) from unattributed_costs;
 
 -- name: share
 -- Per billing period and currency: total effective spend, the part with no training run and its
--- share, and the untagged part: spend with no run that tagging could move (on lines outside
--- untaggable_lines) and its share of the total (the reports and the untagged_share check read it).
+-- share, and the untagged part: spend with no run that tagging could move (spend kind resource,
+-- unattributed_spend_kind) and its share of the total (the reports and the untagged_share check read it).
 with allocations as (
     select
         x_LineItemKey,
@@ -99,38 +98,37 @@ with allocations as (
         BillingCurrency as currency,
         -- a cluster's idle capacity is attributed to the cluster, not left for tags to move
         training_run is null and allocation_method <> 'idle_capacity' as unattributed,
+        allocation_rule,
         effective_cost
     from cost_allocations
 ),
 
 untaggable as (
-    select x_LineItemKey
+    select x_LineItemKey, spend_kind
     from untaggable_lines()
+),
+
+kinds as (
+    select
+        allocations.*,
+        allocations.unattributed
+        and unattributed_spend_kind(untaggable.spend_kind, allocations.allocation_rule) = 'resource' as untagged
+    from allocations
+    left join untaggable on allocations.x_LineItemKey = untaggable.x_LineItemKey
 ),
 
 final as (
     select
-        allocations.billing_period,
-        allocations.currency,
-        sum(allocations.effective_cost) as effective_cost,
-        coalesce(sum(allocations.effective_cost) filter (where allocations.unattributed), 0) as unattributed_cost,
-        coalesce(sum(allocations.effective_cost) filter (where allocations.unattributed), 0)
-            / nullif(sum(allocations.effective_cost), 0) as unattributed_share,
-        coalesce(
-            sum(allocations.effective_cost) filter (
-                where allocations.unattributed and untaggable.x_LineItemKey is null
-            ),
-            0
-        ) as untagged_cost,
-        coalesce(
-            sum(allocations.effective_cost) filter (
-                where allocations.unattributed and untaggable.x_LineItemKey is null
-            ),
-            0
-        ) / nullif(sum(allocations.effective_cost), 0) as untagged_share
-    from allocations
-    left join untaggable on allocations.x_LineItemKey = untaggable.x_LineItemKey
-    group by allocations.billing_period, allocations.currency
+        billing_period,
+        currency,
+        sum(effective_cost) as effective_cost,
+        coalesce(sum(effective_cost) filter (where unattributed), 0) as unattributed_cost,
+        coalesce(sum(effective_cost) filter (where unattributed), 0)
+            / nullif(sum(effective_cost), 0) as unattributed_share,
+        coalesce(sum(effective_cost) filter (where untagged), 0) as untagged_cost,
+        coalesce(sum(effective_cost) filter (where untagged), 0) / nullif(sum(effective_cost), 0) as untagged_share
+    from kinds
+    group by billing_period, currency
 )
 
 select * from final
@@ -155,14 +153,16 @@ order by abs(effective_cost) desc, billing_period, provider, service, resource
 limit $limit;
 
 -- name: not_taggable
--- Per billing period, currency and spend kind: the spend with no training run no tag can move
--- (commitments, tax, credits, support, other purchases, charges without a resource), listed apart
--- from the untagged share: its line items and effective cost.
+-- Per billing period, currency and spend kind: the spend with no training run that is not on the
+-- tagging worklist (commitments, tax, credits, support, other purchases, charges without a
+-- resource, registered resources outside their run's window), listed apart from the untagged
+-- share: its line items and effective cost.
 with allocations as (
     select
         x_LineItemKey,
         cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
         BillingCurrency as currency,
+        allocation_rule,
         effective_cost
     from cost_allocations
     where training_run is null and allocation_method <> 'idle_capacity'
@@ -173,16 +173,24 @@ untaggable as (
     from untaggable_lines()
 ),
 
+kinds as (
+    select
+        allocations.*,
+        unattributed_spend_kind(untaggable.spend_kind, allocations.allocation_rule) as spend_kind
+    from allocations
+    left join untaggable on allocations.x_LineItemKey = untaggable.x_LineItemKey
+),
+
 final as (
     select
-        allocations.billing_period,
-        allocations.currency,
-        untaggable.spend_kind,
-        count(distinct allocations.x_LineItemKey) as line_items,
-        sum(allocations.effective_cost) as effective_cost
-    from allocations
-    inner join untaggable on allocations.x_LineItemKey = untaggable.x_LineItemKey
-    group by allocations.billing_period, allocations.currency, untaggable.spend_kind
+        billing_period,
+        currency,
+        spend_kind,
+        count(distinct x_LineItemKey) as line_items,
+        sum(effective_cost) as effective_cost
+    from kinds
+    where spend_kind <> 'resource'
+    group by billing_period, currency, spend_kind
 )
 
 select * from final

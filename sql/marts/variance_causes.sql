@@ -219,7 +219,7 @@ usage_children as (
             when tokens_trained is null or working_gpu_hours <= 0
                 then 'no tokens trained known: throughput and scope together'
             else format('{:,.0f}', decimal_divide(tokens_trained, working_gpu_hours * 3600))
-                || ' tokens/s/GPU over the GPU-hours left against '
+                || ' tokens per second per GPU while training, against '
                 || format('{:,.0f}', decimal_divide(training_tokens, estimated_gpu_hours * 3600)) || ' planned'
         end
     from usage_amounts
@@ -245,9 +245,9 @@ throughput_children as (
         usage_amounts.currency,
         round(data_waits.wait_gpu_hours * usage_amounts.estimated_rate, 10) as amount,
         data_waits.wait_gpu_hours as gpu_hours,
-        format('{:,.1f}', data_waits.wait_gpu_hours) || ' GPU-h waiting for data over ' || data_waits.timed_hours
+        format('{:,.1f}', data_waits.wait_gpu_hours) || ' GPU-hours waiting for data over ' || data_waits.timed_hours
             || ' hour' || if(data_waits.timed_hours = 1, '', 's') || ' with step timings, at the estimated '
-            || format('{:,.4f}', usage_amounts.estimated_rate) || ' per GPU-h' as evidence
+            || format('{:,.4f}', usage_amounts.estimated_rate) || ' per GPU-hour' as evidence
     from usage_amounts
     inner join data_waits on usage_amounts.training_run = data_waits.training_run
     union all
@@ -287,9 +287,9 @@ mix_children as (
         effective_cost - round(gpu_hours * estimated_rate, 10) as amount,
         gpu_hours,
         resources || ' resource' || if(resources = 1, '', 's') || ' ' || replace(pricing, '_', ' ') || ': '
-            || format('{:,.0f}', gpu_hours) || ' GPU-h, ' || format('{:.1f}', 100 * gpu_hours_share)
-            || ' % of the run''s, at ' || format('{:,.4f}', cost_per_gpu_hour) || ' per GPU-h instead of the estimated '
-            || format('{:,.4f}', estimated_rate) as evidence
+            || format('{:,.0f}', gpu_hours) || ' GPU-hours, ' || format('{:.1f}', 100 * gpu_hours_share)
+            || ' % of the run''s, at ' || format('{:,.4f}', cost_per_gpu_hour)
+            || ' per GPU-hour instead of the estimated ' || format('{:,.4f}', estimated_rate) as evidence
     from priced
     where not is_planned
 ),

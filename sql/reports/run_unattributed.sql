@@ -105,3 +105,46 @@ final as (
 
 select * exclude (candidate_rank) from final
 order by training_run, candidate_rank;
+
+-- name: outside_window
+-- For each run in $training_runs: the resources its registry entry names (a glob of its
+-- `resources`) charged outside its window, which stay unattributed (rule outside registry window)
+-- and are on no tagging worklist: per resource and currency, the first and last charge and the
+-- effective cost.
+with requested as (
+    select distinct unnest($training_runs) as training_run
+),
+
+patterns as (
+    select training_run, unnest(resources) as pattern
+    from run_registry
+    where training_run in (select training_run from requested)
+),
+
+outside as (
+    select ResourceId, BillingCurrency, ChargePeriodStart, ChargePeriodEnd, effective_cost
+    from cost_allocations
+    where allocation_rule = 'outside registry window'
+),
+
+named as (
+    select distinct patterns.training_run, resources.ResourceId
+    from (select distinct ResourceId from outside) as resources
+    inner join patterns on resources.ResourceId glob patterns.pattern
+),
+
+final as (
+    select
+        named.training_run,
+        outside.ResourceId as resource,
+        outside.BillingCurrency as currency,
+        min(outside.ChargePeriodStart) as first_charge,
+        max(outside.ChargePeriodEnd) as last_charge,
+        sum(outside.effective_cost) as effective_cost
+    from named
+    inner join outside on named.ResourceId = outside.ResourceId
+    group by named.training_run, outside.ResourceId, outside.BillingCurrency
+)
+
+select * from final
+order by training_run, effective_cost desc, resource, currency;

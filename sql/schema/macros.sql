@@ -249,6 +249,17 @@ from (
 ) as line_kinds
 where spend_kind <> 'resource';
 
+-- unattributed_spend_kind(line_spend_kind, allocation_rule): the spend kind of a part with no run,
+-- from its line's kind in untaggable_lines (NULL for a resource's line) and the part's
+-- allocation_rule: the line's kind when no tag can move the line, else 'outside registry window'
+-- for the part of a registered resource outside every window (the registry already names it: it
+-- lacks no tag, and is on no tagging worklist), else 'resource', the taggable spend.
+create or replace macro unattributed_spend_kind(line_spend_kind, allocation_rule) as
+    coalesce(
+        line_spend_kind,
+        if(allocation_rule = 'outside registry window', 'outside registry window', 'resource')
+    );
+
 -- focus_totals(period): focus_line_items per source, billing period and currency: line items, the
 -- rows among them RunLedger derived from a provider line (x_DerivedFrom: raw rows + derived rows =
 -- line items) and the sums of BilledCost and EffectiveCost (0 where every amount is NULL). The

@@ -43,13 +43,15 @@ comment on column unattributed_costs.share_of_period is
     'quarter); NULL when that total is 0.';
 comment on column unattributed_costs.taggable is
     'True for spend a tag could move to a run: lines of a resource (spend_kind resource). False for commitment fees '
-    'and unused commitments, tax, credits, support, other purchases and charges without a resource, which the '
-    'untagged_share check leaves out.';
+    'and unused commitments, tax, credits, support, other purchases, charges without a resource and registered '
+    'resources outside their run''s window, which the untagged_share check leaves out.';
 comment on column unattributed_costs.spend_kind is
     'Why the spend is or is not taggable (the spend_kind rule on the lines'' FOCUS columns, first that applies): '
     'commitment (ChargeCategory Purchase with a CommitmentDiscountId, or CommitmentDiscountStatus Unused), tax '
     '(ChargeCategory Tax or cost category tax), credit (ChargeCategory Credit), support (cost category support), '
-    'purchase (any other Purchase), no resource (no ResourceId); else resource, the taggable spend.';
+    'purchase (any other Purchase), no resource (no ResourceId); then outside registry window (a resource a run of '
+    'the registry names, charged outside the run''s window: allocation_rule outside registry window); else resource, '
+    'the taggable spend.';
 comment on column unattributed_costs.commitment is
     'The CommitmentDiscountId (Savings Plan, reservation or commitment) whose fee or unused part the commitment '
     'spend is; NULL for other spend.';

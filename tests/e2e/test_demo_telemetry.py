@@ -139,8 +139,8 @@ def test_the_7b_report_shows_the_utilization_and_names_the_input_bound_share(sha
     html = (report / "report.html").read_text()
     markdown = (report / "report.md").read_text()
     why = (
-        "Of the slower throughput, 1,401.60 (12.0 % of it) is time the GPUs spent waiting for data: 307.2 GPU-h "
-        "waiting for data over 24 hours with step timings, at the estimated 4.5625 per GPU-h."
+        "Of the slower throughput, 1,401.60 (12.0 % of it) is time the GPUs spent waiting for data: 307.2 GPU-hours "
+        "waiting for data over 24 hours with step timings, at the estimated 4.5625 per GPU-hour."
     )
     assert why in markdown and why in html
     assert "GPU utilization and data wait" in html and "GPU utilization and data wait" in markdown

@@ -466,7 +466,13 @@ def test_reports_show_the_waste(demo: tuple[Path, Path]) -> None:
     markdown = (reports / "llm-7b-pt-r1" / "report.md").read_text()
     assert "## Waste" in markdown and "![Waste by kind](charts/waste_by_kind.svg)" in markdown
     assert (reports / "llm-7b-pt-r1" / "charts" / "waste_by_kind.svg").read_text().startswith("<svg")
-    assert "| recompute after failure | 2 | 5,123.91 | 1,056.0 | 4.4 % |" in markdown
+    # the waste and the waterfall price the same hours differently, and each table says how
+    assert "| idle after run (as billed) | 34 | 3,754.93 | 768.0 | 3.2 % |" in markdown
+    assert "| recompute after failure (at the run's actual rate) | 2 | 5,123.91 | 1,056.0 | 4.4 % |" in markdown
+    assert (
+        "The variance waterfall prices the same hours at the estimated rate: idle after the end +3,504.00 "
+        "(768.0 GPU-hours), recompute after failures +4,818.00 (1,056.0 GPU-hours)."
+    ) in markdown
     assert "does not change the amounts above" in markdown
     assert (
         '<h2>Waste</h2>\n<figure class="chart" role="img" aria-label="Waste by kind"><svg'
@@ -493,13 +499,13 @@ def test_the_demos_untagged_share_counts_only_what_tags_could_move(demo: tuple[P
             "from unattributed_costs group by all order by all"
         ).fetchall()
     assert [(f"{p:%Y-%m}", total, unattributed, untagged) for p, _, total, unattributed, _, untagged, _ in shares] == [
-        ("2026-10", Decimal("234641.7137519073"), Decimal("76431.5351736702"), Decimal("1857.8069336702")),
+        ("2026-10", Decimal("234641.7137519073"), Decimal("76431.5351736702"), Decimal("1810.4729336702")),
         # November: with the support and tax the p5-cluster's nodes add
-        ("2026-11", Decimal("72261.1864566182"), Decimal("27702.8061910492"), Decimal("2156.3569610492")),
+        ("2026-11", Decimal("72261.1864566182"), Decimal("27702.8061910492"), Decimal("2116.5362943826")),
     ]
     assert [(round(before, 3), round(after, 4)) for *_, before, _, after in shares] == [
-        (0.326, 0.0079),
-        (0.383, 0.0298),
+        (0.326, 0.0077),
+        (0.383, 0.0293),
     ]
     reservation = "arn:aws:ec2:us-east-1:444455556666:reserved-instances/7c3e9a1b-2f4d-4b8e-a6c5-0d1e2f3a4b5c"
     savings_plan = query(
@@ -510,13 +516,16 @@ def test_the_demos_untagged_share_counts_only_what_tags_could_move(demo: tuple[P
         ("2026-10", "commitment", Decimal("56121.36"), sorted([reservation, savings_plan])),
         ("2026-10", "credit", Decimal("-5000"), None),
         ("2026-10", "no resource", Decimal("304.85824"), None),
-        ("2026-10", "resource", Decimal("1857.8069336702"), None),
+        # the 7B run's checkpoint bucket after its registered window: the registry names it
+        ("2026-10", "outside registry window", Decimal("47.334"), None),
+        ("2026-10", "resource", Decimal("1810.4729336702"), None),
         ("2026-10", "support", Decimal("10188.83"), None),
         ("2026-10", "tax", Decimal("12958.68"), None),
         ("2026-11", "commitment", Decimal("21705.60"), [reservation]),
         ("2026-11", "credit", Decimal("-2500"), None),
         ("2026-11", "no resource", Decimal("173.00923"), None),
-        ("2026-11", "resource", Decimal("2156.3569610492"), None),
+        ("2026-11", "outside registry window", Decimal("39.8206666666"), None),
+        ("2026-11", "resource", Decimal("2116.5362943826"), None),
         ("2026-11", "support", Decimal("2871.30"), None),
         ("2026-11", "tax", Decimal("3296.54"), None),
     ]
@@ -582,7 +591,7 @@ def test_the_7b_runs_progress_and_unit_economics(demo: tuple[Path, Path]) -> Non
     assert "- **Steps:** 141,308 of 154,973 planned (91.2 %)" in markdown
     assert "- **Cost per 1e9 tokens (USD):** 197.49" in markdown
     assert "- **Estimated cost per 1e9 tokens (USD):** 149.95" in markdown
-    assert "| On demand | 2,976.0 | 12.5 % |" in markdown
+    assert "| On-demand | 2,976.0 | 12.5 % |" in markdown
     assert (
         "<h2>Progress and unit economics</h2>"
         in (root / ".runledger" / "reports" / "llm-7b-pt-r1" / "report.html").read_text()
@@ -644,13 +653,17 @@ def test_the_7b_runs_variance_causes_against_a_hand_computation(demo: tuple[Path
     assert round(throughput, 2) == Decimal("11703.15")
     observed = Decimal(tokens_trained) / ((actual_gpu_hours - recompute - downtime - idle) * 3600)
     planned = Decimal("6.5e11") / (planned_gpu_hours * 3600)
-    assert throughput_evidence == f"{observed:,.0f} tokens/s/GPU over the GPU-hours left against {planned:,.0f} planned"
+    assert throughput_evidence == (
+        f"{observed:,.0f} tokens per second per GPU while training, against {planned:,.0f} planned"
+    )
     assert (round(observed), round(planned)) == (7_555, 8_563)
     # rate: 2 nodes on demand at 55.04 / 8 = 6.88 instead of 4.5625; the Savings Plan's price is the plan's
     mix, mix_hours, mix_evidence = causes["rate", "pricing_mix", "on_demand"]
     assert (mix, mix_hours) == ((Decimal("6.88") - rate) * 2 * 8 * 186, Decimal(2976))
     assert mix == Decimal("6896.88") == rate_variance
-    assert mix_evidence.startswith("2 resources on demand: 2,976 GPU-h, 12.5 % of the run's, at 6.8800 per GPU-h")
+    assert mix_evidence.startswith(
+        "2 resources on demand: 2,976 GPU-hours, 12.5 % of the run's, at 6.8800 per GPU-hour"
+    )
     assert causes["rate", "price", "savings_plan"][:2] == (Decimal(0), Decimal(14 * 8 * 186))
     assert {key for key in causes if key[0] == "total"} == {
         ("total", name, None) for name in ("rate", "usage", "storage", "network", "data", "monitoring")
@@ -691,12 +704,13 @@ def test_the_reports_and_the_summary_open_with_the_why_paragraph(demo: tuple[Pat
     root, _ = demo
     reports = root / ".runledger" / "reports"
     why = (
-        "+19,582.85 (+20.1 %): slower throughput +11,703.15 (7,555 tokens/s/GPU over the GPU-hours left against "
-        "8,563 planned), fewer tokens than planned -8,482.55 (592,688,709,632 of 650,000,000,000 planned tokens "
-        "trained, 91.2 %), On demand GPU-hours +6,896.88 (2 resources on demand: 2,976 GPU-h, 12.5 % of the "
-        "run's, at 6.8800 per GPU-h instead of the estimated 4.5625). Of the slower throughput, 1,401.60 (12.0 % of "
-        "it) is time the GPUs spent waiting for data: 307.2 GPU-h waiting for data over 24 hours with step "
-        "timings, at the estimated 4.5625 per GPU-h."
+        "19,582.85 (20.1 %) over the estimate. The largest causes: slower throughput +11,703.15 (7,555 tokens "
+        "per second per GPU while training, against 8,563 planned); fewer tokens than planned -8,482.55 "
+        "(592,688,709,632 of 650,000,000,000 planned tokens trained, 91.2 %); on-demand GPU-hours +6,896.88 "
+        "(2 resources on demand: 2,976 GPU-hours, 12.5 % of the run's, at 6.8800 per GPU-hour instead of the "
+        "estimated 4.5625). Of the slower throughput, 1,401.60 (12.0 % of it) is time the GPUs spent waiting for "
+        "data: 307.2 GPU-hours waiting for data over 24 hours with step timings, at the estimated 4.5625 per "
+        "GPU-hour."
     )
     markdown = (reports / "llm-7b-pt-r1" / "report.md").read_text()
     assert markdown.split("## Overview\n\n", 1)[1].startswith(f"> {why}\n")
@@ -708,10 +722,10 @@ def test_the_reports_and_the_summary_open_with_the_why_paragraph(demo: tuple[Pat
     steps = re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|", waterfall, re.MULTILINE)[2:]
     assert steps == [
         ("Estimate", "—"),
-        ("On demand GPU-hours", "+6,896.88"),
-        ("idle after the end", "+3,504.00"),
-        ("recompute after failures", "+4,818.00"),
-        ("restart downtime", "+876.00"),
+        ("on-demand GPU-hours", "+6,896.88"),
+        ("idle after the end (at the estimated rate)", "+3,504.00"),
+        ("recompute after failures (at the estimated rate)", "+4,818.00"),
+        ("restart downtime (at the estimated rate)", "+876.00"),
         ("fewer tokens than planned", "-8,482.55"),
         ("slower throughput", "+11,703.15"),
         ("storage", "+627.09"),
@@ -761,3 +775,76 @@ def test_the_thresholds_besides_cost_fire_where_the_demo_runs_cross_them(demo: t
     assert not [row for row in crossings if row[0] == "daily_spend_anomaly"]
     # every event of the demo's runs is billed: nothing provisional
     assert query(warehouse, "select count(*) from provisional_spend") == [(0,)]
+
+
+def test_the_summary_lists_every_budget_alert_and_a_run_report_its_own(demo: tuple[Path, Path]) -> None:
+    """Before, the summary listed the 3 cost crossings of the 17 `runledger run` counts, and no
+    report named the idle GPU instances."""
+    root, warehouse = demo
+    reports = root / ".runledger" / "reports"
+    ((count,),) = query(warehouse, "select count(*) from budget_alerts")
+    summary = (reports / "summary.md").read_text()
+    section = summary.split("## Budget alerts\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][2:]  # after the header
+    assert count == len(rows) == 17
+    assert (
+        "| idle GPU instance | i-0e7d5c4b3a2910042 | warning | 2026-10-12 | 7.0 hours | 6.0 hours | 39.70 USD | — |"
+        in rows
+    )
+    assert (
+        "| GPU-hours | [llm-7b-pt-r1](llm-7b-pt-r1/report.md) | over | 2026-10-09 | 21,504.0 GPU-hours "
+        "| 21,086.1 GPU-hours (100.0 % of the planned GPU-hours) | 105,784.50 USD | **Over** |"
+    ) in rows
+    assert {row.split(" | ")[0] for row in rows} == {
+        "| cost",
+        "| GPU-hours",
+        "| wall-clock hours",
+        "| storage spend",
+        "| idle GPU instance",
+    }
+    # a run's report: its own alerts of every kind, and the idle instance it shared on the cluster
+    seven_b = (reports / "llm-7b-pt-r1" / "report.md").read_text().split("## Budget alerts\n", 1)[1]
+    assert "| wall-clock hours | llm-7b-pt-r1 | over | 2026-10-09 | 168.0 hours |" in seven_b.split("\n## ", 1)[0]
+    evaluation = (reports / "eval-7b-ckpts" / "report.md").read_text().split("## Budget alerts\n", 1)[1]
+    assert "| idle GPU instance | i-0c5e7f9a1b3d20004 | warning | 2026-11-17 | 7.0 hours | 6.0 hours |" in evaluation
+
+
+def test_a_registered_bucket_outside_its_window_is_on_no_tagging_worklist(demo: tuple[Path, Path]) -> None:
+    """Before, ckpt-7b (named by the registry for llm-7b-pt-r1) was a taggable row of the worklist
+    after the run's window, and the 7B and 13B reports advised tagging it."""
+    root, warehouse = demo
+    reports = root / ".runledger" / "reports"
+    assert query(
+        warehouse, "select spend_kind, taggable, sum(effective_cost) from unattributed_costs "
+        "where resource = 'ckpt-7b' group by all"
+    ) == [("outside registry window", False, Decimal("87.1546666666"))]  # fmt: skip
+    for run in ("llm-7b-pt-r1", "llm-13b-ft-r2"):
+        worklist = (reports / run / "report.md").read_text().split("## Top unattributed resources", 1)[1]
+        assert "| ckpt-7b |" not in worklist.split("Outside the run's registered window", 1)[0]
+    seven_b = (reports / "llm-7b-pt-r1" / "report.md").read_text()
+    assert "Outside the run's registered window: the run registry names these resources for this run" in seven_b
+    assert "| ckpt-7b | 2026-10-11 00:00 UTC to 2026-11-29 00:00 UTC | USD | 87.15 |" in seven_b
+    assert "registered window" not in (reports / "llm-13b-ft-r2" / "report.md").read_text()
+
+
+def test_the_reports_link_back_style_every_status_and_explain_each_rate(demo: tuple[Path, Path]) -> None:
+    root, _ = demo
+    reports = root / ".runledger" / "reports"
+    three_b = (reports / "llm-3b-pt-gcp" / "report.html").read_text()
+    assert three_b.count('<p class="up"><a href="../summary.html">← Summary of every run</a></p>') == 1
+    assert (reports / "llm-3b-pt-gcp" / "report.md").read_text().startswith("[← Summary of every run](../summary.md)\n")
+    # the ended run within ±10 % of its estimate: a styled pill like every other status
+    assert '<span class="badge tone-within">Within</span>' in three_b and ".tone-within" in three_b
+    # two costs per GPU-hour, each explained
+    markdown = (reports / "llm-3b-pt-gcp" / "report.md").read_text()
+    assert "| Committed use discount | 5,760.0 | 100.0 % | 35,549.54 | 6.1718 |" in markdown
+    assert "| Rate, USD per GPU-hour (rate variance) | 7.6400 | 7.6408 | +0.0008 | +4.58 |" in markdown
+    assert (
+        "Per GPU-hour: the effective cost of the lines that carry GPU-hours ÷ their GPU-hours. The compute rate "
+        "(7.6408 per GPU-hour) divides all compute spend, 44,010.98, by the same GPU-hours: it includes 8,461.44 of "
+        "compute lines without GPU-hours"
+    ) in markdown
+    assert "the estimated rate (7.6400), the budget's price per GPU-hour, covers them too." in markdown
+    # the top resources' money axis: few enough ticks that its labels never run into each other
+    ticks = re.findall(r">([0-9,]+)</text>", (reports / "llm-7b-pt-r1" / "charts" / "top_resources.svg").read_text())
+    assert ticks == ["0", "2,000", "4,000", "6,000", "8,000", "10,000"]

@@ -525,8 +525,8 @@ def test_threshold_crossings_in_the_run_report_and_the_summary(reports: ReportSe
     alerts = summary[summary.index("<h2>Budget alerts</h2>") :]
     alerts = alerts[: alerts.index("</section>")]
     assert f'href="{BUDGETED_RUN}/report.html"' in alerts
-    assert "2026-10-07" in alerts and "warning (80.0 % of estimate)" in alerts
-    assert "9,680.00" in alerts and "9,881.88" in alerts
+    assert "<td>cost</td>" in alerts and "<td>warning</td>" in alerts and "2026-10-07" in alerts
+    assert "9,680.00 USD (80.0 % of the estimate)" in alerts and "9,881.88 USD" in alerts
     assert UNBUDGETED_RUN not in alerts
 
 

@@ -188,15 +188,16 @@ CAUSES = (
 def test_the_why_paragraph_names_the_three_largest_causes_with_amount_and_evidence() -> None:
     why = why_paragraph(overview("12.5", 0.125, CAUSES))
     assert why == (
-        "+12.50 (+12.5 %): On demand GPU-hours +42.00 (3 resources on demand), fewer tokens than planned -20.00 "
-        "(half the planned tokens trained), storage -12.50 (actual 7.50 against an estimate of 20.00)."
+        "12.50 (12.5 %) over the estimate. The largest causes: on-demand GPU-hours +42.00 (3 resources on "
+        "demand); fewer tokens than planned -20.00 (half the planned tokens trained); storage -12.50 (actual "
+        "7.50 against an estimate of 20.00)."
     )
     assert why_paragraph(overview("0", 0.0, ())) is None
 
 
 def test_the_waterfall_steps_are_the_leaves_rate_then_usage_then_categories() -> None:
     assert variance_steps(overview("12.5", 0.125, CAUSES)) == [
-        ("On demand GPU-hours", Decimal("42.004")),
+        ("on-demand GPU-hours", Decimal("42.004")),
         ("Savings Plan price", Decimal("-12.004")),
         ("recompute after failures", Decimal(7)),
         ("fewer tokens than planned", Decimal(-20)),

@@ -59,15 +59,19 @@ SMTP_GREETING = b"220 trickle ESMTP\r\n"
 
 
 def test_a_webhook_answering_one_byte_at_a_time_fails_at_the_deadline() -> None:
-    with trickling_server(ACCEPTED, interval=0.1) as server:
-        with pytest.raises(DeliveryError, match=r"^no complete answer within 0\.5 s$") as raised:
-            post_json(f"http://127.0.0.1:{server.port}/hook", {"text": "hello"}, timeout=0.5)
+    with (
+        trickling_server(ACCEPTED, interval=0.1) as server,
+        pytest.raises(DeliveryError, match=r"^no complete answer within 0\.5 s$") as raised,
+    ):
+        post_json(f"http://127.0.0.1:{server.port}/hook", {"text": "hello"}, timeout=0.5)
     assert raised.value.retryable
 
 
 def test_an_smtp_server_answering_one_byte_at_a_time_fails_at_the_deadline() -> None:
     mail = Mail(sender="runledger@example.com", recipients=["finops@example.com"], subject="s", body="b\n")
-    with trickling_server(SMTP_GREETING, interval=0.1) as server:
-        with pytest.raises(DeliveryError, match=r"^no complete answer within 0\.5 s$") as raised:
-            send_mail("127.0.0.1", server.port, mail, starttls=False, login=None, timeout=0.5)
+    with (
+        trickling_server(SMTP_GREETING, interval=0.1) as server,
+        pytest.raises(DeliveryError, match=r"^no complete answer within 0\.5 s$") as raised,
+    ):
+        send_mail("127.0.0.1", server.port, mail, starttls=False, login=None, timeout=0.5)
     assert raised.value.retryable

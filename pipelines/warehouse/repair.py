@@ -42,6 +42,7 @@ class DamagedFile:
 
     Attributes:
         table: the table that reads it.
+        kind: `data`, or `delete` for a file of rows deleted from a data file.
         path: where the catalog says it is.
         partition: its partition's values (`x_SourceName`, `year`, `month`), empty for a table
             without partitions.
@@ -49,6 +50,7 @@ class DamagedFile:
     """
 
     table: str
+    kind: str
     path: str
     partition: dict[str, str]
     problem: str
@@ -61,12 +63,10 @@ class DamagedFile:
     @property
     def source_period(self) -> tuple[str, date] | None:
         """The (source, billing period) of a file of line items."""
-        if self.table != LINE_ITEMS:
-            return None
-        return self.partition["x_SourceName"], date(int(self.partition["year"]), int(self.partition["month"]), 1)
+        return _source_period(self.partition) if self.table == LINE_ITEMS else None
 
     def describe(self) -> str:
-        return f"{self.where}: data file {self.path} is {self.problem}"
+        return f"{self.where}: {self.kind} file {self.path} is {self.problem}"
 
 
 class DamagedLake(RuntimeError):
@@ -78,6 +78,10 @@ def _partition(path: str | None) -> dict[str, str]:
     if not path:
         return {}
     return dict(part.split("=", 1) for part in path.split("/")[:-1] if "=" in part)
+
+
+def _source_period(partition: dict[str, str]) -> tuple[str, date]:
+    return partition["x_SourceName"], date(int(partition["year"]), int(partition["month"]), 1)
 
 
 def _where(table: str, partition: dict[str, str]) -> str:
@@ -96,17 +100,19 @@ def damaged_files(conn: duckdb.DuckDBPyConnection, lake: Lake) -> list[DamagedFi
         present = dict(
             conn.execute(read_sql("ops/repair", "present"), {"pattern": f"{lake.data_path}**/*.parquet"}).fetchall()
         )
-    except duckdb.IOException:
-        present = {}  # no file at all
+    except duckdb.IOException as error:
+        if "No files found" not in str(error):
+            raise  # the data path cannot be listed: no file can be judged
+        present = {}
     damaged = []
-    for table, _, path, partition_path, size in conn.execute(
+    for table, kind, path, partition_path, size in conn.execute(
         read_sql("ops/repair", "files"), {"data_path": lake.data_path}
     ).fetchall():
         found = present.get(path)
         if found == size:
             continue
         problem = "missing" if found is None else f"{found:,} bytes where the catalog recorded {size:,}"
-        damaged.append(DamagedFile(table, path, _partition(partition_path), problem))
+        damaged.append(DamagedFile(table, kind, path, _partition(partition_path), problem))
     return damaged
 
 
@@ -157,14 +163,12 @@ class Repair:
 
 
 def _line_item_partitions(conn: duckdb.DuckDBPyConnection, lake: Lake) -> set[tuple[str, date]]:
-    partitions = set()
-    for table, kind, _, partition_path, _ in conn.execute(
-        read_sql("ops/repair", "files"), {"data_path": lake.data_path}
-    ).fetchall():
-        if table == LINE_ITEMS and kind == "data":
-            source_period = DamagedFile(table, "", _partition(partition_path), "").source_period
-            partitions.add(source_period)
-    return partitions
+    files = conn.execute(read_sql("ops/repair", "files"), {"data_path": lake.data_path}).fetchall()
+    return {
+        _source_period(_partition(partition_path))
+        for table, kind, _, partition_path, _ in files
+        if table == LINE_ITEMS and kind == "data"
+    }
 
 
 def repair_lake(conn: duckdb.DuckDBPyConnection, lake: Lake) -> Repair:

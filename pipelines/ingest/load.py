@@ -16,9 +16,10 @@ from decimal import Decimal
 
 import duckdb
 
-from pipelines.sources.base import AMOUNT_LIMIT, PeriodBatch, remove_files
+from pipelines.sources.base import PeriodBatch, remove_files
 from pipelines.warehouse.connection import committed_snapshot, describe_commit, transactions, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
+from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
 from pipelines.warehouse.sql import dict_rows, read_sql
 
 

@@ -11,7 +11,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import Decimal
 from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Protocol, runtime_checkable
@@ -24,11 +23,6 @@ import pyarrow.parquet as pq
 from connectors.errors import SourceError
 from pipelines.sources.delivery import MappedDelivery
 from pipelines.sources.mappings import MappingRule
-
-# Every amount of money RunLedger loads is below this in magnitude (docs/semantics.md, "Amounts"):
-# the sums, shares and exact divisions of later steps then stay within DECIMAL(38, 10) and
-# HUGEINT. The SQL macro `money_limit` (sql/staging/macros.sql) is the same number.
-AMOUNT_LIMIT = Decimal(10) ** 15
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ create or replace temp macro money(value) as
 -- The amounts RunLedger loads are below 10^15 in magnitude (docs/semantics.md, "Amounts"): the
 -- sums, shares and exact divisions (`decimal_divide`, sql/schema/macros.sql) of a lake's lines
 -- then stay within DECIMAL(38, 10) and HUGEINT. The same number as `AMOUNT_LIMIT`
--- (pipelines/sources/base.py).
+-- (pipelines/warehouse/decimal_text.py).
 create or replace temp macro money_limit() as cast(1000000000000000 as decimal(38, 10));
 
 -- The columns `first_bad_money` checks that hold usage quantities in the provider's units, not

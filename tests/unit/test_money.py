@@ -11,7 +11,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 import duckdb
 import pytest
 
-from pipelines.sources.base import AMOUNT_LIMIT
+from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
 from pipelines.warehouse.sql import read_sql
 
 TENTH_DECIMAL = Decimal("1e-10")

@@ -26,8 +26,8 @@ import pyarrow.parquet as pq
 import yaml
 
 from connectors.errors import SourceError
-from pipelines.sources.base import AMOUNT_LIMIT
 from pipelines.sources.mappings import COST_CATEGORIES, CategoryRule, currency_problem
+from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
 
 REQUIRED_COLUMNS = ("date", "cost_category", "amount", "currency")
 OPTIONAL_COLUMNS = ("description",)

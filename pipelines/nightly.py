@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -21,8 +21,9 @@ from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_gra
 from pipelines.ingest.readers import reader_for
 from pipelines.orchestration.partitions import partition_key, unpartitioned_reason
 from pipelines.orchestration.resources import RunLedgerResource
-from pipelines.warehouse.connection import connect_read_only, require_current_format
+from pipelines.warehouse.connection import connect, connect_read_only, require_current_format
 from pipelines.warehouse.lake import LakeError
+from pipelines.warehouse.repair import require_whole
 
 QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
@@ -195,11 +196,15 @@ def run_nightly(
     Raises:
         ConfigError: the configuration is invalid (exit 2 in the CLI).
         LakeError: the lake holds a warehouse file of an earlier version (exit 2 in the CLI).
+        DamagedLake: a data file of the lake is missing or damaged (`runledger repair`).
         RunFailed: a blocking check failed (exit 1 in the CLI); a failing step raises its own
             error (SourceError, LoadError, ConservationError, duckdb.Error …).
     """
     config = load_config(config_path)
     require_current_format(config.lake)
+    if config.lake.exists():
+        with closing(connect(config.lake)) as conn:
+            require_whole(conn, config.lake)
     graph = build_asset_graph(config)
     resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}
     billing_periods = sorted(periods) or discover_billing_periods(config, full_refresh)

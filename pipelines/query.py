@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from pipelines.warehouse.connection import connect_read_only, require_readable
 from pipelines.warehouse.lake import Lake, LakeError, install_extensions
+from pipelines.warehouse.repair import explain_file_error
 from pipelines.warehouse.sandbox import SandboxUnavailable, confine
 
 READ_STATEMENTS = {"SELECT", "EXPLAIN"}
@@ -42,8 +43,9 @@ class QueryRefused(ValueError):
 
 
 def query_failed(error: duckdb.Error) -> str:
-    """DuckDB's message on one line (it spreads a syntax error over several, with a caret)."""
-    return f"query failed: {' '.join(str(error).split())}"
+    """DuckDB's message on one line (it spreads a syntax error over several, with a caret); a
+    lost or damaged lake file named with its table, period and repair."""
+    return explain_file_error(error) or f"query failed: {' '.join(str(error).split())}"
 
 
 def require_one_read_statement(sql: str) -> None:

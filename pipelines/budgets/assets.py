@@ -6,7 +6,7 @@ import duckdb
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs
 from pipelines.budgets.causes import build_variance_causes
-from pipelines.budgets.delivery import FAILED, attempt, current_alerts, ledger, plan_deliveries, record, utc_now
+from pipelines.budgets.delivery import FAILED, attempt_all, current_alerts, ledger, plan_deliveries, record, utc_now
 from pipelines.budgets.tables import (
     ALERT_KINDS,
     ALERTS_SQL,
@@ -171,7 +171,6 @@ def alert_deliveries(context: dg.AssetExecutionContext, runledger: RunLedgerReso
     again. A delivery that still fails is recorded and logged as a warning; the step succeeds."""
     config = runledger.load_config()
     settings = config.alerts
-    by_name = {destination.name: destination for destination in settings.destinations}
     with runledger.warehouse(config) as conn:
         for transaction in transactions(conn):
             with transaction:
@@ -179,7 +178,7 @@ def alert_deliveries(context: dg.AssetExecutionContext, runledger: RunLedgerReso
                     current_alerts(conn), ledger(conn), settings.destinations, utc_now()
                 )
                 record(conn, [*to_send, *superseded])
-    done = [attempt(delivery, by_name[delivery.destination], settings) for delivery in to_send]
+    done = attempt_all(to_send, settings)
     with runledger.warehouse(config) as conn:
         for transaction in transactions(conn):
             with transaction:

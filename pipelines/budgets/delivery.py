@@ -331,6 +331,31 @@ def attempt(delivery: Delivery, destination: Destination, settings: Alerts) -> D
     )
 
 
+def attempt_all(deliveries: Iterable[Delivery], settings: Alerts) -> list[Delivery]:
+    """Tries each delivery (`attempt`) until one to its destination fails: the destination's
+    later deliveries of the run are recorded failed untried (their attempts unchanged), for the
+    next run to try, so a dead or slow destination costs one delivery's tries, not every
+    alert's.
+
+    Returns:
+        Each delivery as the ledger records it, in the order given.
+    """
+    by_name = {destination.name: destination for destination in settings.destinations}
+    down: dict[str, str] = {}
+    done = []
+    for delivery in deliveries:
+        if delivery.destination in down:
+            done.append(replace(delivery, status=FAILED, last_error=f"not tried: {down[delivery.destination]}"))
+            continue
+        delivery = attempt(delivery, by_name[delivery.destination], settings)
+        if delivery.status == FAILED:
+            down[delivery.destination] = (
+                f"an earlier alert to {delivery.destination} failed in this run ({delivery.last_error})"
+            )
+        done.append(delivery)
+    return done
+
+
 def utc_now() -> datetime:
     """The current UTC time without an offset, as the warehouse's timestamps are."""
     return datetime.now(UTC).replace(tzinfo=None)

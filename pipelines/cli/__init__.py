@@ -1,6 +1,6 @@
 """`runledger`: the command line. Exit 0 ok, 1 run failed, 2 usage or config error.
 
-One module per group of commands: nightly (demo, run), warehouse (query, export, report,
+One module per group of commands: nightly (demo, run, repair), warehouse (query, export, report,
 migrate), estimate, check; common holds the exit codes and the shared options, output the
 printing."""
 
@@ -10,7 +10,7 @@ import click
 
 from pipelines.cli.check import check
 from pipelines.cli.estimate import estimate
-from pipelines.cli.nightly import demo, run
+from pipelines.cli.nightly import demo, repair, run
 from pipelines.cli.warehouse import export, migrate, query, report
 
 
@@ -23,5 +23,5 @@ def main() -> None:
     """The `runledger` command group."""
 
 
-for command in (demo, run, query, export, report, migrate, estimate, check):
+for command in (demo, run, repair, query, export, report, migrate, estimate, check):
     main.add_command(command)

@@ -32,6 +32,7 @@ def handle_errors(command: Callable) -> Callable:
         from pipelines.query import QueryRefused
         from pipelines.sources.mappings import MappingError
         from pipelines.warehouse.lake import LakeError
+        from pipelines.warehouse.repair import explain_file_error
         from pipelines.warehouse.sandbox import SandboxUnavailable
 
         try:
@@ -50,7 +51,7 @@ def handle_errors(command: Callable) -> Callable:
             echo_err(f"error: {error}")
             sys.exit(USAGE_ERROR)
         except Exception as error:  # noqa: BLE001 - every other failure is a failed run, exit 1
-            echo_err(f"run failed: {error}")
+            echo_err(f"run failed: {explain_file_error(error) or error}")
             sys.exit(RUN_FAILED)
 
     return wrapper

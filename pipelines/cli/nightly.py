@@ -1,4 +1,4 @@
-"""`runledger demo` and `runledger run`: the nightly job, then its summary."""
+"""`runledger demo`, `runledger run` and `runledger repair`: the nightly job, then its summary."""
 
 from __future__ import annotations
 
@@ -138,3 +138,39 @@ def demo(target: Path) -> None:
 def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) -> None:
     reports = _run_nightly(config_path, [parse_period(p) for p in periods], full_refresh)
     _print_summary(config_path, reports)
+
+
+@click.command(
+    help="Repair a lake whose data files were lost or damaged by hand: rebuild what the nightly job computes, "
+    "reload lost line items from the exports, keep the alert ledger, loads and tag snapshots."
+)
+@config_option
+@handle_errors
+def repair(config_path: Path | None) -> None:
+    from pipelines.config import load_config
+    from pipelines.warehouse.connection import connect, require_readable
+    from pipelines.warehouse.locks import writer_lock
+    from pipelines.warehouse.repair import repair_lake
+
+    config = load_config(config_path)
+    require_readable(config.lake)
+    with writer_lock(config.lake):
+        conn = connect(config.lake)
+        try:
+            done = repair_lake(conn, config.lake)
+        finally:
+            conn.close()
+    if not done.damaged:
+        click.echo("every data file of the lake is as its catalog recorded it: nothing to repair")
+        return
+    for file in done.damaged:
+        click.echo(f"damaged: {file.describe()}")
+    reload = ", ".join(f"{source} {period:%Y-%m}" for source, period in done.reload)
+    click.echo(
+        f"recreated {', '.join(done.rebuilt)}; "
+        + (f"reloading {reload} from the exports, " if reload else "")
+        + "rebuilding what the nightly job computes"
+    )
+    reports = _run_nightly(config_path, done.periods, full_refresh=bool(done.reload))
+    _print_summary(config_path, reports)
+    click.echo("repaired: every data file of the lake is whole again")

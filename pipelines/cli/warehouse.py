@@ -117,6 +117,7 @@ def report(
     from pipelines.query import parse_moment
     from pipelines.reports import write_reports
     from pipelines.warehouse.connection import connect_read_only
+    from pipelines.warehouse.repair import require_whole
 
     if bool(run_id) == all_runs:
         raise UsageProblem("give exactly one of --run RUN_ID or --all")
@@ -125,6 +126,8 @@ def report(
     config = load_config(config_path)
     conn = connect_read_only(config.lake, parse_moment(at) if at else None)
     try:
+        if at is None:
+            require_whole(conn, config.lake)
         try:
             written = write_reports(conn, out or config.reports_path, [run_id] if run_id else None, png=png)
         except ValueError as error:

@@ -19,6 +19,7 @@ import duckdb
 from pipelines.sources.base import PeriodBatch, remove_files
 from pipelines.warehouse.connection import committed_snapshot, describe_commit, transactions, unordered_inserts
 from pipelines.warehouse.conservation import ConservationError
+from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
 from pipelines.warehouse.sql import dict_rows, read_sql
 
 
@@ -182,9 +183,27 @@ def _fetch_dict(conn: duckdb.DuckDBPyConnection, sql: str, params: dict) -> dict
     return row
 
 
+def _check_amounts(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch) -> None:
+    """Raises LoadError naming the first line just inserted with an amount beyond `AMOUNT_LIMIT`
+    (the readers name the row of a raw amount beyond it; this holds for what a mapping derives,
+    and for the CUR Parquet amounts, which are not checked row by row when their totals add up)."""
+    large = conn.execute(
+        read_sql("staging/focus_line_items", "first_large_amount"),
+        {"source_name": batch.source_name, "billing_period": batch.billing_period, "limit": AMOUNT_LIMIT},
+    ).fetchone()
+    if large is not None:
+        location, line_item, column, amount = large
+        raise LoadError(
+            f"{location or _where(batch)}, line item {line_item}, column {column}: {amount} is not below 10^15, the "
+            "largest amount RunLedger loads (docs/semantics.md#amounts); fix or re-export the file, nothing was "
+            "loaded"
+        )
+
+
 def _check_loaded(conn: duckdb.DuckDBPyConnection, batch: PeriodBatch) -> dict:
     """The totals of the rows just inserted for the batch's source and period, checked against
     the raw control totals (inside the load's transaction, which a failure rolls back)."""
+    _check_amounts(conn, batch)
     checked = _fetch_dict(
         conn,
         read_sql("staging/focus_line_items", "source_period_totals"),

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.plans.schema import (
-    WAREHOUSE_DECIMAL_LIMIT,
     Budget,
     InvalidValue,
     ResourceModel,
@@ -25,6 +24,7 @@ from pipelines.plans.schema import (
 )
 from pipelines.plans.settings import AlertThresholds
 from pipelines.sources.mappings import COST_CATEGORIES
+from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
 
 HOURS_PER_MONTH = Decimal(730)
 SECONDS_PER_HOUR = Decimal(3600)
@@ -89,8 +89,8 @@ def estimate(budget: Budget) -> Estimate:
 
     Raises:
         InvalidValue: an estimated quantity the budget tables store (GPU-hours, a category's cost,
-            the total) is 10^28 or more, beyond their DECIMAL(38, 10); its key is the section
-            that derives it.
+            the total) is 10^15 or more, beyond what RunLedger holds (`AMOUNT_LIMIT`); its key is
+            the section that derives it.
     """
     with localcontext(prec=DECIMAL_PRECISION):
         costs: dict[str, Decimal] = {}
@@ -258,12 +258,12 @@ def _storable_costs(costs: dict[str, Decimal]) -> dict[str, Decimal]:
 
 
 def _storable(value: Decimal, quantity: str, key: str) -> Decimal:
-    """The value, when the budget tables' DECIMAL(38, 10) can hold it (the limit of
-    `schema.require_storable`, here for a quantity the estimate derives)."""
-    if abs(value) >= WAREHOUSE_DECIMAL_LIMIT:
+    """The value, when it is below `AMOUNT_LIMIT` (the limit of `schema.require_storable`, here
+    for a quantity the estimate derives)."""
+    if abs(value) >= AMOUNT_LIMIT:
         raise InvalidValue(
-            f"the estimated {quantity} is {value:.3E}, but the warehouse's DECIMAL(38, 10) holds less than "
-            "10^28; check the numbers of this section for a wrong unit or exponent",
+            f"the estimated {quantity} is {value:.3E}, but RunLedger holds numbers below 10^15; check the numbers "
+            "of this section for a wrong unit or exponent (docs/semantics.md#amounts)",
             key=key,
         )
     return value

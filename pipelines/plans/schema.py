@@ -24,6 +24,7 @@ from pydantic import (
 from pipelines.config_rules import not_below
 from pipelines.plans.settings import DataLoadingShare, LowGpuUtilization, ThresholdLevels
 from pipelines.sources.mappings import COST_CATEGORIES, currency_problem
+from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
 
 SECTION_CATEGORIES = {"compute": "model", "storage": "storage", "network": "network"}
 """Categories a budget section derives, which `fixed` must then leave out."""
@@ -49,8 +50,6 @@ class InvalidValue(ValueError):
         self.key = key
 
 
-WAREHOUSE_DECIMAL_LIMIT = Decimal(10) ** 28
-"""Numbers of the budget tables are DECIMAL(38, 10): 28 digits before the point, so below 10^28."""
 WAREHOUSE_INTEGER_LIMIT = 2**31 - 1
 """Counts of the budget tables (checkpoints_retained) are INTEGER."""
 
@@ -60,18 +59,19 @@ class OutOfRange(ValueError):
 
 
 def require_storable(value: Decimal | int) -> Decimal | int:
-    """The one range rule of budget numbers: what the budget tables can hold.
+    """The one range rule of budget numbers: what the budget tables and RunLedger's arithmetic
+    on them hold (`AMOUNT_LIMIT`, docs/semantics.md "Amounts").
 
     Raises:
-        OutOfRange: a Decimal of 10^28 or more in magnitude, or an integer above 2^31 - 1.
+        OutOfRange: a Decimal of 10^15 or more in magnitude, or an integer above 2^31 - 1.
     """
     if isinstance(value, int):
         if abs(value) > WAREHOUSE_INTEGER_LIMIT:
             raise OutOfRange(f"must be at most {WAREHOUSE_INTEGER_LIMIT:,} (the warehouse's INTEGER), got {value}")
-    elif abs(value) >= WAREHOUSE_DECIMAL_LIMIT:
+    elif abs(value) >= AMOUNT_LIMIT:
         raise OutOfRange(
-            f"must be below 10^28, the largest number the warehouse's DECIMAL(38, 10) holds, got {value}; "
-            "check its unit and exponent"
+            f"must be below 10^15, the largest number RunLedger holds, got {value}; check its unit and exponent "
+            "(docs/semantics.md#amounts)"
         )
     return value
 

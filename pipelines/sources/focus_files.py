@@ -319,7 +319,8 @@ def read_delivery(
 
     Raises:
         SourceError: naming the file, the row (1-based, header not counted), the column and the
-            value of the first money value that is not a finite number, timestamp that is not one,
+            value of the first money value that is not a finite number below 10^15, timestamp that
+            is not one,
             or Tags or SkuPriceDetails text that is not a JSON object of key-value pairs.
     """
     read_params = {"billing_period": billing_period, "select_period": select_period}
@@ -333,7 +334,7 @@ def read_delivery(
         if bad is not None:
             raise SourceError(
                 f"{bad['location']}, row {bad['file_row_number'] + 1}, column {bad['column_name']}: "
-                f"{bad['value']!r} is not a finite number; fix or re-export the file, nothing was loaded"
+                f"{bad['value']!r} is not a finite number below 10^15; fix or re-export the file, nothing was loaded"
             )
         totals = fetch_dict(conn, read_sql_file(TOTALS, "totals"), {"files": [str(f) for f in files], **read_params})
     delivery = MappedDelivery(

@@ -49,10 +49,12 @@ def create_schema(conn: duckdb.DuckDBPyConnection, *, partitioned: bool = False)
         partitioned: run the tables' `set partitioned by` statements (DuckLake only).
     """
     with transaction(conn):
-        _create_schema(conn, partitioned=partitioned)
+        create_schema_statements(conn, partitioned=partitioned)
 
 
-def _create_schema(conn: duckdb.DuckDBPyConnection, *, partitioned: bool) -> None:
+def create_schema_statements(conn: duckdb.DuckDBPyConnection, *, partitioned: bool) -> None:
+    """`create_schema`'s statements, in the caller's transaction: a table that is missing is
+    created, the others are left as they are."""
     comments = []
     for path in _schema_files():
         comments += execute_ddl(conn, read_sql(path), partitioned=partitioned)
@@ -75,7 +77,7 @@ def _bring_schema_up_to_date(conn: duckdb.DuckDBPyConnection) -> None:
     for attempt in transactions(conn):
         with attempt:
             if not _schema_is_current(conn):
-                _create_schema(conn, partitioned=True)
+                create_schema_statements(conn, partitioned=True)
 
 
 def create_view(conn: duckdb.DuckDBPyConnection, path: str) -> None:

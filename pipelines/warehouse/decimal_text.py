@@ -15,6 +15,11 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 MONEY_PLACES = 2
+# Every amount RunLedger loads or a budget gives is below this in magnitude (docs/semantics.md,
+# "Amounts"): the sums, shares and exact divisions (`decimal_divide`) of later steps then stay
+# within DECIMAL(38, 10) and HUGEINT. The SQL macro `money_limit` (sql/staging/macros.sql) is the
+# same number.
+AMOUNT_LIMIT = Decimal(10) ** 15
 
 
 def plain(value: Decimal, places: int | None = None, *, grouped: bool = False) -> str:

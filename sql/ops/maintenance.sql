@@ -12,6 +12,11 @@ call ducklake_merge_adjacent_files('lake');
 -- Deletes the data files that only snapshots expired before $older_than read: one row per file.
 call ducklake_cleanup_old_files('lake', older_than => $older_than);
 
+-- name: delete_orphaned_files
+-- Deletes the data files under the data path the catalog does not know, last written before
+-- $older_than: what a writer killed before its commit left behind. One row per file.
+call ducklake_delete_orphaned_files('lake', older_than => $older_than);
+
 -- name: state
 -- Snapshots kept, and the data and delete files the current snapshot reads (DuckLake's own
 -- metadata tables, attached beside the lake).

@@ -7,6 +7,54 @@ delete from focus_line_items
 where x_SourceName = $source_name
     and in_billing_period(BillingPeriodStart, $billing_period);
 
+-- name: first_large_amount
+-- The first line (by file and key) of one (source, billing period) with an amount of money of
+-- $limit or more in magnitude, and the column: what the exact arithmetic of later steps (sums,
+-- shares, `decimal_divide`) could not hold. The load stops on it.
+with large as (
+    select
+        x_SourceFile,
+        x_LineItemKey,
+        BilledCost,
+        EffectiveCost,
+        ListCost,
+        ContractedCost,
+        ListUnitPrice,
+        ContractedUnitPrice,
+        x_SplitCost,
+        x_SplitUnusedCost
+    from focus_line_items
+    where x_SourceName = $source_name
+        and in_billing_period(BillingPeriodStart, $billing_period)
+        and (
+            abs(BilledCost) >= $limit or abs(EffectiveCost) >= $limit or abs(ListCost) >= $limit
+            or abs(ContractedCost) >= $limit or abs(ListUnitPrice) >= $limit
+            or abs(ContractedUnitPrice) >= $limit or abs(x_SplitCost) >= $limit
+            or abs(x_SplitUnusedCost) >= $limit
+        )
+),
+
+amounts as (
+    unpivot large
+    on BilledCost, EffectiveCost, ListCost, ContractedCost, ListUnitPrice, ContractedUnitPrice, x_SplitCost,
+    x_SplitUnusedCost
+    into name column_name value amount
+),
+
+final as (
+    select
+        x_SourceFile as location,
+        x_LineItemKey as line_item,
+        column_name,
+        amount
+    from amounts
+    where abs(amount) >= $limit
+    order by location, line_item, column_name
+    limit 1
+)
+
+select * from final;
+
 -- name: source_period_totals
 -- One source's rows of one billing period in focus_line_items (those RunLedger derived among
 -- them apart) and their totals: `focus_totals` (sql/schema/macros.sql), the totals every

@@ -73,11 +73,31 @@ create or replace temp macro money(value) as
         else text_money(cast(value as varchar))
     end;
 
--- The first of a row's amounts ({column_name, value as text}) that `money` does not convert: what
--- stops a load, named before anything is loaded. (A DOUBLE's text is its shortest form, which
--- `money` converts as it converts the DOUBLE.)
+-- The amounts RunLedger loads are below 10^15 in magnitude (docs/semantics.md, "Amounts"): the
+-- sums, shares and exact divisions (`decimal_divide`, sql/schema/macros.sql) of a lake's lines
+-- then stay within DECIMAL(38, 10) and HUGEINT. The same number as `AMOUNT_LIMIT`
+-- (pipelines/warehouse/decimal_text.py).
+create or replace temp macro money_limit() as cast(1000000000000000 as decimal(38, 10));
+
+-- The columns `first_bad_money` checks that hold usage quantities in the provider's units, not
+-- money: they are not bounded by `money_limit` (GCP counts bytes and byte-seconds).
+create or replace temp macro is_quantity(column_name) as
+    column_name in (
+        'line_item_usage_amount', 'usage.amount', 'usage.amount_in_pricing_units',
+        'PricingQuantity', 'ConsumedQuantity', 'CommitmentDiscountQuantity'
+    );
+
+-- The first of a row's amounts ({column_name, value as text}) that `money` does not convert, or
+-- converts to money beyond `money_limit`: what stops a load, named before anything is loaded.
+-- (A DOUBLE's text is its shortest form, which `money` converts as it converts the DOUBLE.)
 create or replace temp macro first_bad_money(amounts) as
-    list_filter(amounts, amount -> amount.value is not null and try(money(amount.value)) is null)[1];
+    list_filter(
+        amounts,
+        amount -> amount.value is not null and (
+            try(money(amount.value)) is null
+            or (not is_quantity(amount.column_name) and abs(try(money(amount.value))) >= money_limit())
+        )
+    )[1];
 
 -- |money| in integer counts of 1e-10.
 create or replace temp macro money_units(value) as

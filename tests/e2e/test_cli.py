@@ -277,8 +277,8 @@ def test_a_budget_number_the_warehouse_cannot_hold_exits_2_everywhere(demo: Path
     config.write_text(f"warehouse: {tmp_path / 'lake'}\nbudgets: {budgets}\nattribution: {{runs: runs.yaml}}\n")
     (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-r1\n")
     expected = (
-        f"error: {budget}: model.tokens: must be below 10^28, the largest number the warehouse's DECIMAL(38, 10) "
-        "holds, got 1.0E+40; check its unit and exponent (the budget of 'llm-7b-pt-r1')"
+        f"error: {budget}: model.tokens: must be below 10^15, the largest number RunLedger holds, got 1.0E+40; check "
+        "its unit and exponent (docs/semantics.md#amounts) (the budget of 'llm-7b-pt-r1')"
     )
     for command in (["check", "--config", str(config)], ["estimate", str(budget)], ["run", "--config", str(config)]):
         code, output = invoke(*command)
@@ -286,14 +286,18 @@ def test_a_budget_number_the_warehouse_cannot_hold_exits_2_everywhere(demo: Path
     assert not (tmp_path / "lake").exists()
 
     # numbers that fit but multiply past the range are named by the section that derives them
-    budget.write_text(source.replace("parameters: 7.0e+9", "parameters: 1.0e20").replace("6.5e+11", "1.0e27"))
+    budget.write_text(
+        source.replace("parameters: 7.0e+9", "parameters: 9.0e+14")
+        .replace("6.5e+11", "9.0e+14")
+        .replace("gpu_peak_tflops: 989", "gpu_peak_tflops: 0.001")
+    )
     code, output = invoke("estimate", str(budget))
     assert (code, output.strip()) == (
         2,
         (
-            f"error: {budget}: model: the estimated GPU-hours is 4.634E+29, but the warehouse's DECIMAL(38, 10) holds "
-            "less than 10^28; check the numbers of this section for a wrong unit or exponent (the budget of "
-            "'llm-7b-pt-r1')"
+            f"error: {budget}: model: the estimated GPU-hours is 3.712E+18, but RunLedger holds numbers below 10^15; "
+            "check the numbers of this section for a wrong unit or exponent (docs/semantics.md#amounts) (the budget "
+            "of 'llm-7b-pt-r1')"
         ),
     )
 

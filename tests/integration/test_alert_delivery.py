@@ -205,10 +205,14 @@ def test_a_nightly_run_delivers_each_alert_once_to_each_destination(night: Night
 
 def test_a_refused_destination_is_recorded_failed_and_the_run_succeeds(night: Night) -> None:
     pager = [row for row in night.first_ledger if row[0] == "pager"]
-    assert len(pager) == 3
-    for _, _, sequence, event, status, attempts, delivered_at, error in pager:
-        assert (sequence, event, status, attempts, delivered_at) == (1, "crossed", "failed", 2, None)
-        assert error.startswith("cannot reach the server: ") and "Connection refused" in error
+    assert {(row[2], row[3], row[4], row[6]) for row in pager} == {(1, "crossed", "failed", None)}
+    # the first alert tried twice, the other two not tried once the pager had failed
+    assert sorted(row[5] for row in pager) == [0, 0, 2]
+    refused = next(row[7] for row in pager if row[5] == 2)
+    assert refused.startswith("cannot reach the server: ") and "Connection refused" in refused
+    assert [row[7] for row in pager if row[5] == 0] == [
+        f"not tried: an earlier alert to pager failed in this run ({refused})"
+    ] * 2
     warnings = [line for line in night.lines if "warning: alert not delivered: pager: crossed " in line]
     assert len(warnings) == 6  # three on each night
     assert "runledger: done in" in night.lines[-1]
@@ -220,8 +224,8 @@ def test_a_second_run_delivers_nothing_new(night: Night) -> None:
     assert [row for row in night.second_ledger if row[0] != "pager"] == [
         row for row in night.first_ledger if row[0] != "pager"
     ]
-    # the refused destination was tried again, and failed again
-    assert {row[5] for row in night.second_ledger if row[0] == "pager"} == {4}
+    # the refused destination was tried again, and failed again at its first alert
+    assert sorted(row[5] for row in night.second_ledger if row[0] == "pager") == [0, 0, 4]
 
 
 def test_no_secret_reaches_the_output_the_logs_or_the_ledger(night: Night) -> None:
@@ -269,18 +273,26 @@ def test_a_server_error_is_retried_within_the_run_then_next_run_delivers(
     finally:
         night.http.status = 200
     assert result.success
-    assert len(night.http.bodies(pager_path)) == 3 * 2  # two attempts of each alert, none accepted
+    assert len(night.http.bodies(pager_path)) == 2  # two attempts of the first alert, then the pager is left
     pager = [row for row in query(copy, LEDGER) if row[0] == "pager"]
-    assert {(row[4], row[5], row[7]) for row in pager} == {("failed", 6, "HTTP 500 Internal Server Error")}
-    assert logs.count("not delivered after 6 attempts (HTTP 500 Internal Server Error); the next run tries again") == 3
+    assert sorted((row[4], row[5], row[7]) for row in pager) == [
+        ("failed", 0, "not tried: an earlier alert to pager failed in this run (HTTP 500 Internal Server Error)"),
+        ("failed", 0, "not tried: an earlier alert to pager failed in this run (HTTP 500 Internal Server Error)"),
+        ("failed", 6, "HTTP 500 Internal Server Error"),
+    ]
+    assert logs.count("not delivered after 6 attempts (HTTP 500 Internal Server Error); the next run tries again") == 1
 
     result, logs = deliver(copy, "alert_deliveries")
     assert result.success
-    assert len(night.http.requests) == before + 3 * 2 + 3  # the pager only: the rest was delivered before
+    assert len(night.http.requests) == before + 2 + 3  # the pager only: the rest was delivered before
     accepted = night.http.bodies(pager_path)[-3:]
     assert sorted(body["alert_key"] for body in accepted) == sorted(a["alert_key"] for a in expected_alerts(copy))
     pager = [row for row in query(copy, LEDGER) if row[0] == "pager"]
-    assert {(row[2], row[4], row[5], row[7]) for row in pager} == {(1, "delivered", 7, None)}
+    assert sorted((row[2], row[4], row[5], row[7]) for row in pager) == [
+        (1, "delivered", 1, None),
+        (1, "delivered", 1, None),
+        (1, "delivered", 7, None),
+    ]
     assert all(row[6] is not None for row in pager)
     for secret in [*SECRETS.values(), SMTP_LOGIN[1]]:
         assert secret not in logs
@@ -348,7 +360,33 @@ def test_a_claim_of_a_run_still_sending_is_left_alone_and_a_dead_runs_claim_is_t
         )
     assert deliver(copy, "alert_deliveries")[0].success
     assert len(night.http.bodies(pager_path)) == before + 3
-    assert {(row[4], row[5]) for row in query(copy, LEDGER) if row[0] == "pager"} == {("delivered", 5)}
+    assert sorted((row[4], row[5]) for row in query(copy, LEDGER) if row[0] == "pager") == [
+        ("delivered", 1),
+        ("delivered", 1),
+        ("delivered", 5),
+    ]
+
+
+def test_a_webhook_that_redirects_is_recorded_failed_and_nothing_is_sent_on(
+    night: Night, copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with http_recorder() as moved, http_recorder() as sso:
+        moved.status, moved.location = 302, f"{sso.url}/login"
+        monkeypatch.setenv("RUNLEDGER_PAGER_URL", moved.url + SECRETS["RUNLEDGER_PAGER_URL"])
+        result, logs = deliver(copy, "alert_deliveries")
+    assert result.success
+    assert len(moved.requests) == 1 and sso.requests == [] and sso.gets == []
+    redirect = (
+        f"HTTP 302 Found: the webhook redirects to 127.0.0.1:{sso.url.rsplit(':', 1)[1]}, and an alert is never "
+        "sent on to another address; set the URL the redirect leads to"
+    )
+    pager = [row for row in query(copy, LEDGER) if row[0] == "pager"]
+    assert sorted((row[4], row[5], row[6], row[7]) for row in pager) == [
+        ("failed", 0, None, f"not tried: an earlier alert to pager failed in this run ({redirect})"),
+        ("failed", 0, None, f"not tried: an earlier alert to pager failed in this run ({redirect})"),
+        ("failed", 5, None, redirect),  # a redirect is not tried twice
+    ]
+    assert f"not delivered after 5 attempts ({redirect}); the next run tries again" in logs
 
 
 def test_the_alerts_besides_cost_are_delivered_with_their_sentence(night: Night, copy: Path) -> None:

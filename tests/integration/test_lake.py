@@ -1,6 +1,7 @@
 """The lake serves its readers while the nightly job writes: readers never block, break or see
 half a replacement; two writers both succeed; `--at` reads an earlier night; a restated period
-replaces its files; a warehouse file of an earlier version is converted once."""
+replaces its files; a warehouse file of an earlier version is converted once; a data file lost or
+damaged by hand is named and repaired; the upkeep deletes files the catalog does not know."""
 
 from __future__ import annotations
 
@@ -284,3 +285,95 @@ def test_a_moved_project_reads_its_own_lake(demo_project: Path, tmp_path_factory
     moved = tmp_path_factory.mktemp("moved") / "project"
     demo_project.parent.rename(moved)
     assert connect(lake_of(moved)).execute("select count(*) from focus_line_items").fetchone() == (12413,)
+
+
+RECONCILED = (
+    "select source_name, billing_period, focus_rows, focus_billed_cost, allocated_billed_cost "
+    "from reconciliation order by all"
+)
+FIGURES = ("select * from run_costs order by all", "select * from budget_alerts order by all", RECONCILED)
+
+
+def _figures(project: Path) -> list[list[tuple]]:
+    with reading(project) as conn:
+        return [conn.execute(sql).fetchall() for sql in FIGURES]
+
+
+def _data_file(project: Path, table: str, partition: str = "") -> Path:
+    (path,) = (project / ".runledger" / "lake" / "data" / "main" / table / partition).glob("ducklake-*.parquet")
+    return path
+
+
+def test_a_lost_or_damaged_lake_file_is_named_and_repair_gives_a_clean_nights_figures(demo_project: Path) -> None:
+    project = demo_project.parent
+    config = ["--config", str(demo_project)]
+    clean = _figures(project)
+    with reading(project) as conn:
+        loads = conn.execute("select * from loads order by all").fetchall()
+        snapshots = {row[0] for row in conn.execute("select snapshot_id from lake.snapshots()").fetchall()}
+    run_costs = _data_file(project, "run_costs")
+    run_costs.unlink()
+    _data_file(project, "focus_line_items", "x_SourceName=aws-main/year=2026/month=10").unlink()
+    truncated = _data_file(project, "focus_line_items", "x_SourceName=gcp-main/year=2026/month=11")
+    size = truncated.stat().st_size
+    with truncated.open("r+b") as file:
+        file.truncate(1000)
+
+    for command in (["run"], ["run", "--full-refresh"], ["report", "--all"]):
+        failed = CliRunner().invoke(main, [*command, *config])
+        assert failed.exit_code == 1, failed.output
+        message = " ".join(failed.output.split())
+        assert message.startswith("run failed: the lake's data files are not as its catalog recorded them")
+        assert f"run_costs: data file {run_costs} is missing" in message
+        assert "focus_line_items (source aws-main, billing period 2026-10): data file " in message
+        assert (
+            f"focus_line_items (source gcp-main, billing period 2026-11): data file {truncated} is 1,000 bytes "
+            f"where the catalog recorded {size:,}"
+        ) in message
+        assert message.endswith("run `runledger repair` (docs/operations.md#a-lost-or-damaged-lake-file)")
+    queried = CliRunner().invoke(main, ["query", *config, "select * from run_costs"])
+    assert queried.exit_code == 2
+    assert " ".join(queried.output.split()).startswith(
+        f"error: run_costs: the lake's data file {run_costs} is missing or damaged (IO Error: Cannot open file"
+    )
+
+    # a file of RunLedger's own records is restored from a backup, never rebuilt: nothing changes
+    load_file = next(run_costs.parent.parent.joinpath("loads").glob("ducklake-*.parquet"))
+    backup = load_file.read_bytes()
+    load_file.unlink()
+    refused = CliRunner().invoke(main, ["repair", *config])
+    assert refused.exit_code == 1
+    assert f"loads: data file {load_file} is missing: these rows are RunLedger's own record" in refused.output
+    load_file.write_bytes(backup)
+
+    repaired = CliRunner().invoke(main, ["repair", *config])
+    assert repaired.exit_code == 0, repaired.output
+    assert "recreated focus_line_items, run_costs, step_inputs; reloading aws-main 2026-10, gcp-main 2026-11 " in (
+        repaired.output
+    )
+    assert repaired.output.rstrip().endswith("repaired: every data file of the lake is whole again")
+    assert _figures(project) == clean
+    with reading(project) as conn:
+        after = conn.execute("select * from loads order by all").fetchall()
+        assert all(row in after for row in loads)  # the loads kept, the reloads recorded beside them
+        assert snapshots <= {row[0] for row in conn.execute("select snapshot_id from lake.snapshots()").fetchall()}
+    again = CliRunner().invoke(main, ["repair", *config])
+    assert again.exit_code == 0 and "nothing to repair" in again.output
+
+
+def test_the_upkeep_deletes_data_files_the_catalog_does_not_know(demo_project: Path) -> None:
+    project = demo_project.parent
+    folder = _data_file(project, "run_costs").parent
+    # as an upkeep killed before its commit leaves them, a week ago; and a writer's, still open
+    left = [folder / f"ducklake-left-by-a-killed-upkeep-{number}.parquet" for number in range(3)]
+    for path in left:
+        shutil.copy(_data_file(project, "run_progress"), path)
+        os.utime(path, (time.time() - 7 * 86400, time.time() - 7 * 86400))
+    writing_now = folder / "ducklake-being-written.parquet"
+    shutil.copy(_data_file(project, "run_progress"), writing_now)
+    with writing(project) as conn:
+        upkeep = maintain_lake(conn, retention_days=90)
+    assert upkeep.orphaned_files == 3
+    assert not any(path.exists() for path in left) and writing_now.exists()
+    with reading(project) as conn:
+        assert conn.execute("select count(*) from run_costs").fetchone() == (31,)

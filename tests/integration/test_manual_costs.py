@@ -173,6 +173,18 @@ BAD_LINES = [
     ("2026-02-30,labor,200,USD,salaries,r1,\n", "row 1, column date: '2026-02-30' is not a date YYYY-MM-DD"),
     ("2026-10-15,labor,200,XYZ,salaries,r1,\n", "row 1, column currency: 'XYZ' must be a 3-letter ISO 4217 code"),
     ("2026-10-15,labor,200,usd,salaries,r1,\n", "row 1, column currency: 'usd' must be a 3-letter ISO 4217 code"),
+    # amounts DECIMAL(38, 10) holds but sums, shares and exact divisions would not: refused before the load
+    (
+        "2026-10-15,labor,200,USD,salaries,r1,\n2026-10-16,labor,999999999999999999.9999999999,USD,salaries,r1,\n",
+        (
+            "row 2, column amount: '999999999999999999.9999999999' is not an amount RunLedger loads: at most 10 "
+            "decimal places, below 10^15"
+        ),
+    ),
+    (
+        "2026-10-15,labor,9999999999999999999999999999,USD,a,r1,\n2026-10-16,labor,1,USD,b,r1,\n",
+        "row 1, column amount: '9999999999999999999999999999' is not an amount RunLedger loads",
+    ),
 ]
 
 

@@ -1,9 +1,10 @@
-"""Real local servers alerts are delivered to in tests: an HTTP server recording each POST (and
-answering with a status the test sets) and an SMTP server (aiosmtpd) recording each message, both
-on 127.0.0.1."""
+"""Real local servers alerts are delivered to in tests: an HTTP server recording each request (and
+answering with a status and redirect the test sets), an SMTP server (aiosmtpd) recording each
+message, and a server that answers one byte at a time, all on 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -20,17 +21,21 @@ from aiosmtpd.smtp import AuthResult
 
 @dataclass
 class HttpRecorder:
-    """The POSTs an HTTP server received, by path, and the status it answers with.
+    """The requests an HTTP server received, by path, and the status it answers with.
 
     Attributes:
         url: the server's root, http://127.0.0.1:PORT.
         status: what the next requests are answered with (200 unless a test sets it).
+        location: the `Location` header of the answers, None for none.
         requests: (path, JSON body) of every POST, answered or not.
+        gets: the path of every GET.
     """
 
     url: str
     status: int = 200
+    location: str | None = None
     requests: list[tuple[str, object]] = field(default_factory=list)
+    gets: list[str] = field(default_factory=list)
 
     def bodies(self, path: str) -> list[object]:
         return [body for request_path, body in self.requests if request_path == path]
@@ -45,7 +50,16 @@ def http_recorder() -> Iterator[HttpRecorder]:
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             recorder.requests.append((self.path, json.loads(body)))
+            self._answer()
+
+        def do_GET(self) -> None:
+            recorder.gets.append(self.path)
+            self._answer()
+
+        def _answer(self) -> None:
             self.send_response(recorder.status)
+            if recorder.location is not None:
+                self.send_header("Location", recorder.location)
             self.end_headers()
             self.wfile.write(b"ok" if recorder.status < 300 else b"failed")
 
@@ -61,6 +75,56 @@ def http_recorder() -> Iterator[HttpRecorder]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@dataclass
+class Trickler:
+    """A server that answers every connection with `answer`, one byte every `interval` seconds,
+    whatever it is sent.
+
+    Attributes:
+        port: its port on 127.0.0.1.
+        connections: how many connections it took.
+    """
+
+    port: int
+    connections: int = 0
+
+
+@contextmanager
+def trickling_server(answer: bytes, interval: float) -> Iterator[Trickler]:
+    """A Trickler on a free port of 127.0.0.1 (one thread per connection), stopped afterwards."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    trickler = Trickler(port=listener.getsockname()[1])
+    stopped = threading.Event()
+
+    def trickle(conn: socket.socket) -> None:
+        with conn:
+            for byte in answer:
+                if stopped.wait(interval):
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    return  # the client hung up
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return  # closed
+            trickler.connections += 1
+            threading.Thread(target=trickle, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield trickler
+    finally:
+        stopped.set()
+        with contextlib.suppress(OSError):  # wakes the blocked accept
+            listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
 
 
 def free_port() -> int:

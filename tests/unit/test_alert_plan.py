@@ -1,12 +1,16 @@
 """Which alert events each destination is sent, from the alerts of tonight and the ledger of
-what it was told: once per crossing, once per resolution, failed ones again, owners respected."""
+what it was told: once per crossing, once per resolution, failed ones again, owners respected;
+and a destination that fails left alone for the rest of the run."""
 
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
-from pipelines.budgets.delivery import AlertEvent, Delivery, plan_deliveries
-from pipelines.budgets.settings import SmtpDestination, WebhookDestination
+import pytest
+
+from pipelines.budgets.delivery import AlertEvent, Delivery, attempt_all, plan_deliveries
+from pipelines.budgets.settings import Alerts, SmtpDestination, WebhookDestination
+from tests.support.alert_servers import http_recorder, trickling_server
 
 NOW = datetime(2026, 12, 2, 6, 0)
 HOOKS = WebhookDestination(name="hooks", kind="webhook", url_env="HOOKS_URL")
@@ -87,3 +91,33 @@ def test_a_fresh_claim_is_left_to_its_run_and_a_stale_one_taken_over() -> None:
         ("hooks", "run-a:cost:warning", 1, "crossed"),
         ("mail", "run-a:cost:warning", 1, "crossed"),
     ]
+
+
+def test_a_destination_that_fails_is_not_tried_again_in_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trickling webhook costs one delivery's attempts, each cut at its deadline; its other
+    alerts are recorded failed untried, while another destination gets all of its own."""
+    slow = WebhookDestination(name="slow", kind="webhook", url_env="SLOW_URL")
+    settings = Alerts(destinations=[HOOKS, slow], attempts=2, backoff_seconds=0, timeout_seconds=0.3)
+    claims = [
+        Delivery(alert, name, 1, "sending", attempts, NOW, NOW)
+        for alert, attempts in ((ALERT, 0), (BOBS, 3))
+        for name in ("slow", "hooks")
+    ]
+    with http_recorder() as hooks, trickling_server(b"HTTP/1.0 200 OK\r\n\r\nok", interval=0.1) as trickler:
+        monkeypatch.setenv("HOOKS_URL", f"{hooks.url}/hook")
+        monkeypatch.setenv("SLOW_URL", f"http://127.0.0.1:{trickler.port}/hook")
+        done = attempt_all(claims, settings)
+    assert [(d.destination, d.alert.alert_key, d.status, d.attempts, d.last_error) for d in done] == [
+        ("slow", "run-a:cost:warning", "failed", 2, "no complete answer within 0.3 s"),
+        ("hooks", "run-a:cost:warning", "delivered", 1, None),
+        (
+            "slow",
+            "run-b:cost:over",
+            "failed",
+            3,
+            "not tried: an earlier alert to slow failed in this run (no complete answer within 0.3 s)",
+        ),
+        ("hooks", "run-b:cost:over", "delivered", 4, None),
+    ]
+    assert trickler.connections == 2
+    assert sorted(body["alert_key"] for body in hooks.bodies("/hook")) == ["run-a:cost:warning", "run-b:cost:over"]

@@ -383,14 +383,14 @@ INVALID_BUDGETS = [
         "tokens beyond the warehouse",
         _set("model.tokens", 1.0e40),
         (
-            "model.tokens: must be below 10^28, the largest number the warehouse's DECIMAL(38, 10) holds, got "
-            "1E+40; check its unit and exponent (the budget of 'llm-7b-pt-r1')"
+            "model.tokens: must be below 10^15, the largest number RunLedger holds, got 1E+40; check its unit and "
+            "exponent (docs/semantics.md#amounts) (the budget of 'llm-7b-pt-r1')"
         ),
     ),
     (
-        "fixed amount beyond the warehouse",
-        _set("fixed.data", 1.0e28),
-        "fixed.data: must be below 10^28, the largest number the warehouse's DECIMAL(38, 10) holds, got 1E+28",
+        "fixed amount beyond the arithmetic",
+        _set("fixed.data", 1.0e15),
+        "fixed.data: must be below 10^15, the largest number RunLedger holds, got 1000000000000000.0",
     ),
     (
         "checkpoints beyond an INTEGER",
@@ -398,11 +398,12 @@ INVALID_BUDGETS = [
         "storage.checkpoints_retained: must be at most 2,147,483,647 (the warehouse's INTEGER), got 2147483648",
     ),
     (
-        "estimate beyond the warehouse",
-        _set("storage.price_gb_month", 1.0e27),
+        "estimate beyond the arithmetic",
+        _set("storage.price_gb_month", 1.0e14),
         (
-            "storage: the estimated storage cost is 7.794E+29, but the warehouse's DECIMAL(38, 10) holds less than "
-            "10^28; check the numbers of this section for a wrong unit or exponent (the budget of 'llm-7b-pt-r1')"
+            "storage: the estimated storage cost is 7.794E+16, but RunLedger holds numbers below 10^15; check the "
+            "numbers of this section for a wrong unit or exponent (docs/semantics.md#amounts) (the budget of "
+            "'llm-7b-pt-r1')"
         ),
     ),
     ("no gpus", _set("model.gpus", 0), "model.gpus: must be greater than 0, got 0"),

@@ -73,7 +73,9 @@ def _folder_with_another_catalog(base: Path) -> tuple[str, str]:
     return "archive", f"{base / 'archive'} is not a lake: its catalog.sqlite is not a SQLite file; {FIX}"
 
 
-@pytest.mark.parametrize("command", [["run"], ["query", "select 1"], ["report", "--all"], ["migrate"], ["check"]])
+@pytest.mark.parametrize(
+    "command", [["run"], ["repair"], ["query", "select 1"], ["report", "--all"], ["migrate"], ["check"]]
+)
 @pytest.mark.parametrize("warehouse", [_text_file, _inside_a_file, _folder_with_another_catalog])
 def test_a_warehouse_that_cannot_hold_a_lake_is_a_configuration_error(
     tmp_path: Path, command: list[str], warehouse: object

@@ -1,6 +1,7 @@
 """The one money conversion (`money` in sql/staging/macros.sql, docs/semantics.md "Money and rounding"): every
 mapping and every raw control total turn a provider's number into DECIMAL(38,10) with it. The
-expectations are Python's Decimal of the number as the provider wrote it, rounded half to even."""
+expectations are Python's Decimal of the number as the provider wrote it, rounded half to even.
+An amount of money must be below 10^15 (docs/semantics.md "Amounts")."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 import duckdb
 import pytest
 
+from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
 from pipelines.warehouse.sql import read_sql
 
 TENTH_DECIMAL = Decimal("1e-10")
@@ -91,6 +93,27 @@ def test_integers_and_decimals_keep_their_value(conn: duckdb.DuckDBPyConnection)
         Decimal("0.1234567890"),
         Decimal("100000.0000000000"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "refused"),
+    [
+        ("BilledCost", "999999999999999.9999999999", False),
+        ("BilledCost", "-1000000000000000", True),  # 10^15: what sums and exact divisions could not hold
+        ("line_item_unblended_cost", "1e+18", True),
+        ("cost", "9999999999999999999999999999", True),  # DECIMAL(38, 10) holds it, the arithmetic does not
+        ("usage.amount", "2.6e18", False),  # a quantity (GCP byte-seconds), not money
+        ("ConsumedQuantity", "nan", True),
+    ],
+)
+def test_an_amount_of_money_must_be_below_10_to_the_15(
+    conn: duckdb.DuckDBPyConnection, column: str, value: str, refused: bool
+) -> None:
+    (bad,) = conn.execute(
+        "select first_bad_money([{'column_name': $column, 'value': $value}])", {"column": column, "value": value}
+    ).fetchone()
+    assert (bad is not None) == refused
+    assert conn.execute("select money_limit()").fetchone() == (AMOUNT_LIMIT,)
 
 
 @pytest.mark.parametrize(

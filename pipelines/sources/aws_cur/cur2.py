@@ -58,13 +58,13 @@ def delivered_columns(files: Sequence[Path]) -> tuple[str, ...]:
 
 
 def _refuse_bad_amounts(conn: duckdb.DuckDBPyConnection, files: list[str]) -> None:
-    """Raises SourceError for the delivery's first amount that is not a number, naming its file,
-    row (1-based) and column."""
+    """Raises SourceError for the delivery's first amount that is not a number or is beyond the
+    amounts RunLedger loads (`money_limit`), naming its file, row (1-based) and column."""
     bad = fetch_dict(conn, read_sql_file(TOTALS, "first_bad_money"), {"files": files})
     if bad is not None:
         raise SourceError(
             f"{bad['location']}, row {bad['source_row'] + 1}, column {bad['column_name']}: {bad['value']!r} is not "
-            "a number DECIMAL(38,10) can hold; fix or re-export the file, nothing was loaded"
+            "a finite number below 10^15; fix or re-export the file, nothing was loaded"
         )
 
 

@@ -30,8 +30,9 @@ final as (
 select * from final;
 
 -- name: first_bad_money
--- The first row (in delivery order) with an amount the mapping converts that is not a number
--- DECIMAL(38,10) can hold: its file, its row in the file (0-based), the column and the value.
+-- The first row (in delivery order) with an amount the mapping converts that is not a finite
+-- number below 10^15 (`first_bad_money`): its file, its row in the file (0-based), the column and
+-- the value.
 with delivery as (
     select * from cur2_delivery_rows($files)
 ),

@@ -251,7 +251,7 @@ def read_delivery(
 
     Raises:
         SourceError: naming the row and value of a cost that is empty or an amount that is not a
-            number DECIMAL(38,10) can hold.
+            finite number below 10^15.
         duckdb.Error: a file that is not the export's Parquet.
     """
     read_params = {"invoice_month": f"{billing_period:%Y%m}"}

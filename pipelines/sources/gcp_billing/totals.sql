@@ -41,7 +41,7 @@ select * from final;
 
 -- name: first_bad_amount
 -- The first row (in file and row order) whose cost is empty or one of whose amounts is not a
--- number DECIMAL(38,10) can hold, where it is and what is wrong.
+-- finite number below 10^15 (`first_bad_money`), where it is and what is wrong.
 with period_rows as (
     select * from gcp_delivery_rows($files, $invoice_month)
 ),
@@ -85,7 +85,7 @@ final as (
         _line_key,
         case
             when cost_is_empty then 'an empty cost'
-            else concat(bad.column_name, ' ', left(bad.value, 40), ' is not a number DECIMAL(38,10) can hold')
+            else concat(bad.column_name, ' ', left(bad.value, 40), ' is not a finite number below 10^15')
         end as problem
     from checked
     where cost_is_empty or bad is not null

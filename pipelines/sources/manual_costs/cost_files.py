@@ -27,6 +27,7 @@ import yaml
 
 from connectors.errors import SourceError
 from pipelines.sources.mappings import COST_CATEGORIES, CategoryRule, currency_problem
+from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
 
 REQUIRED_COLUMNS = ("date", "cost_category", "amount", "currency")
 OPTIONAL_COLUMNS = ("description",)
@@ -34,7 +35,6 @@ SUFFIXES = (".csv", ".yaml", ".yml")
 DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 AMOUNT_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 AMOUNT_DECIMAL_PLACES = 10  # the warehouse's DECIMAL(38, 10)
-AMOUNT_LIMIT = Decimal(10) ** 28
 FIX = "fix the file, nothing was loaded"
 # A manual line's ServiceName is its cost category; one exact rule per category maps it to its
 # x_CostCategory, so a line keeps the category its file gives (no cost_categories rule applies).
@@ -155,7 +155,7 @@ def _line(path: Path, row: int, record: Mapping[str, str | None], dimensions: Se
     if amount is None:
         raise bad("amount", "is not a decimal number such as 1250.00 (no currency sign or thousands separator)")
     if amount.as_tuple().exponent < -AMOUNT_DECIMAL_PLACES or abs(amount) >= AMOUNT_LIMIT:
-        raise bad("amount", "does not fit the warehouse's DECIMAL(38, 10): at most 10 decimal places, below 10^28")
+        raise bad("amount", "is not an amount RunLedger loads: at most 10 decimal places, below 10^15")
     problem = currency_problem(values["currency"])
     if problem:
         raise bad("currency", problem)

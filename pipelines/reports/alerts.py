@@ -17,7 +17,10 @@ KIND_LABELS = {
     "storage": "storage spend",
     "daily_spend_anomaly": "daily spend anomaly",
     "idle_gpus": "idle GPU instance",
+    "low_gpu_utilization": "low GPU utilization",
+    "data_loading_share": "steps waiting for data",
 }
+SHARE_UNIT = "share"  # the telemetry kinds' unit: a fraction, shown as a percentage
 # what a level of each kind is a fraction of; a daily spend anomaly's level is a multiple of the
 # trailing median, an idle GPU instance's a number of hours
 PLANS = {
@@ -96,7 +99,10 @@ def _with_unit(text: str, unit: str | None) -> str:
 
 
 def _amount(value: Decimal, alert: BudgetAlert) -> str:
-    """An amount in the alert's unit: money to the cent when the unit is its currency, else hours."""
+    """An amount in the alert's unit: money to the cent when the unit is its currency, a share as a
+    percentage, else hours."""
+    if alert.unit == SHARE_UNIT:
+        return percent(value)
     shown = money(value) if alert.unit == alert.currency else hours(value)
     return _with_unit(shown, alert.unit)
 

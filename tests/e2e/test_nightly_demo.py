@@ -778,7 +778,7 @@ def test_the_thresholds_besides_cost_fire_where_the_demo_runs_cross_them(demo: t
 
 
 def test_the_summary_lists_every_budget_alert_and_a_run_report_its_own(demo: tuple[Path, Path]) -> None:
-    """Before, the summary listed the 3 cost crossings of the 17 `runledger run` counts, and no
+    """Before, the summary listed the 3 cost crossings of the 19 `runledger run` counts, and no
     report named the idle GPU instances."""
     root, warehouse = demo
     reports = root / ".runledger" / "reports"
@@ -786,7 +786,7 @@ def test_the_summary_lists_every_budget_alert_and_a_run_report_its_own(demo: tup
     summary = (reports / "summary.md").read_text()
     section = summary.split("## Budget alerts\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")][2:]  # after the header
-    assert count == len(rows) == 17
+    assert count == len(rows) == 19
     assert (
         "| idle GPU instance | i-0e7d5c4b3a2910042 | warning | 2026-10-12 | 7.0 hours | 6.0 hours | 39.70 USD | — |"
         in rows
@@ -801,7 +801,12 @@ def test_the_summary_lists_every_budget_alert_and_a_run_report_its_own(demo: tup
         "| wall-clock hours",
         "| storage spend",
         "| idle GPU instance",
+        "| low GPU utilization",
+        "| steps waiting for data",
     }
+    assert (
+        "| low GPU utilization | [llm-7b-pt-r1](llm-7b-pt-r1/report.md) | warning | 2026-10-06 | 47.5 % | 50.0 % |"
+    ) in "\n".join(rows)
     # a run's report: its own alerts of every kind, and the idle instance it shared on the cluster
     seven_b = (reports / "llm-7b-pt-r1" / "report.md").read_text().split("## Budget alerts\n", 1)[1]
     assert "| wall-clock hours | llm-7b-pt-r1 | over | 2026-10-09 | 168.0 hours |" in seven_b.split("\n## ", 1)[0]

@@ -3,24 +3,29 @@
 The child (`python -m pipelines.query`) first asks the kernel to refuse it every file write
 outside a fresh spill folder and every TCP connection the lake does not need
 (`pipelines.warehouse.sandbox`), then opens a reader's connection, itself locked
-(`connect_read_only`), runs the statement and streams the result back as Arrow IPC. Whatever
-the SQL says, neither DuckDB nor an extension can then change a byte of the lake or anything
-else, or reach another host. The parent only checks the statement's kind, for a clear message,
-and formats the rows.
+(`connect_read_only`), runs the statement and streams the result back as Arrow IPC, batch by
+batch. Whatever the SQL says, neither DuckDB nor an extension can then change a byte of the lake
+or anything else, or reach another host. The parent only checks the statement's kind, for a
+clear message, and formats the rows as they arrive; whatever ends it (the last row, a signal,
+`--timeout`, a closed stdout), it stops and reaps the child and removes the spill folder.
 """
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import json
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
+from typing import IO
 from urllib.parse import urlparse
 
 import duckdb
@@ -36,13 +41,18 @@ POSTGRES_PORT = 5432
 HTTP_PORT, HTTPS_PORT = 80, 443
 # The child's exit codes: its error message is the last line of its stderr.
 QUERY_REFUSED, SANDBOX_UNAVAILABLE = 2, 3
+# Rows per batch the child sends: the parent holds about one batch at a time.
+BATCH_ROWS = 10_000
+PR_SET_PDEATHSIG = 1
+# What stops a query: a signal to stop (its child and spill folder go with it), or --timeout.
+STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGALRM)
 
 
 class QueryRefused(ValueError):
     """The statement cannot run read-only (or failed); the message says why (exit 2)."""
 
 
-def query_failed(error: duckdb.Error) -> str:
+def query_failed(error: Exception) -> str:
     """DuckDB's message on one line (it spreads a syntax error over several, with a caret); a
     lost or damaged lake file named with its table, period and repair."""
     return explain_file_error(error) or f"query failed: {' '.join(str(error).split())}"
@@ -114,8 +124,69 @@ def keep_wal_index(lake: Lake) -> Iterator[None]:
         keeper.close()
 
 
-def query_lake(lake: Lake, sql: str, at: int | datetime | None = None) -> pa.Table:
-    """Runs one read-only statement on the lake in a confined child process.
+class QueryStopped(Exception):
+    """A signal (SIGTERM, SIGHUP, SIGINT) stopped the query; the exit code is 128 + its number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextmanager
+def stopped_by_signals(timeout: float | None) -> Iterator[None]:
+    """Turns SIGTERM, SIGHUP and SIGINT into `QueryStopped`, and `timeout` seconds into
+    `QueryRefused`, raised wherever the block is (waiting for rows or for the terminal), so that
+    `query_lake` stops its child and removes its spill folder on the way out. Only the first of
+    them raises: the cleanup is not interrupted by a second. Main thread only.
+
+    Args:
+        timeout: seconds the block may take; None or 0 for no limit.
+    """
+    raised = False
+
+    def stop(signum: int, _frame: object) -> None:
+        nonlocal raised
+        if raised:
+            return
+        raised = True
+        if signum == signal.SIGALRM:
+            raise QueryRefused(
+                f"the query ran past --timeout {timeout:g} s and was stopped: narrow it (a where, a limit) "
+                "or give a longer --timeout (0: no limit)"
+            )
+        raise QueryStopped(signum)
+
+    previous = {signum: signal.signal(signum, stop) for signum in STOPPING_SIGNALS}
+    if timeout:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@dataclasses.dataclass(frozen=True)
+class QueryResult:
+    """The rows of a running query, as they arrive.
+
+    Attributes:
+        columns: the result's column names.
+        batches: its rows in batches (Arrow record batches), in order; exhausting it checks that
+            the query ended well (it raises as `query_lake` does when it did not).
+    """
+
+    columns: list[str]
+    batches: Iterator[pa.RecordBatch]
+
+
+@contextmanager
+def query_lake(lake: Lake, sql: str, at: int | datetime | None = None) -> Iterator[QueryResult]:
+    """Runs one read-only statement on the lake in a confined child process, its rows streamed as
+    the child produces them (memory stays flat whatever the result's size). Leaving the block, by
+    the end of the rows or by any exception (a signal, a closed stdout), stops and reaps the child
+    and removes its spill folder.
 
     Raises:
         QueryRefused: the statement is not one read-only statement, or it failed.
@@ -125,31 +196,84 @@ def query_lake(lake: Lake, sql: str, at: int | datetime | None = None) -> pa.Tab
     require_one_read_statement(sql)
     require_readable(lake)
     install_extensions(lake)
-    with tempfile.TemporaryDirectory(prefix="runledger-query-") as spill, keep_wal_index(lake):
+    with (
+        tempfile.TemporaryDirectory(prefix="runledger-query-") as spill,
+        tempfile.TemporaryFile() as errors,
+        keep_wal_index(lake),
+    ):
         request = {
             "lake": {**dataclasses.asdict(lake), "state_dir": str(lake.state_dir), "legacy_file": None},
             "sql": sql,
             "at": at.isoformat() if isinstance(at, datetime) else at,
             "spill": spill,
+            "parent": os.getpid(),
         }
-        child = subprocess.run(
-            [sys.executable, "-m", "pipelines.query"],
-            input=json.dumps(request).encode(),
-            capture_output=True,
-            check=False,
-        )
-    message = child.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["the query process failed"]
+        child = None
+        try:
+            # a signal that stops the query waits until the child is known here, so that it stops
+            # the child too
+            unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING_SIGNALS)
+            try:
+                # a session of its own: a terminal's Ctrl-C reaches this process, which stops the child
+                child = subprocess.Popen(
+                    [sys.executable, "-m", "pipelines.query"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    start_new_session=True,
+                )
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+            with child.stdin:
+                child.stdin.write(json.dumps(request).encode())
+            try:
+                reader = pa.ipc.open_stream(child.stdout)
+            except pa.ArrowInvalid:
+                _require_success(child, errors)
+                raise LakeError("the query process ended without a result") from None
+            yield QueryResult(reader.schema.names, _batches(reader, child, errors))
+        finally:
+            if child is not None:
+                if child.poll() is None:
+                    child.kill()
+                child.wait()
+                child.stdout.close()
+
+
+def _batches(reader: pa.RecordBatchReader, child: subprocess.Popen, errors: IO[bytes]) -> Iterator[pa.RecordBatch]:
+    with suppress(pa.ArrowInvalid):  # a stream cut short: the child's exit code says why
+        yield from reader
+    _require_success(child, errors)
+
+
+def _require_success(child: subprocess.Popen, errors: IO[bytes]) -> None:
+    """Raises, with the child's message (the last line of its stderr), when it failed."""
+    if child.wait() == 0:
+        return
+    errors.seek(0)
+    message = errors.read().decode(errors="replace").strip().splitlines()[-1:] or [
+        f"the query process failed (exit code {child.returncode})"
+    ]
     if child.returncode == QUERY_REFUSED:
         raise QueryRefused(message[0])
     if child.returncode == SANDBOX_UNAVAILABLE:
         raise SandboxUnavailable(message[0])
-    if child.returncode != 0:
-        raise LakeError(message[0])
-    return pa.ipc.open_stream(child.stdout).read_all()
+    raise LakeError(message[0])
+
+
+def _die_with_parent(parent: int) -> None:
+    """Asks the kernel to kill this process when its parent dies, even by SIGKILL (which no
+    handler of the parent sees); exits now when the parent is already gone."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        sys.exit(1)
 
 
 def _serve(request: dict) -> None:
-    """The child: confined first, then the one statement; its result to stdout as Arrow IPC."""
+    """The child: confined first, then the one statement; its rows to stdout as an Arrow IPC
+    stream, batch by batch as DuckDB produces them."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING_SIGNALS)  # blocked by the parent while it started this
+    _die_with_parent(request["parent"])
     spill = Path(request["spill"])
     lake_fields = request["lake"]
     lake = Lake(**{**lake_fields, "state_dir": spill, "legacy_file": None})
@@ -165,14 +289,15 @@ def _serve(request: dict) -> None:
     at = request["at"]
     conn = connect_read_only(lake, datetime.fromisoformat(at) if isinstance(at, str) else at)
     try:
-        table = conn.execute(request["sql"]).to_arrow_table()
-    except duckdb.Error as error:
+        reader = conn.execute(request["sql"]).to_arrow_reader(BATCH_ROWS)
+        with pa.ipc.new_stream(sys.stdout.buffer, reader.schema) as stream:
+            for batch in reader:
+                stream.write_batch(batch)
+    except (duckdb.Error, pa.ArrowException) as error:
         print(query_failed(error), file=sys.stderr)
         sys.exit(QUERY_REFUSED)
     finally:
         conn.close()
-    with pa.ipc.new_stream(sys.stdout.buffer, table.schema) as stream:
-        stream.write_table(table)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -21,7 +22,8 @@ def echo_err(message: str) -> None:
 
 
 def handle_errors(command: Callable) -> Callable:
-    """Maps errors to exit codes: configuration and usage 2, everything else that fails 1."""
+    """Maps errors to exit codes: configuration and usage 2, everything else that fails 1; a
+    closed stdout is no error (exit 0)."""
 
     @wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
@@ -37,6 +39,10 @@ def handle_errors(command: Callable) -> Callable:
 
         try:
             return command(*args, **kwargs)
+        except BrokenPipeError:
+            # whoever read stdout stopped (`| head`): not an error, and nothing more to print
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return None
         except (
             ConfigError,
             BudgetError,

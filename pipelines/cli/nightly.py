@@ -11,22 +11,30 @@ from typing import TYPE_CHECKING
 import click
 
 from pipelines.cli.common import config_option, echo_err, handle_errors, parse_period
-from pipelines.cli.output import TerminalProgress, print_table
+from pipelines.cli.output import TerminalProgress, print_table, printable
 
 if TYPE_CHECKING:
     import duckdb
 
 
 def _run_nightly(config_path: Path | None, periods: Sequence[date] = (), full_refresh: bool = False) -> list[str]:
-    """The nightly job with its stage lines on stderr, under a progress bar when stderr is a
-    terminal; the reports written."""
+    """The nightly job with its stage lines on stderr (control characters of run ids or tags
+    escaped), under a progress bar when stderr is a terminal; the reports written."""
     from pipelines.nightly import run_nightly
 
     if not sys.stderr.isatty():
-        return run_nightly(config_path, periods, echo=echo_err, full_refresh=full_refresh).reports
+        return run_nightly(
+            config_path, periods, echo=lambda line: echo_err(printable(line)), full_refresh=full_refresh
+        ).reports
     bar = TerminalProgress()
     try:
-        return run_nightly(config_path, periods, echo=bar.echo, full_refresh=full_refresh, progress=bar.update).reports
+        return run_nightly(
+            config_path,
+            periods,
+            echo=lambda line: bar.echo(printable(line)),
+            full_refresh=full_refresh,
+            progress=bar.update,
+        ).reports
     finally:
         bar.close()
 
@@ -75,7 +83,7 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
         click.echo("")
         click.echo("why (each run's variance and its three largest causes):")
         for training_run, why in whys:
-            click.echo(f"{training_run}: {why}")
+            click.echo(printable(f"{training_run}: {why}"))
     if cluster_rows:
         click.echo("")
         click.echo("shared clusters (each node's bill split by the GPU-seconds its jobs held; idle: held by none):")
@@ -88,9 +96,9 @@ def _print_summary(config_path: Path | None, reports: list[str]) -> None:
     click.echo(f"warehouse: {config.lake.describe()}")
     summary = [p for p in reports if p.endswith("summary.html")]
     html = [p for p in reports if p.endswith("report.html")]
-    click.echo(f"reports:   {summary[0] if summary else config.reports_path}")
+    click.echo(printable(f"reports:   {summary[0] if summary else config.reports_path}"))
     for path in html:
-        click.echo(f"           {path}")
+        click.echo(printable(f"           {path}"))
 
 
 def _why_paragraphs(conn: duckdb.DuckDBPyConnection, training_runs: list[str]) -> list[tuple[str, str]]:

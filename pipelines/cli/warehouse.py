@@ -3,15 +3,24 @@
 
 from __future__ import annotations
 
-import csv
-import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from pipelines.cli.common import AT_HELP, UsageProblem, config_option, echo_err, handle_errors, parse_period
-from pipelines.cli.output import print_table
+from pipelines.cli.output import print_table, write_csv, write_json
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# `runledger query --timeout`'s default, in seconds (kept here, out of pipelines.query, so that
+# `runledger -h` imports no DuckDB).
+DEFAULT_TIMEOUT_SECONDS = 600
+# A command stopped by a signal exits with 128 + the signal's number, as a shell reports it.
+SIGNALLED = 128
 
 
 @click.command(help='Read-only SQL on the warehouse, e.g. runledger query "select * from run_costs".')
@@ -22,28 +31,35 @@ from pipelines.cli.output import print_table
     type=click.Choice(["table", "csv", "json"]),
     default="table",
     show_default=True,
-    help="How to print the rows.",
+    help="How to print the rows: a table for reading (money in cents), or exact csv or json.",
 )
 @click.option("--at", "at", help=AT_HELP)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TIMEOUT_SECONDS,
+    show_default=True,
+    help="Seconds the query may run, its rows printed included, before it is stopped (exit 2); 0 for no limit.",
+)
 @click.argument("sql")
 @handle_errors
-def query(config_path: Path | None, output_format: str, at: str | None, sql: str) -> None:
+def query(config_path: Path | None, output_format: str, at: str | None, timeout: float, sql: str) -> None:
     from pipelines.config import load_config
-    from pipelines.query import parse_moment, query_lake
-    from pipelines.warehouse.decimal_text import as_text
+    from pipelines.query import QueryStopped, parse_moment, query_lake, stopped_by_signals
 
     config = load_config(config_path)
-    table = query_lake(config.lake, sql, parse_moment(at) if at else None)
-    columns = table.column_names
-    rows = [tuple(row.values()) for row in table.to_pylist(maps_as_pydicts="strict")]
-    if output_format == "csv":
-        writer = csv.writer(sys.stdout)
-        writer.writerow(columns)
-        writer.writerows([None if v is None else as_text(v) for v in row] for row in rows)
-    elif output_format == "json":
-        click.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=as_text, indent=2))
-    else:
-        print_table(columns, rows)
+    write = {"table": print_table, "csv": write_csv, "json": write_json}[output_format]
+    try:
+        with stopped_by_signals(timeout), query_lake(config.lake, sql, parse_moment(at) if at else None) as result:
+            write(result.columns, _rows(result.batches))
+    except QueryStopped as stop:
+        sys.exit(SIGNALLED + stop.signum)
+
+
+def _rows(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple]:
+    """The rows of a result's batches as they arrive (a map as a dict)."""
+    for batch in batches:
+        yield from zip(*(column.to_pylist(maps_as_pydicts="strict") for column in batch.columns))
 
 
 @click.group(help="Datasets from the warehouse for other tools.")

@@ -4,15 +4,15 @@ A DECIMAL(p, s) value arrives as a `Decimal` with exactly s decimals; Python's `
 zero of scale 10 as `0E-10` and small amounts with an exponent. Every output that writes a
 DECIMAL as text (`runledger query` in each format, the Dagster metadata of the checks) writes it
 with `plain`: every decimal of its column's scale (`0.0000000000`, `-12.5000000000`), exact.
-A table on a terminal shows a column at one scale (`column_places`), so its decimal points line
-up.
+A table on a terminal is for reading: it shows a column at one scale (`table_places`), money in
+cents (`rounded`), so its decimal points line up.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 MONEY_PLACES = 2
 # Every amount RunLedger loads or a budget gives is below this in magnitude (docs/semantics.md,
@@ -20,6 +20,8 @@ MONEY_PLACES = 2
 # within DECIMAL(38, 10) and HUGEINT. The SQL macro `money_limit` (sql/staging/macros.sql) is the
 # same number.
 AMOUNT_LIMIT = Decimal(10) ** 15
+# Digits enough for any DECIMAL DuckDB holds (38) rounded to any scale it has.
+_ROUNDING_DIGITS = 80
 
 
 def plain(value: Decimal, places: int | None = None, *, grouped: bool = False) -> str:
@@ -46,12 +48,22 @@ def _places_needed(value: Decimal) -> int:
     return max(-exponent - trailing, 0)
 
 
-def column_places(values: Iterable[Decimal]) -> int:
-    """The decimals a table column of `values` is written with: every decimal a value of it needs,
-    and at least 2 unless the column holds whole numbers (amounts read as money: `0.00`)."""
+def table_places(values: Iterable[Decimal]) -> int:
+    """The decimals a table column of `values` shows: none for whole numbers (counts, sums of
+    integers); for fractions, where every value lies between -1 and 1 (shares, ratios, unit
+    prices), every decimal a value needs and at least 2; else 2, amounts read as money, in cents."""
     values = list(values)
-    fractional = any(v.as_tuple().exponent < 0 for v in values)
-    return max([MONEY_PLACES if fractional else 0, *(_places_needed(v) for v in values)])
+    if all(v.as_tuple().exponent >= 0 for v in values):
+        return 0
+    if all(abs(v) <= 1 for v in values):
+        return max([MONEY_PLACES, *(_places_needed(v) for v in values)])
+    return MONEY_PLACES
+
+
+def rounded(value: Decimal, places: int) -> Decimal:
+    """`value` to `places` decimals, a half away from zero (as the reports round)."""
+    with localcontext(prec=_ROUNDING_DIGITS, rounding=ROUND_HALF_UP):
+        return value.quantize(Decimal(1).scaleb(-places))
 
 
 def as_text(value: object) -> str:

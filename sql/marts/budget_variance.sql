@@ -278,7 +278,8 @@ final as (
     from variances
 )
 
-select * from final;
+select * from final
+order by training_run, cost_category = 'total', cost_category;
 
 -- name: totals
 -- The `total` row of every run's budget variance.

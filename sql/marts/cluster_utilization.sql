@@ -42,7 +42,8 @@ final as (
     group by cluster, day, currency
 )
 
-select * from final;
+select * from final
+order by cluster, day, currency;
 
 -- name: summary
 -- Per cluster and currency over every day: capacity, allocated and idle GPU-hours, utilization and

@@ -149,7 +149,8 @@ final as (
         and used.CommitmentDiscountId = unused_charged.CommitmentDiscountId
 )
 
-select * from final;
+select * from final
+order by billing_period, source_name, commitment_id, currency;
 
 -- name: summary
 -- Per billing period and commitment: the asset's Markdown preview.

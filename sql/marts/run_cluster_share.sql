@@ -54,7 +54,8 @@ final as (
         and runs.currency is not distinct from utilization.currency
 )
 
-select * from final;
+select * from final
+order by cluster, day, currency, training_run;
 
 -- name: summary
 -- Per cluster, run and currency over every day: GPU-hours, share of the cluster's allocated

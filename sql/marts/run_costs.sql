@@ -55,7 +55,8 @@ final as (
     left join dimensions on spend.training_run = dimensions.training_run
 )
 
-select * from final;
+select * from final
+order by training_run, billing_period, cost_category, currency;
 
 -- name: preview
 -- Attributed spend per training run over every billing period: the asset's Markdown preview.

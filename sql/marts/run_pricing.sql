@@ -55,4 +55,5 @@ final as (
     from by_pricing
 )
 
-select * from final;
+select * from final
+order by training_run, pricing, currency;

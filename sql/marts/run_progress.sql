@@ -189,7 +189,8 @@ final as (
     from progress
 )
 
-select * from final;
+select * from final
+order by training_run;
 
 -- name: count
 -- Rows of run_progress.

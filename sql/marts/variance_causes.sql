@@ -355,7 +355,8 @@ final as (
     select * from price_children
 )
 
-select * from final;
+select * from final
+order by training_run, parent, cause, pricing;
 
 -- name: count
 -- Rows of variance_causes.

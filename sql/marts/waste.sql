@@ -516,7 +516,8 @@ final as (
     where least(effective_cost, room) > 0
 )
 
-select * from final;
+select * from final
+order by training_run, kind, effective_cost desc;
 
 -- name: count
 -- Rows of waste.

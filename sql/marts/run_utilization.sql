@@ -121,7 +121,8 @@ final as (
         and run_hours.hour + interval 1 hour > run_gpus.event_time
 )
 
-select * from final;
+select * from final
+order by training_run, hour;
 
 -- name: count
 -- Rows of run_utilization.

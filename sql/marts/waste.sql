@@ -420,7 +420,7 @@ telemetry_items as (
         'compute' as cost_category,
         decimal_divide(telemetry.wait_gpu_hours * runs.compute_cost, runs.compute_gpu_hours) as effective_cost,
         telemetry.wait_gpu_hours as gpu_hours,
-        format('{:,.2f}', telemetry.wait_gpu_hours) || ' GPU-h waiting for data over ' || telemetry.wait_hours
+        format('{:,.2f}', telemetry.wait_gpu_hours) || ' GPU-hours waiting for data over ' || telemetry.wait_hours
             || ' hour' || if(telemetry.wait_hours = 1, '', 's') || ' with step timings' as detail
     from telemetry_gpu_hours as telemetry
     inner join runs on telemetry.training_run = runs.training_run
@@ -432,7 +432,7 @@ telemetry_items as (
         'compute',
         decimal_divide(telemetry.low_gpu_hours * runs.compute_cost, runs.compute_gpu_hours),
         telemetry.low_gpu_hours,
-        format('{:,.2f}', telemetry.low_gpu_hours) || ' GPU-h idle in ' || telemetry.low_hours || ' hour'
+        format('{:,.2f}', telemetry.low_gpu_hours) || ' GPU-hours idle in ' || telemetry.low_hours || ' hour'
             || if(telemetry.low_hours = 1, '', 's') || ' below ' || format('{:.0f}', 100 * telemetry.low_level)
             || ' % GPU utilization'
     from telemetry_gpu_hours as telemetry

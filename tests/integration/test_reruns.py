@@ -32,8 +32,9 @@ TABLE_STEPS = (
     "variance_causes",
     "cluster_utilization",
     "run_cluster_share",
+    "run_utilization",
 )
-ROW_STEPS = ("run_registry", "budget_baselines", "run_events", "cluster_usage")
+ROW_STEPS = ("run_registry", "budget_baselines", "run_events", "cluster_usage", "gpu_utilization")
 KEPT_TABLES = {
     "run_costs": "training_run, cost_category, billing_period, currency",
     "unattributed_costs": "all",
@@ -47,6 +48,8 @@ KEPT_TABLES = {
     "cluster_utilization": "all",
     "run_cluster_share": "all",
     "cluster_intervals": "all",
+    "gpu_utilization": "all",
+    "run_utilization": "all",
     "waste": "all",
     "budget_baselines": "training_run, cost_category",
     "run_events": "all",

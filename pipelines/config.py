@@ -12,12 +12,11 @@ import os
 from pathlib import Path
 from urllib.parse import urlparse
 
-import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from pipelines.attribution.settings import Attribution
 from pipelines.budgets.settings import Alerts
-from pipelines.config_rules import ConfigError, StrictModel, repeated
+from pipelines.config_rules import ConfigError, StrictModel, read_yaml, repeated, shorten
 from pipelines.orchestration.settings import Orchestration
 from pipelines.plans.settings import AlertThresholds
 from pipelines.sources.kind import SourceSettings
@@ -205,24 +204,8 @@ def format_validation_error(file: Path, error: ValidationError, document: object
         message = problem["msg"]
         if problem["type"] == "extra_forbidden":
             message = "unknown key (check its spelling against the README's configuration section)"
-        lines.append(f"{file}: {key}: {message}")
+        lines.append(f"{file}: {key}: {shorten(message)}")
     return "\n".join(lines)
-
-
-def read_yaml(path: Path) -> object:
-    """Parses a YAML file; a missing file or bad YAML is a `ConfigError` naming the file."""
-    if not path.is_file():
-        raise ConfigError(f"{path}: file not found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read the file as UTF-8 text: {error}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(error, 'problem', error)}") from None
 
 
 def load_config(path: Path | None = None) -> RunLedgerConfig:

@@ -1,6 +1,7 @@
 """The `runledger` command line in process, where no lake is needed: exit 2 and one `error:` line for
 what the user must fix (the command or runledger.yaml), help and version."""
 
+import time
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
@@ -107,3 +108,84 @@ def test_every_command_and_option_has_help_text() -> None:
     ]
     assert missing == []
     assert all(command.help for command in main.commands.values())
+
+
+# a "billion laughs": nine levels of nine aliases, 9^9 strings once written out
+YAML_BOMB = 'a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n' + "".join(
+    f"a{level}: &a{level} [{', '.join([f'*a{level - 1}'] * 9)}]\n" for level in range(1, 9)
+)
+BOMB_REFUSED = "refused (line 7): its aliases expand to more than 1,000,000 values; write the values out"
+
+
+# each file RunLedger reads as YAML, with the runledger.yaml that names it
+BOMBED_PROJECTS = {
+    "runledger.yaml": "",
+    "runs.yaml": "attribution: {runs: runs.yaml}\n",
+    "budgets/r1.yaml": "attribution: {runs: runs.yaml}\nbudgets: budgets\n",
+    "costs.yaml": "sources:\n  - {name: labour, kind: manual_costs, path: costs.yaml}\n",
+}
+
+
+def _bombed_project(base: Path, bombed: str) -> Path:
+    """A project whose runledger.yaml names `bombed`, the YAML bomb in it."""
+    (base / "budgets").mkdir()
+    files = {
+        "runledger.yaml": BOMBED_PROJECTS[bombed],
+        "runs.yaml": "runs:\n  - id: r1\n",
+        "budgets/r1.yaml": "training_run: r1\n",
+        "costs.yaml": "- {date: 2026-11-02, cost_category: labor, amount: '5', currency: USD}\n",
+    }
+    for name, text in files.items():
+        # a manual cost file is a list: the bomb is its first entry's keys
+        bomb = "- " + YAML_BOMB.strip().replace("\n", "\n  ") + "\n" if name == "costs.yaml" else YAML_BOMB
+        (base / name).write_text(bomb + text if name == bombed else text)
+    return base / "runledger.yaml"
+
+
+@pytest.mark.parametrize(
+    ("bombed", "command"),
+    [
+        *((file, command) for file in BOMBED_PROJECTS for command in (["check"], ["run"])),
+        ("budgets/r1.yaml", ["estimate", "budgets/r1.yaml"]),
+    ],
+)
+def test_a_yaml_bomb_in_any_file_is_refused_at_once_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bombed: str, command: list[str]
+) -> None:
+    config = _bombed_project(tmp_path, bombed)
+    monkeypatch.chdir(tmp_path)
+    config_option = [] if command[0] == "estimate" else ["--config", str(config)]
+    started = time.monotonic()
+    code, output = invoke(command[0], *config_option, *command[1:])
+    assert time.monotonic() - started < 20
+    assert (code, output.strip().splitlines()[-1]) == (
+        2,
+        f"error: {Path(bombed) if command[0] == 'estimate' else tmp_path / bombed}: {BOMB_REFUSED}",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("a: &a [1, *a]\n", "refused (line 1): an alias refers to a list or mapping that contains it"),
+        ("a: " + "[" * 70 + "]" * 70 + "\n", "refused (line 1): lists and mappings nested more than 64 deep"),
+        ("a: &a 1\n" + "".join(f"b{n}: *a\n" for n in range(101)), "refused (line 102): more than 100 aliases (*name)"),
+    ],
+)
+def test_yaml_past_a_limit_is_refused_naming_the_line(tmp_path: Path, text: str, problem: str) -> None:
+    config = tmp_path / "runledger.yaml"
+    config.write_text(text)
+    assert invoke("check", "--config", str(config)) == (2, f"error: {config}: {problem}\n")
+
+
+def test_a_value_in_an_error_is_quoted_as_a_short_excerpt(tmp_path: Path) -> None:
+    config = tmp_path / "runledger.yaml"
+    config.write_text("budgets: budgets\n")
+    (tmp_path / "budgets").mkdir()
+    (tmp_path / "budgets" / "r1.yaml").write_text(f"training_run: [{'x' * 100_000}]\n")
+    code, output = invoke("check", "--config", str(config))
+    assert code == 2
+    assert output.splitlines()[0] == (
+        f"error: {tmp_path / 'budgets' / 'r1.yaml'}: training_run: input should be a valid string, "
+        f"got ['{'x' * 17}...{'x' * 18}']"
+    )

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import yaml
 
 from connectors.errors import SourceError
+from pipelines.config_rules import read_yaml
 from pipelines.sources.mappings import COST_CATEGORIES, CategoryRule, currency_problem
 
 REQUIRED_COLUMNS = ("date", "cost_category", "amount", "currency")
@@ -85,27 +85,24 @@ class ManualFile:
 
 def _records(path: Path) -> tuple[list[str], list[dict[str, str | None]]]:
     """The file's columns and records, every value as its text (None for a YAML entry's null)."""
+    if not path.name.lower().endswith(".csv"):
+        # plain: every scalar stays its text (12000.10 stays 12000.10, 2026-10-05 a string)
+        return _yaml_records(path, read_yaml(path, plain=True))
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise SourceError(f"{path}: cannot read the file as UTF-8 text: {error}; {FIX}") from None
-    if path.name.lower().endswith(".csv"):
-        reader = csv.DictReader(io.StringIO(text, newline=""), restval=None)
-        columns = [name.strip() for name in reader.fieldnames or ()]
-        records = []
-        for number, record in enumerate(reader, start=1):
-            if None in record:
-                raise SourceError(f"{path}, row {number}: more values than the header has columns; {FIX}")
-            records.append({name.strip(): value for name, value in record.items()})
-        return columns, records
-    try:
-        # BaseLoader keeps every scalar as its text (12000.10 stays 12000.10, 2026-10-05 a string)
-        # and builds no objects
-        document = yaml.load(text, Loader=yaml.BaseLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise SourceError(f"{path}: not valid YAML{where}: {getattr(error, 'problem', error)}; {FIX}") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""), restval=None)
+    columns = [name.strip() for name in reader.fieldnames or ()]
+    records = []
+    for number, record in enumerate(reader, start=1):
+        if None in record:
+            raise SourceError(f"{path}, row {number}: more values than the header has columns; {FIX}")
+        records.append({name.strip(): value for name, value in record.items()})
+    return columns, records
+
+
+def _yaml_records(path: Path, document: object) -> tuple[list[str], list[dict[str, str | None]]]:
     if not isinstance(document, list):
         raise SourceError(f"{path}: the file must be a YAML list of cost lines (- date: …, amount: …); {FIX}")
     columns: dict[str, None] = {}

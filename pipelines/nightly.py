@@ -198,7 +198,7 @@ def run_nightly(
         RunFailed: a blocking check failed (exit 1 in the CLI); a failing step raises its own
             error (SourceError, LoadError, ConservationError, duckdb.Error …).
     """
-    config = load_config(config_path)
+    config = load_config(config_path, writer=True)
     require_current_format(config.lake)
     graph = build_asset_graph(config)
     resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from functools import wraps
 from pathlib import Path
 
@@ -20,36 +20,39 @@ def echo_err(message: str) -> None:
     click.echo(message, err=True)
 
 
+# The errors the user fixes in the command or the configuration (exit 2), by module and name: an
+# error can only be one of them when its module was imported, so telling one costs no import.
+USAGE_ERRORS = (
+    ("pipelines.config_rules", "ConfigError"),
+    ("pipelines.plans.files", "BudgetError"),
+    ("pipelines.budgets.pilot", "PilotError"),
+    ("pipelines.sources.mappings", "MappingError"),
+    ("pipelines.export.focus", "NothingToExport"),
+    ("pipelines.cli.common", "UsageProblem"),
+    ("pipelines.warehouse.lake", "LakeError"),
+    ("pipelines.query", "QueryRefused"),
+    ("pipelines.warehouse.sandbox", "SandboxUnavailable"),
+)
+
+
+def is_usage_error(error: BaseException) -> bool:
+    """Whether `error` is one the user fixes in the command or the configuration (exit 2)."""
+    return any(
+        isinstance(error, getattr(sys.modules[module], name)) for module, name in USAGE_ERRORS if module in sys.modules
+    )
+
+
 def handle_errors(command: Callable) -> Callable:
     """Maps errors to exit codes: configuration and usage 2, everything else that fails 1."""
 
     @wraps(command)
     def wrapper(*args: object, **kwargs: object) -> object:
-        from pipelines.budgets.pilot import PilotError
-        from pipelines.config_rules import ConfigError
-        from pipelines.export import NothingToExport
-        from pipelines.plans.files import BudgetError
-        from pipelines.query import QueryRefused
-        from pipelines.sources.mappings import MappingError
-        from pipelines.warehouse.lake import LakeError
-        from pipelines.warehouse.sandbox import SandboxUnavailable
-
         try:
             return command(*args, **kwargs)
-        except (
-            ConfigError,
-            BudgetError,
-            PilotError,
-            MappingError,
-            NothingToExport,
-            UsageProblem,
-            LakeError,
-            QueryRefused,
-            SandboxUnavailable,
-        ) as error:
-            echo_err(f"error: {error}")
-            sys.exit(USAGE_ERROR)
         except Exception as error:  # noqa: BLE001 - every other failure is a failed run, exit 1
+            if is_usage_error(error):
+                echo_err(f"error: {error}")
+                sys.exit(USAGE_ERROR)
             echo_err(f"run failed: {error}")
             sys.exit(RUN_FAILED)
 
@@ -97,3 +100,23 @@ def parse_period(value: str) -> date:
 
 
 AT_HELP = "A snapshot id of the lake or a moment (ISO-8601, UTC unless given): the warehouse as it was then."
+SNAPSHOT_ID = re.compile(r"[0-9]+")
+
+
+def parse_at(text: str | None) -> int | datetime | None:
+    """`--at`: a snapshot id (ASCII digits), or a moment in ISO-8601 (UTC unless it says
+    otherwise); None when the option is not given.
+
+    Raises:
+        UsageProblem: neither (an empty value included).
+    """
+    if text is None:
+        return None
+    if SNAPSHOT_ID.fullmatch(text):
+        return int(text)
+    try:
+        if text.isascii():
+            return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        pass
+    raise UsageProblem(f"--at {text!r} is neither a snapshot id (e.g. 42) nor a moment (e.g. 2026-11-30T06:00:00Z)")

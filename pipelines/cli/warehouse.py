@@ -10,7 +10,15 @@ from pathlib import Path
 
 import click
 
-from pipelines.cli.common import AT_HELP, UsageProblem, config_option, echo_err, handle_errors, parse_period
+from pipelines.cli.common import (
+    AT_HELP,
+    UsageProblem,
+    config_option,
+    echo_err,
+    handle_errors,
+    parse_at,
+    parse_period,
+)
 from pipelines.cli.output import print_table
 
 
@@ -29,11 +37,12 @@ from pipelines.cli.output import print_table
 @handle_errors
 def query(config_path: Path | None, output_format: str, at: str | None, sql: str) -> None:
     from pipelines.config import load_config
-    from pipelines.query import parse_moment, query_lake
+    from pipelines.query import query_lake
     from pipelines.warehouse.decimal_text import as_text
 
+    moment = parse_at(at)
     config = load_config(config_path)
-    table = query_lake(config.lake, sql, parse_moment(at) if at else None)
+    table = query_lake(config.lake, sql, moment)
     columns = table.column_names
     rows = [tuple(row.values()) for row in table.to_pylist(maps_as_pydicts="strict")]
     if output_format == "csv":
@@ -113,17 +122,18 @@ def export_focus(config_path: Path | None, period: str, out: Path, export_format
 def report(
     config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None, at: str | None, png: bool
 ) -> None:
+    if bool(run_id) == all_runs:
+        raise UsageProblem("give exactly one of --run RUN_ID or --all")
+    moment = parse_at(at)
+    if moment is not None and out is None:
+        raise UsageProblem("give --out DIR with --at: the reports of an earlier snapshot would replace today's")
+
     from pipelines.config import load_config
-    from pipelines.query import parse_moment
     from pipelines.reports import write_reports
     from pipelines.warehouse.connection import connect_read_only
 
-    if bool(run_id) == all_runs:
-        raise UsageProblem("give exactly one of --run RUN_ID or --all")
-    if at and out is None:
-        raise UsageProblem("give --out DIR with --at: the reports of an earlier snapshot would replace today's")
     config = load_config(config_path)
-    conn = connect_read_only(config.lake, parse_moment(at) if at else None)
+    conn = connect_read_only(config.lake, moment)
     try:
         try:
             written = write_reports(conn, out or config.reports_path, [run_id] if run_id else None, png=png)
@@ -144,7 +154,7 @@ def migrate(config_path: Path | None) -> None:
     from pipelines.config import load_config
     from pipelines.warehouse.migrate import migrate as migrate_file
 
-    config = load_config(config_path)
+    config = load_config(config_path, writer=True)
     lake = config.lake
     result = migrate_file(lake)
     for table, rows in result.rows.items():

@@ -124,6 +124,33 @@ def require_existing_runs(
         raise BudgetError("\n".join(problems))
 
 
+def currency_mismatch(budget_file: object, budget_currency: str, training_run: str, billed: str) -> str:
+    """The one message of a budget in another currency than its run's spend is billed in."""
+    return (
+        f"{budget_file}: currency: {budget_currency}, but the allocations of {training_run!r} are billed in "
+        f"{billed}; RunLedger does not convert currencies, so set the budget's currency to the billing currency"
+    )
+
+
+def require_budget_currencies(budgets_with_files: list[tuple[Budget, Path]], billed: dict[str, list[str]]) -> None:
+    """Checks that every budget is in the currency its run's attributed spend is billed in.
+
+    Args:
+        budgets_with_files: the budgets with their files.
+        billed: per run with attributed spend, the currencies it is billed in.
+
+    Raises:
+        BudgetError: one line per budget in another currency, naming its file and key.
+    """
+    problems = [
+        currency_mismatch(path, budget.currency, budget.training_run, ", ".join(others))
+        for budget, path in budgets_with_files
+        if (others := [currency for currency in billed.get(budget.training_run, []) if currency != budget.currency])
+    ]
+    if problems:
+        raise BudgetError("\n".join(problems))
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
         document = read_yaml(path)

@@ -1,6 +1,8 @@
 """The `runledger` command line in process, where no lake is needed: exit 2 and one `error:` line for
 what the user must fix (the command or runledger.yaml), help and version."""
 
+import os
+import subprocess
 import time
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -158,10 +160,10 @@ def test_a_yaml_bomb_in_any_file_is_refused_at_once_naming_the_file(
     started = time.monotonic()
     code, output = invoke(command[0], *config_option, *command[1:])
     assert time.monotonic() - started < 20
-    assert (code, output.strip().splitlines()[-1]) == (
-        2,
-        f"error: {Path(bombed) if command[0] == 'estimate' else tmp_path / bombed}: {BOMB_REFUSED}",
-    )
+    named = Path(bombed) if command[0] == "estimate" else tmp_path / bombed
+    errors = [line for line in output.splitlines() if line.startswith("error: ")]
+    assert (code, len(errors)) == (2, 1), output
+    assert errors[0].endswith(f"{named}: {BOMB_REFUSED}")
 
 
 @pytest.mark.parametrize(
@@ -189,3 +191,118 @@ def test_a_value_in_an_error_is_quoted_as_a_short_excerpt(tmp_path: Path) -> Non
         f"error: {tmp_path / 'budgets' / 'r1.yaml'}: training_run: input should be a valid string, "
         f"got ['{'x' * 17}...{'x' * 18}']"
     )
+
+
+AT_FORMS = "is neither a snapshot id (e.g. 42) nor a moment (e.g. 2026-11-30T06:00:00Z)"
+
+
+@pytest.mark.parametrize("at", ["²", "٣", "", " 3", "3\n"])
+@pytest.mark.parametrize("command", [["query", "select 1"], ["report", "--all", "--out", "old"]])
+def test_at_takes_ascii_digits_or_a_moment_only(config: Path, command: list[str], at: str) -> None:
+    code, output = invoke(command[0], "--config", str(config), "--at", at, *command[1:])
+    assert (code, output) == (2, f"error: --at {at!r} {AT_FORMS}\n")
+
+
+def test_an_empty_config_is_refused_naming_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "runledger.yaml"
+    for text in ("", "# nothing yet\n", "{}\n"):
+        config.write_text(text)
+        for command in ("check", "run"):
+            assert invoke(command, "--config", str(config)) == (
+                2,
+                (
+                    f"error: {config}: the file is empty: name the billing exports under `sources:` "
+                    "(docs/configuration.md; `runledger demo` writes a complete example)\n"
+                ),
+            )
+
+
+@pytest.mark.parametrize(
+    ("amount", "problem"),
+    [('" 5 "', "' 5 ' has blanks around it"), ("٣", "'٣' is not a decimal number"), ("5²", "'5²' is not a decimal")],
+)
+def test_a_manual_amount_is_ascii_digits_without_blanks(tmp_path: Path, amount: str, problem: str) -> None:
+    costs = tmp_path / "costs.csv"
+    costs.write_text(f"date,cost_category,amount,currency\n2026-11-02,labor,{amount},USD\n")
+    config = tmp_path / "runledger.yaml"
+    config.write_text("sources:\n  - {name: labour, kind: manual_costs, path: costs.csv}\n")
+    code, output = invoke("check", "--config", str(config))
+    assert code == 1
+    assert output.startswith(f"error: source labour: {costs}, row 1, column amount: {problem}")
+
+
+def _unwritable(folder: Path) -> None:
+    """Makes `folder` a folder nobody may write: immutable for root (who may write any folder
+    whatever its mode), read-only for anyone else."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", str(folder)], check=True)
+    else:
+        folder.chmod(0o555)
+
+
+def _writable_again(folder: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+    else:
+        folder.chmod(0o755)
+
+
+def test_a_lake_folder_nobody_may_write_is_a_configuration_error_naming_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "runledger.yaml"
+    config.write_text("warehouse: shared/lake\n")
+    _unwritable(tmp_path / "shared")
+    try:
+        for command in ("run", "migrate"):
+            code, output = invoke(command, "--config", str(config))
+            assert (code, output.splitlines()[-1]) == (
+                2,
+                (
+                    f"error: {config}: warehouse: {tmp_path / 'shared'}: this user may not write there "
+                    f"({'Operation not permitted' if os.geteuid() == 0 else 'Permission denied'}); give the lake a "
+                    "folder RunLedger may write, or let this user write it"
+                ),
+            )
+    finally:
+        _writable_again(tmp_path / "shared")
+
+
+def test_a_home_nobody_may_write_is_named_with_what_to_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: Path
+) -> None:
+    home = tmp_path / "home"
+    _unwritable(home)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    (config.parent / ".runledger" / "lake").mkdir(parents=True)
+    (config.parent / ".runledger" / "lake" / "catalog.sqlite").touch()
+    try:
+        code, output = invoke("query", "--config", str(config), "select 1")
+    finally:
+        _writable_again(home)
+    assert (code, output) == (
+        2,
+        (
+            f"error: cannot create DuckDB's extension folder {home / '.cache' / 'runledger' / 'duckdb-extensions'}: "
+            f"{'Operation not permitted' if os.geteuid() == 0 else 'Permission denied'}; set XDG_CACHE_HOME to a "
+            "folder this user may write (the extensions are installed there once, from their packages)\n"
+        ),
+    )
+
+
+def test_migrate_refuses_another_applications_duckdb_file_and_converts_nothing(tmp_path: Path) -> None:
+    import duckdb
+
+    other = tmp_path / "orders.duckdb"
+    with duckdb.connect(str(other)) as conn:
+        conn.execute("create table orders (id integer)")
+    config = tmp_path / "runledger.yaml"
+    config.write_text("warehouse: orders.duckdb\n")
+    assert invoke("migrate", "--config", str(config)) == (
+        2,
+        (
+            f"error: {other} is not a warehouse file of an earlier RunLedger: it has no focus_line_items table (its "
+            "tables: orders); nothing was converted: point `warehouse:` at RunLedger's lake folder\n"
+        ),
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["orders.duckdb", "runledger.yaml"]

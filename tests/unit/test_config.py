@@ -218,7 +218,10 @@ def test_a_bad_team_lake_names_the_key(tmp_path: Path, text: str, expected: str)
 def test_an_earlier_warehouse_file_is_named_for_migration(tmp_path: Path) -> None:
     (tmp_path / ".runledger").mkdir()
     (tmp_path / ".runledger" / "warehouse.duckdb").write_bytes(bytes(8) + b"DUCK")  # a DuckDB file's header
-    assert load_config(write_config(tmp_path, "")).lake.legacy_file == tmp_path / ".runledger" / "warehouse.duckdb"
+    assert (
+        load_config(write_config(tmp_path, "sources: []\n")).lake.legacy_file
+        == tmp_path / ".runledger" / "warehouse.duckdb"
+    )
     assert load_config(write_config(tmp_path, "warehouse: .runledger/warehouse.duckdb\n")).lake.legacy_file == (
         tmp_path / ".runledger" / "warehouse.duckdb"
     )

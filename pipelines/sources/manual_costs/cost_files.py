@@ -31,8 +31,8 @@ from pipelines.sources.mappings import COST_CATEGORIES, CategoryRule, currency_p
 REQUIRED_COLUMNS = ("date", "cost_category", "amount", "currency")
 OPTIONAL_COLUMNS = ("description",)
 SUFFIXES = (".csv", ".yaml", ".yml")
-DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-AMOUNT_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+AMOUNT_TEXT = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)")
 AMOUNT_DECIMAL_PLACES = 10  # the warehouse's DECIMAL(38, 10)
 AMOUNT_LIMIT = Decimal(10) ** 28
 FIX = "fix the file, nothing was loaded"
@@ -136,7 +136,7 @@ def _line(path: Path, row: int, record: Mapping[str, str | None], dimensions: Se
     blank = next((column for column in REQUIRED_COLUMNS if not values[column]), None)
     if blank is not None:
         raise SourceError(f"{path}, row {row}, column {blank}: no value; {FIX}")
-    if not DATE_TEXT.match(values["date"]):
+    if not DATE_TEXT.fullmatch(values["date"]):
         raise bad("date", "is not a date YYYY-MM-DD")
     try:
         day = date.fromisoformat(values["date"])
@@ -145,8 +145,10 @@ def _line(path: Path, row: int, record: Mapping[str, str | None], dimensions: Se
     if values["cost_category"] not in COST_CATEGORIES:
         raise bad("cost_category", f"is not a cost category; use one of {', '.join(COST_CATEGORIES)}")
     amount_text = values["amount"]
+    if amount_text != record["amount"]:
+        raise SourceError(f"{path}, row {row}, column amount: {record['amount']!r} has blanks around it; {FIX}")
     try:
-        amount = Decimal(amount_text) if AMOUNT_TEXT.match(amount_text) else None
+        amount = Decimal(amount_text) if AMOUNT_TEXT.fullmatch(amount_text) else None
     except InvalidOperation:
         amount = None
     if amount is None:

@@ -182,6 +182,27 @@ def test_check_and_estimate(demo: Path, tmp_path: Path) -> None:
     assert code == 0 and "GPU-hours" in output
 
 
+def test_check_names_a_budget_in_another_currency_than_its_run_is_billed_in(demo: Path, tmp_path: Path) -> None:
+    budgets = tmp_path / "budgets"
+    budgets.mkdir()
+    budget = budgets / "llm-13b-ft-r2.yaml"
+    budget.write_text(
+        (demo.parent / ".runledger" / "demo" / "budgets" / "llm-13b-ft-r2.yaml")
+        .read_text()
+        .replace("currency: USD", "currency: EUR")
+    )
+    config = tmp_path / "runledger.yaml"
+    config.write_text(f"warehouse: {lake_of(demo.parent).sqlite_file.parent}\nbudgets: {budgets}\n")
+    assert invoke("check", "--config", str(config)) == (
+        2,
+        (
+            f"error: {budget}: currency: EUR, but the allocations of 'llm-13b-ft-r2' are billed in USD; RunLedger does "
+            "not convert currencies, so set the budget's currency to the billing currency\n"
+            "check: 1 problem found, nothing was run\n"
+        ),
+    )
+
+
 def test_estimate_from_run_scales_the_demo_pilot_to_a_13b_run(demo: Path, tmp_path: Path) -> None:
     out = tmp_path / "llm-13b.yaml"
     code, output = invoke(

@@ -23,18 +23,20 @@ T = TypeVar("T")
 @config_option
 @handle_errors
 def check(config_path: Path | None) -> None:
+    from pipelines.config import load_config
+
+    config = load_config(config_path)  # without it nothing else can be checked: its error alone, exit 2
+
     from connectors.training.event_files import read_event_files
     from pipelines.attribution.overlaps import contradictions, registry_overlaps, registry_resources
     from pipelines.attribution.registry import load_registry
     from pipelines.budgets.tables import run_currencies
-    from pipelines.config import load_config
     from pipelines.ingest.readers import reader_for
     from pipelines.plans.files import load_budgets_with_files, require_budget_currencies, require_existing_runs
     from pipelines.sources.manual_costs.reader import ManualCostsReader
     from pipelines.sources.mappings import read_category_rules
     from pipelines.warehouse.connection import connect_read_only
 
-    config = load_config(config_path)  # without it nothing else can be checked: its error alone, exit 2
     problems: list[tuple[str, bool]] = []  # (message, whether the configuration is at fault)
 
     def attempt(step: Callable[[], T], default: T, source: str | None = None) -> T:

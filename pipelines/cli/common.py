@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from functools import wraps
 from pathlib import Path
@@ -74,29 +74,36 @@ def config_option(command: Callable) -> Callable:
 
 
 # A billing period as `runledger run --period` takes it: YYYY-MM, or Dagster's partition key YYYY-MM-01.
-BILLING_PERIOD = re.compile(r"^(?P<year>\d{4})-(?P<month>\d{2})(-01)?$")
+BILLING_PERIOD = re.compile(r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})(-01)?")
 
 
 def parse_period(value: str) -> date:
-    """A `--period` value as the first day of its month.
+    """A `--period` value as the first day of its month, read without importing anything.
 
     Raises:
-        UsageProblem: neither YYYY-MM nor YYYY-MM-01 with a month from 01 to 12, or a period
-            without a partition.
+        UsageProblem: neither YYYY-MM nor YYYY-MM-01 with a month from 01 to 12.
     """
-    from pipelines.orchestration.partitions import unpartitioned_reason
-
-    match = BILLING_PERIOD.match(value)
+    match = BILLING_PERIOD.fullmatch(value)
     if match is None or not 1 <= int(match["month"]) <= 12:
         raise UsageProblem(
             f"--period {value!r} is not a billing period: give YYYY-MM (e.g. 2026-11) "
             "or its Dagster partition key YYYY-MM-01 (e.g. 2026-11-01)"
         )
-    period = date(int(match["year"]), int(match["month"]), 1)
-    reason = unpartitioned_reason(period)
-    if reason is not None:
-        raise UsageProblem(f"--period {value}: {reason}")
-    return period
+    return date(int(match["year"]), int(match["month"]), 1)
+
+
+def require_partitions(values: Sequence[str], periods: Sequence[date]) -> None:
+    """Refuses a `--period` that has no Dagster partition (what a run loads into).
+
+    Raises:
+        UsageProblem: naming the first such value and the partitions.
+    """
+    from pipelines.orchestration.partitions import unpartitioned_reason
+
+    for value, period in zip(values, periods, strict=True):
+        reason = unpartitioned_reason(period)
+        if reason is not None:
+            raise UsageProblem(f"--period {value}: {reason}")
 
 
 AT_HELP = "A snapshot id of the lake or a moment (ISO-8601, UTC unless given): the warehouse as it was then."

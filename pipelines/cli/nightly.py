@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from pipelines.cli.common import config_option, echo_err, handle_errors, parse_period
+from pipelines.cli.common import config_option, echo_err, handle_errors, parse_period, require_partitions
 from pipelines.cli.output import TerminalProgress, print_table
 
 if TYPE_CHECKING:
@@ -136,5 +136,10 @@ def demo(target: Path) -> None:
 )
 @handle_errors
 def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) -> None:
-    reports = _run_nightly(config_path, [parse_period(p) for p in periods], full_refresh)
+    from pipelines.config import load_config
+
+    billing_periods = [parse_period(p) for p in periods]
+    load_config(config_path, writer=True)  # a bad configuration said before Dagster is loaded
+    require_partitions(periods, billing_periods)
+    reports = _run_nightly(config_path, billing_periods, full_refresh)
     _print_summary(config_path, reports)

@@ -37,11 +37,13 @@ from pipelines.cli.output import print_table
 @handle_errors
 def query(config_path: Path | None, output_format: str, at: str | None, sql: str) -> None:
     from pipelines.config import load_config
-    from pipelines.query import query_lake
-    from pipelines.warehouse.decimal_text import as_text
 
     moment = parse_at(at)
     config = load_config(config_path)
+
+    from pipelines.query import query_lake
+    from pipelines.warehouse.decimal_text import as_text
+
     table = query_lake(config.lake, sql, moment)
     columns = table.column_names
     rows = [tuple(row.values()) for row in table.to_pylist(maps_as_pydicts="strict")]
@@ -88,11 +90,19 @@ def export() -> None:
 @handle_errors
 def export_focus(config_path: Path | None, period: str, out: Path, export_format: str, source_name: str | None) -> None:
     from pipelines.config import load_config
-    from pipelines.export import export_focus as write_focus_dataset
-    from pipelines.warehouse.connection import connect_read_only
 
     billing_period = parse_period(period)
     config = load_config(config_path)
+    known = [source.name for source in config.billing_sources]
+    if source_name is not None and source_name not in known:
+        raise UsageProblem(
+            f"unknown billing source {source_name!r}; known billing sources (sources[].name): "
+            f"{', '.join(known) or 'none'}"
+        )
+
+    from pipelines.export import export_focus as write_focus_dataset
+    from pipelines.warehouse.connection import connect_read_only
+
     conn = connect_read_only(config.lake)
     try:
         written = write_focus_dataset(conn, billing_period, out, export_format, source_name)

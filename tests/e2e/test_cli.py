@@ -556,7 +556,7 @@ def test_export_focus_usage_errors_exit_2(demo: Path, tmp_path: Path) -> None:
     )
     assert (code, output.strip()) == (
         2,
-        "error: no line items for billing period 2026-11 of source 'azure' in the warehouse",
+        "error: unknown billing source 'azure'; known billing sources (sources[].name): aws-main, gcp-main",
     )
     code, output = invoke("export", "focus", "--config", str(demo), "--period", "2026-13", "--out", str(out))
     assert code == 2 and "error: --period '2026-13' is not a billing period" in output

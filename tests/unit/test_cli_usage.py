@@ -3,6 +3,7 @@ what the user must fix (the command or runledger.yaml), help and version."""
 
 import os
 import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -13,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
+from tests.support import REPO
 
 PERIOD_FORMS = "give YYYY-MM (e.g. 2026-11) or its Dagster partition key YYYY-MM-01 (e.g. 2026-11-01)"
 
@@ -306,3 +308,46 @@ def test_migrate_refuses_another_applications_duckdb_file_and_converts_nothing(t
         ),
     )
     assert sorted(path.name for path in tmp_path.iterdir()) == ["orders.duckdb", "runledger.yaml"]
+
+
+# The runledger command run in a fresh interpreter, then which heavy modules it imported.
+IMPORTS_PROBE = """
+import sys
+from pipelines.cli import main
+try:
+    main(sys.argv[1:], prog_name="runledger")
+except SystemExit as stop:
+    print("exit", stop.code, sorted(m for m in ("dagster", "polars", "pyarrow") if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (["run", "--period", "abc"], "is not a billing period"),
+        (["run", "--config", "missing.yaml"], "missing.yaml: file not found"),
+        (["check", "--config", "missing.yaml"], "missing.yaml: file not found"),
+        (["export", "focus", "--config", "missing.yaml", "--period", "2026-11", "--out", "x"], "file not found"),
+        (
+            ["export", "focus", "--period", "2026-11", "--out", "x", "--source", "nope"],
+            "error: unknown billing source 'nope'; known billing sources (sources[].name): bills",
+        ),
+        (["query", "--at", "²", "select 1"], "--at '²' is neither"),
+        (["report", "--all", "--at", "", "--out", "x"], "--at '' is neither"),
+    ],
+)
+def test_a_usage_or_config_error_is_said_before_anything_heavy_is_loaded(
+    tmp_path: Path, command: list[str], message: str
+) -> None:
+    (tmp_path / "bills").mkdir()
+    (tmp_path / "runledger.yaml").write_text("sources:\n  - {name: bills, kind: focus, path: bills}\n")
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORTS_PROBE, *command],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO), "RUNLEDGER_CONFIG": ""},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert message in result.stderr
+    assert result.stdout.splitlines()[-1] == "exit 2 []"

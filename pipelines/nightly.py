@@ -181,6 +181,7 @@ def run_nightly(
     echo: Callable[[str], None] = print,
     full_refresh: bool = False,
     progress: Progress | None = None,
+    take_over_lake: bool = False,
 ) -> NightlyResult:
     """Ingest, normalize, attribute, compare with budgets and write reports.
 
@@ -191,17 +192,23 @@ def run_nightly(
         full_refresh: re-read the periods from incremental sources (the BigQuery export) whatever
             their watermark says.
         progress: told when each stage starts, for a progress bar on a terminal.
+        take_over_lake: this configuration replaces the one that owns the lake (`claim_lake`).
 
     Raises:
         ConfigError: the configuration is invalid (exit 2 in the CLI).
         LakeError: the lake holds a warehouse file of an earlier version (exit 2 in the CLI).
+        LakeError: another configuration owns the lake (exit 2 in the CLI).
         RunFailed: a blocking check failed (exit 1 in the CLI); a failing step raises its own
             error (SourceError, LoadError, ConservationError, duckdb.Error …).
     """
     config = load_config(config_path, writer=True)
     require_current_format(config.lake)
     graph = build_asset_graph(config)
-    resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}
+    resources = {
+        "runledger": RunLedgerResource(
+            config_path=str(config_path.resolve()) if config_path else None, take_over_lake=take_over_lake
+        )
+    }
     billing_periods = sorted(periods) or discover_billing_periods(config, full_refresh)
     ingest_config = {
         "ops": {asset.op.name: {"config": {"full_refresh": full_refresh}} for asset in graph.source_loads.values()}

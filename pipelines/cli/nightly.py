@@ -17,16 +17,19 @@ if TYPE_CHECKING:
     import duckdb
 
 
-def _run_nightly(config_path: Path | None, periods: Sequence[date] = (), full_refresh: bool = False) -> list[str]:
+def _run_nightly(
+    config_path: Path | None, periods: Sequence[date] = (), full_refresh: bool = False, take_over_lake: bool = False
+) -> list[str]:
     """The nightly job with its stage lines on stderr, under a progress bar when stderr is a
     terminal; the reports written."""
     from pipelines.nightly import run_nightly
 
+    options = {"full_refresh": full_refresh, "take_over_lake": take_over_lake}
     if not sys.stderr.isatty():
-        return run_nightly(config_path, periods, echo=echo_err, full_refresh=full_refresh).reports
+        return run_nightly(config_path, periods, echo=echo_err, **options).reports
     bar = TerminalProgress()
     try:
-        return run_nightly(config_path, periods, echo=bar.echo, full_refresh=full_refresh, progress=bar.update).reports
+        return run_nightly(config_path, periods, echo=bar.echo, progress=bar.update, **options).reports
     finally:
         bar.close()
 
@@ -134,12 +137,17 @@ def demo(target: Path) -> None:
     is_flag=True,
     help="Re-read the periods from the BigQuery export whatever its export_time watermark says (repairs).",
 )
+@click.option(
+    "--take-over-lake",
+    is_flag=True,
+    help="This configuration replaces the one that owns the lake (a moved project); see docs/operations.md.",
+)
 @handle_errors
-def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) -> None:
+def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool, take_over_lake: bool) -> None:
     from pipelines.config import load_config
 
     billing_periods = [parse_period(p) for p in periods]
     load_config(config_path, writer=True)  # a bad configuration said before Dagster is loaded
     require_partitions(periods, billing_periods)
-    reports = _run_nightly(config_path, billing_periods, full_refresh)
+    reports = _run_nightly(config_path, billing_periods, full_refresh, take_over_lake)
     _print_summary(config_path, reports)

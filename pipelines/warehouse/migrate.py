@@ -18,7 +18,7 @@ LEGACY = "legacy"
 # Rebuilt by the next run from what they digest (the first run after a migration recomputes the
 # allocations and waste once), or written by the lake itself; the summary tables (views in earlier
 # files) are rebuilt from the copied allocations in the migration's commit.
-NOT_COPIED = {"step_inputs", "schema_version", *SUMMARIES}
+NOT_COPIED = {"step_inputs", "schema_version", "lake_owners", *SUMMARIES}
 # The table every warehouse file of an earlier RunLedger holds.
 REQUIRED_TABLE = "focus_line_items"
 

@@ -38,7 +38,14 @@ PUBLIC = {
     "cluster_utilization",
     "run_cluster_share",
 }
-BOOKKEEPING = {"step_inputs", "schema_version", "cluster_intervals", "cluster_nodes", "cluster_node_tags"}
+BOOKKEEPING = {
+    "step_inputs",
+    "schema_version",
+    "lake_owners",
+    "cluster_intervals",
+    "cluster_nodes",
+    "cluster_node_tags",
+}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}
 
 

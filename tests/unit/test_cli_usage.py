@@ -142,7 +142,9 @@ def _bombed_project(base: Path, bombed: str) -> Path:
     for name, text in files.items():
         # a manual cost file is a list: the bomb is its first entry's keys
         bomb = "- " + YAML_BOMB.strip().replace("\n", "\n  ") + "\n" if name == "costs.yaml" else YAML_BOMB
-        (base / name).write_text(bomb + text if name == bombed else text)
+        # a budget's run the bomb itself: its error quoted the whole value, written out
+        bombed_text = bomb + text.replace("training_run: r1", "training_run: *a8")
+        (base / name).write_text(bombed_text if name == bombed else text)
     return base / "runledger.yaml"
 
 

@@ -223,8 +223,9 @@ def read_yaml(path: Path, *, plain: bool = False) -> object:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read the file as UTF-8 text: {error}") from None
-    loader = (_TEXT_LOADER if plain else _SAFE_LOADER)(text)
+    loader = None
     try:
+        loader = (_TEXT_LOADER if plain else _SAFE_LOADER)(text)  # refuses a character YAML does not allow
         node = loader.get_single_node()
         if node is None:
             return None
@@ -233,10 +234,16 @@ def read_yaml(path: Path, *, plain: bool = False) -> object:
     except _Refused as refused:
         where = f" (line {refused.mark.line + 1})" if refused.mark else ""
         raise ConfigError(f"{path}: refused{where}: {refused.problem}") from None
+    except yaml.reader.ReaderError as error:
+        raise ConfigError(
+            f"{path}: not valid YAML (character {error.position + 1}): #x{error.character:04x} is a character "
+            "YAML does not allow"
+        ) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(error, "problem", None) or str(error)
         raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()

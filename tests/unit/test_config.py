@@ -67,6 +67,7 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_
         ("gpu_instance_types: gpus.csv\n", "gpus.csv does not exist"),
         ("attribution:\n  runs: runs.yaml\n", "attribution.runs:"),
         ("sources: [\n", "not valid YAML (line"),
+        ("sources: []\n\x00\n", "not valid YAML (character 13): #x0000 is a character YAML does not allow"),
         ("- just\n- a list\n", "the top level must be a mapping"),
         (
             "sources:\n  - {name: a, kind: focus, path: .}\n  - {name: a, kind: focus, path: .}\n",

@@ -50,10 +50,12 @@ $(FOCUS_VALIDATOR_INSTALLED): constraints-focus-validator.txt
 		-c constraints-focus-validator.txt "focus-validator==2.2.1" "pyarrow<20"
 	touch $(FOCUS_VALIDATOR_INSTALLED)
 
-# The Dagster instance `make run` records into and `make dev` shows: its settings are the repo's.
-$(DAGSTER_HOME_DIR)/dagster.yaml: dagster.yaml
+# The Dagster instance `make run` records into and `make dev` shows: its settings are the repo's,
+# kept out of the repo root, where `dg dev` starts and would warn that a dagster.yaml there is ignored.
+DAGSTER_YAML := pipelines/orchestration/dagster.yaml
+$(DAGSTER_HOME_DIR)/dagster.yaml: $(DAGSTER_YAML)
 	mkdir -p $(DAGSTER_HOME_DIR)
-	cp dagster.yaml $@
+	cp $(DAGSTER_YAML) $@
 
 DEMO_DIR ?= .
 
@@ -153,9 +155,13 @@ DAGSTER_PORT ?= 3000
 
 # `dg dev` reads the project from pyproject.toml ([tool.dg]) and starts from the repo root; the
 # project has no component YAML to check. VIRTUAL_ENV names the venv it runs in (dg warns otherwise).
+# Dagster gives SIGTERM whatever SIGINT does: started in the background (`make dev &`, nohup, a
+# supervisor), SIGINT arrives ignored and SIGTERM would be ignored too, so SIGINT is reset first;
+# `exec` makes dg make's own child, which make passes a SIGTERM on to.
+RESET_SIGINT := import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])
 dev: $(INSTALLED) $(DAGSTER_HOME_DIR)/dagster.yaml  ## dg dev on 127.0.0.1:$(DAGSTER_PORT); runs, schedules and dagster.yaml live in .dagster/
 	DAGSTER_HOME=$(DAGSTER_HOME_DIR) RUNLEDGER_CONFIG=$(RUNLEDGER_CONFIG) VIRTUAL_ENV=$(CURDIR)/$(VENV) \
-		$(BIN)/dg dev --no-check-yaml -h 127.0.0.1 -p $(DAGSTER_PORT)
+		exec $(BIN)/python -c '$(RESET_SIGINT)' $(BIN)/dg dev --no-check-yaml -h 127.0.0.1 -p $(DAGSTER_PORT)
 
 clean:
 	rm -rf $(VENV) $(BQEMULATOR_VENV) $(FOCUS_CONVERTER_VENV) $(FOCUS_VALIDATOR_VENV) .runledger .dagster runledger.yaml

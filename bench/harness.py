@@ -33,7 +33,7 @@ from pipelines.warehouse.lake import Lake
 from tests.support import postgres
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DAGSTER_YAML = REPO_ROOT / "dagster.yaml"
+DAGSTER_YAML = REPO_ROOT / "pipelines" / "orchestration" / "dagster.yaml"
 REPORT_HTML = f"{REPORT_STEM}.html"
 CONVERTER = REPO_ROOT / ".venv-focus-converter" / "bin" / "focus-converter"
 # Pipeline stages in the order they run; a step key not listed is reported under its own name.

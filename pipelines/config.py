@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import csv
 import os
+import tempfile
 from pathlib import Path
 from urllib.parse import urlparse
 
-import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from pipelines.attribution.settings import Attribution
 from pipelines.budgets.settings import Alerts
-from pipelines.config_rules import ConfigError, StrictModel, repeated
+from pipelines.config_rules import ConfigError, StrictModel, read_yaml, repeated, shorten
 from pipelines.orchestration.settings import Orchestration
 from pipelines.plans.settings import AlertThresholds
 from pipelines.sources.kind import SourceSettings
@@ -210,39 +210,27 @@ def format_validation_error(file: Path, error: ValidationError, document: object
         message = problem["msg"]
         if problem["type"] == "extra_forbidden":
             message = "unknown key (check its spelling against the README's configuration section)"
-        lines.append(f"{file}: {key}: {message}")
+        lines.append(f"{file}: {key}: {shorten(message)}")
     return "\n".join(lines)
 
 
-def read_yaml(path: Path) -> object:
-    """Parses a YAML file; a missing file or bad YAML is a `ConfigError` naming the file."""
-    if not path.is_file():
-        raise ConfigError(f"{path}: file not found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read the file as UTF-8 text: {error}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise ConfigError(f"{path}: not valid YAML{where}: {getattr(error, 'problem', error)}") from None
-
-
-def load_config(path: Path | None = None) -> RunLedgerConfig:
+def load_config(path: Path | None = None, *, writer: bool = False) -> RunLedgerConfig:
     """Reads and validates `runledger.yaml` and checks that the files it names exist.
 
     Args:
         path: the config file; defaults to `$RUNLEDGER_CONFIG`, then `./runledger.yaml`.
+        writer: the caller writes the lake: its folders must be writable by this process.
 
     Raises:
         ConfigError: naming the file and key at fault.
     """
     path = (path or default_config_path()).resolve()
     document = read_yaml(path)
-    if document is None:
-        document = {}
+    if document is None or document == {}:
+        raise ConfigError(
+            f"{path}: the file is empty: name the billing exports under `sources:` (docs/configuration.md; "
+            "`runledger demo` writes a complete example)"
+        )
     if not isinstance(document, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of keys (warehouse, sources, …)")
     if "base_dir" in document:
@@ -253,6 +241,8 @@ def load_config(path: Path | None = None) -> RunLedgerConfig:
         raise ConfigError(format_validation_error(path, error)) from None
     _check_paths_exist(path, config)
     _check_lake_folder(path, config)
+    if writer:
+        _check_lake_writable(path, config)
     return config
 
 
@@ -293,3 +283,28 @@ def _check_lake_folder(file: Path, config: RunLedgerConfig) -> None:
     catalog = folder / CATALOG_FILE
     if catalog.is_file() and catalog.stat().st_size and not starts_with(catalog, SQLITE_HEADER):
         raise ConfigError(f"{file}: warehouse: {folder} is not a lake: its {CATALOG_FILE} is not a SQLite file; {fix}")
+
+
+def _check_lake_writable(file: Path, config: RunLedgerConfig) -> None:
+    """Refuses, before a writer opens the lake, a lake this process may not write: the embedded
+    lake's folder, data folder and catalog (or the nearest folder that exists, where the writer
+    would create them) and the state folder (lock, staging, spill), each tried as the writer
+    would use it (for a warehouse file of an earlier RunLedger: the lake `runledger migrate` writes)."""
+    lake = config.lake.migration_target
+    folders = [lake.state_dir]
+    if lake.sqlite_file is not None:
+        folders += [lake.sqlite_file.parent, Path(lake.data_path)]
+    probes = [next(candidate for candidate in (folder, *folder.parents) if candidate.exists()) for folder in folders]
+    if lake.sqlite_file is not None and lake.sqlite_file.is_file():
+        probes.append(lake.sqlite_file)
+    for probe in probes:
+        try:
+            if probe.is_file():
+                probe.open("r+b").close()
+            else:
+                tempfile.TemporaryFile(dir=probe).close()
+        except OSError as error:
+            raise ConfigError(
+                f"{file}: warehouse: {probe}: this user may not write there ({error.strerror}); "
+                "give the lake a folder RunLedger may write, or let this user write it"
+            ) from None

@@ -150,6 +150,18 @@ def build_asset_graph(config: RunLedgerConfig | None) -> AssetGraph:
     )
 
 
+def nightly_job(graph: AssetGraph) -> dg.UnresolvedAssetJobDefinition:
+    """The `runledger_nightly` job of the graph: the schedule, the sensor, the UI and `runledger run`
+    (a stage of it per run) all run it."""
+    return dg.define_asset_job(
+        NIGHTLY_JOB,
+        selection=dg.AssetSelection.assets(*graph.assets),
+        tags=WAREHOUSE_RUN_TAG,
+        description="The nightly chain for one billing period: raw loads of every source → focus_line_items → "
+        "cost_allocations → views, reconciliation → budget variance, waste → reports.",
+    )
+
+
 def build_definitions(config_path: Path | None = None) -> dg.Definitions:
     """Assets, checks, the nightly job, schedule and delivery sensor for one configuration.
 
@@ -161,13 +173,7 @@ def build_definitions(config_path: Path | None = None) -> dg.Definitions:
     path = (config_path or default_config_path()).resolve()
     config = load_config(path) if config_path or path.is_file() else None
     graph = build_asset_graph(config)
-    job = dg.define_asset_job(
-        NIGHTLY_JOB,
-        selection=dg.AssetSelection.assets(*graph.assets),
-        tags=WAREHOUSE_RUN_TAG,
-        description="The nightly chain for one billing period: raw loads of every source → focus_line_items → "
-        "cost_allocations → views, reconciliation → budget variance, waste → reports.",
-    )
+    job = nightly_job(graph)
     source_keys = {name: asset.key for name, asset in graph.source_loads.items()}
     downstream_keys = [key for asset in graph.assets for key in asset.keys if key not in source_keys.values()]
     maintenance_job = dg.define_asset_job(

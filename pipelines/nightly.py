@@ -17,7 +17,7 @@ import dagster as dg
 from connectors.errors import SourceError
 from pipelines.budgets.assets import THRESHOLD_CHECK_KEYS
 from pipelines.config import RunLedgerConfig, load_config
-from pipelines.definitions import WAREHOUSE_RUN_TAG, AssetGraph, build_asset_graph
+from pipelines.definitions import NIGHTLY_JOB, build_asset_graph, nightly_job
 from pipelines.ingest.readers import reader_for
 from pipelines.orchestration.partitions import partition_key, unpartitioned_reason
 from pipelines.orchestration.resources import RunLedgerResource
@@ -136,22 +136,20 @@ def _failed_checks(
 
 
 def _materialize(
-    graph: AssetGraph,
+    job: dg.JobDefinition,
     selection: Sequence[dg.AssetsDefinition],
-    resources: dict,
     log: StageLog,
     instance: dg.DagsterInstance | None,
     partition: str | None = None,
     run_config: dict | None = None,
 ) -> dg.ExecuteInProcessResult:
-    result = dg.materialize(
-        graph.assets,
-        selection=[key for asset in selection for key in asset.keys],
+    """One stage of the nightly job, run in process as a run of `runledger_nightly` (its tags
+    included) with the stage's assets selected."""
+    result = job.execute_in_process(
+        asset_selection=[key for asset in selection for key in asset.keys],
         partition_key=partition,
-        resources=resources,
         run_config={**QUIET_LOGS, **(run_config or {})},
         instance=instance,
-        tags=WAREHOUSE_RUN_TAG,
     )
     for warning in _failed_checks(result, dg.AssetCheckSeverity.WARN):
         log.line(f"  warning: {warning}")
@@ -182,6 +180,7 @@ def run_nightly(
     echo: Callable[[str], None] = print,
     full_refresh: bool = False,
     progress: Progress | None = None,
+    take_over_lake: bool = False,
 ) -> NightlyResult:
     """Ingest, normalize, attribute, compare with budgets and write reports.
 
@@ -192,21 +191,30 @@ def run_nightly(
         full_refresh: re-read the periods from incremental sources (the BigQuery export) whatever
             their watermark says.
         progress: told when each stage starts, for a progress bar on a terminal.
+        take_over_lake: this configuration replaces the one that owns the lake (`claim_lake`).
 
     Raises:
         ConfigError: the configuration is invalid (exit 2 in the CLI).
         LakeError: the lake holds a warehouse file of an earlier version (exit 2 in the CLI).
         DamagedLake: a data file of the lake is missing or damaged (`runledger repair`).
+        LakeError: another configuration owns the lake (exit 2 in the CLI).
         RunFailed: a blocking check failed (exit 1 in the CLI); a failing step raises its own
             error (SourceError, LoadError, ConservationError, duckdb.Error …).
     """
-    config = load_config(config_path)
+    config = load_config(config_path, writer=True)
     require_current_format(config.lake)
     if config.lake.exists():
         with closing(connect(config.lake)) as conn:
             require_whole(conn, config.lake)
     graph = build_asset_graph(config)
-    resources = {"runledger": RunLedgerResource(config_path=str(config_path.resolve()) if config_path else None)}
+    resources = {
+        "runledger": RunLedgerResource(
+            config_path=str(config_path.resolve()) if config_path else None, take_over_lake=take_over_lake
+        )
+    }
+    job = dg.Definitions(
+        assets=graph.assets, jobs=[nightly_job(graph)], resources=resources, executor=dg.in_process_executor
+    ).resolve_job_def(NIGHTLY_JOB)
     billing_periods = sorted(periods) or discover_billing_periods(config, full_refresh)
     ingest_config = {
         "ops": {asset.op.name: {"config": {"full_refresh": full_refresh}} for asset in graph.source_loads.values()}
@@ -217,7 +225,7 @@ def run_nightly(
 
     with _instance() as instance:
         log.begin("inputs")
-        result = _materialize(graph, graph.pre_partition, resources, log, instance)
+        result = _materialize(job, graph.pre_partition, log, instance)
         runs = _metadata(result, "run_registry").get("runs", 0)
         budgets = _metadata(result, "budget_baselines").get("budgets", 0)
         events = _metadata(result, "run_events").get("events", 0)
@@ -226,9 +234,7 @@ def run_nightly(
         log.end(f"  run registry: {runs} runs; budgets: {budgets} baselines; run events: {events:,}{clusters}")
         for period in billing_periods:
             log.begin(f"{period:%Y-%m}")
-            result = _materialize(
-                graph, graph.partitioned, resources, log, instance, partition_key(period), ingest_config
-            )
+            result = _materialize(job, graph.partitioned, log, instance, partition_key(period), ingest_config)
             loaded = _metadata(result, "focus_line_items")
             allocated = _metadata(result, "cost_allocations")
             log.end(
@@ -236,7 +242,7 @@ def run_nightly(
                 f"sources, {allocated.get('rows', 0):,} allocations, conservation ok"
             )
         log.begin("reconciliation, budgets, waste, reports")
-        result = _materialize(graph, graph.post_partition, resources, log, instance)
+        result = _materialize(job, graph.post_partition, log, instance)
     log.line(
         f"  reconciliation: {_metadata(result, 'reconciliation').get('rows', 0)} source periods, all differences 0"
     )

@@ -79,22 +79,6 @@ def require_one_read_statement(sql: str) -> None:
         raise QueryRefused(f"runledger query runs one read-only SELECT (or EXPLAIN) statement; got {kind}")
 
 
-def parse_moment(text: str) -> int | datetime:
-    """`--at`: a snapshot id (an integer), or a moment in ISO-8601 (UTC unless it says otherwise).
-
-    Raises:
-        QueryRefused: neither.
-    """
-    if text.isdigit():
-        return int(text)
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise QueryRefused(
-            f"--at {text!r} is neither a snapshot id (e.g. 42) nor a moment (e.g. 2026-11-30T06:00:00Z)"
-        ) from None
-
-
 def tcp_ports(lake: Lake) -> list[int]:
     """The ports the lake's reader must reach: its PostgreSQL catalog, its object store."""
     ports = []

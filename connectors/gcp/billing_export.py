@@ -184,6 +184,7 @@ class BigQueryBillingExport:
         pruned from one day before that: rows land in the partition of the day they were
         written, never before their export_time.
         """
+        self._table()  # a missing table named as such, before any query on it
         if watermark is None:
             return self._month_counts("")
         since = _aware_utc(watermark) - PARTITION_SLACK

@@ -1,26 +1,24 @@
 """Registry overlaps and contradictions, reported by `runledger check`.
 
-Two entries overlap when some resource id can match a glob of each while their windows share a
-moment: attribution then splits that resource's lines by weight, which is right for a shared eval
-node and a mistake for a copy-pasted entry, so the user is shown each one. Whether two globs can
-match a common id is decided exactly (a search over both patterns at once), not by sampling ids.
+Two entries overlap when a resource of the loaded data (a line item's ResourceId, a resource of an
+AWS tag snapshot) matches a glob of each while their windows share a moment: attribution then
+splits that resource's lines by weight, which is right for a shared eval node and a mistake for a
+copy-pasted entry, so the user is shown each one. Globs that could match a common id no resource
+has are no news: nothing is split.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import combinations
 
+import duckdb
+
 from pipelines.attribution.registry import RegisteredRun
 from pipelines.attribution.settings import SharedRule
-
-# A glob token: ("*",) any run of characters; otherwise a one-character set, given as
-# (characters, negated): ("", True) is any character.
-_ANY_CHARACTER = (frozenset(), True)
-# Characters tried when an example id needs "any character not in these".
-_FILLERS = "0123456789abcdefghijklmnopqrstuvwxyz-_."
+from pipelines.warehouse.sql import read_sql
 
 
 @dataclass(frozen=True)
@@ -53,88 +51,6 @@ def _moment(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _tokens(pattern: str) -> list[tuple]:
-    tokens: list[tuple] = []
-    index = 0
-    while index < len(pattern):
-        character = pattern[index]
-        closing = pattern.find("]", index + 2) if character == "[" else -1
-        if character == "*":
-            tokens.append(("*",))
-        elif character == "?":
-            tokens.append(_ANY_CHARACTER)
-        elif closing != -1:
-            body = pattern[index + 1 : closing]
-            negated = body[:1] == "!"
-            body = body[1:] if negated else body
-            members: set[str] = set()
-            position = 0
-            while position < len(body):
-                if position + 2 < len(body) and body[position + 1] == "-":
-                    members.update(chr(code) for code in range(ord(body[position]), ord(body[position + 2]) + 1))
-                    position += 3
-                else:
-                    members.add(body[position])
-                    position += 1
-            tokens.append((frozenset(members), negated))
-            index = closing
-        else:
-            tokens.append((frozenset(character), False))
-        index += 1
-    return tokens
-
-
-def _common_character(first: tuple, second: tuple) -> str | None:
-    (first_set, first_negated), (second_set, second_negated) = first, second
-    if not first_negated and not second_negated:
-        candidates = sorted(first_set & second_set)
-    elif not first_negated:
-        candidates = sorted(first_set - second_set)
-    elif not second_negated:
-        candidates = sorted(second_set - first_set)
-    else:
-        candidates = [c for c in _FILLERS if c not in first_set | second_set]
-    return candidates[0] if candidates else None
-
-
-def common_match(first: str, second: str) -> str | None:
-    """An id both globs match, or None when no id can match both.
-
-    Breadth-first search over pairs of positions in the two patterns; `*` either matches nothing
-    (moves on) or one more character (stays).
-    """
-    left, right = _tokens(first), _tokens(second)
-    start = (0, 0)
-    came_from: dict[tuple[int, int], tuple[tuple[int, int], str] | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        state = queue.popleft()
-        i, j = state
-        if i == len(left) and j == len(right):
-            text = []
-            while came_from[state] is not None:
-                state, character = came_from[state]
-                text.append(character)
-            return "".join(reversed(text))
-        moves: list[tuple[tuple[int, int], str]] = []
-        if i < len(left) and left[i] == ("*",):
-            moves.append(((i + 1, j), ""))
-        if j < len(right) and right[j] == ("*",):
-            moves.append(((i, j + 1), ""))
-        if i < len(left) and j < len(right):
-            left_star, right_star = left[i] == ("*",), right[j] == ("*",)
-            character = _common_character(
-                _ANY_CHARACTER if left_star else left[i], _ANY_CHARACTER if right_star else right[j]
-            )
-            if character is not None:
-                moves.append(((i if left_star else i + 1, j if right_star else j + 1), character))
-        for target, character in moves:
-            if target not in came_from:
-                came_from[target] = (state, character)
-                queue.append(target)
-    return None
-
-
 def _common_window(first: RegisteredRun, second: RegisteredRun) -> tuple[datetime | None, datetime | None] | None:
     starts = [moment for moment in (first.start, second.start) if moment]
     ends = [moment for moment in (first.end, second.end) if moment]
@@ -144,24 +60,24 @@ def _common_window(first: RegisteredRun, second: RegisteredRun) -> tuple[datetim
     return start, end
 
 
-def registry_overlaps(runs: list[RegisteredRun]) -> list[Overlap]:
-    """Every pair of entries with a resource id and a moment in common (first witness per pair)."""
+def registry_overlaps(runs: list[RegisteredRun], matched: Mapping[str, Sequence[str]]) -> list[Overlap]:
+    """Every pair of entries with a resource and a moment in common (first resource per pair).
+
+    Args:
+        runs: the registry.
+        matched: per glob, the resources of the loaded data it matches, sorted (a glob matching
+            none may be left out).
+    """
     found = []
     for first, second in combinations(runs, 2):
         window = _common_window(first, second)
         if window is None:
             continue
+        claimed = {resource: pattern for pattern in second.resources for resource in matched.get(pattern, ())}
         for first_pattern in first.resources:
-            witness = next(
-                (
-                    (pattern, example)
-                    for pattern in second.resources
-                    if (example := common_match(first_pattern, pattern)) is not None
-                ),
-                None,
-            )
-            if witness:
-                found.append(Overlap(first, second, first_pattern, witness[0], witness[1], *window))
+            example = next((resource for resource in matched.get(first_pattern, ()) if resource in claimed), None)
+            if example is not None:
+                found.append(Overlap(first, second, first_pattern, claimed[example], example, *window))
                 break
     return found
 
@@ -178,3 +94,12 @@ def contradictions(runs: list[RegisteredRun], rules: list[SharedRule]) -> list[s
         for run_id in (rule.weights or {})
         if run_id not in known
     ]
+
+
+def registry_resources(conn: duckdb.DuckDBPyConnection, runs: list[RegisteredRun]) -> dict[str, list[str]]:
+    """Per glob of the registry, the resources of the loaded data it matches (`registry_overlaps`)."""
+    patterns = sorted({pattern for run in runs for pattern in run.resources})
+    if not patterns:
+        return {}
+    rows = conn.execute(read_sql("attribution/registry_resources"), {"patterns": patterns}).fetchall()
+    return dict(rows)

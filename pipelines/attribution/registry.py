@@ -9,8 +9,8 @@ from pathlib import Path
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from pipelines.config import format_validation_error, read_yaml
-from pipelines.config_rules import ConfigError, Weight, repeated
+from pipelines.config import format_validation_error
+from pipelines.config_rules import ConfigError, Weight, read_yaml, repeated
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 

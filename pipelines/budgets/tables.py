@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from pipelines.plans.files import BudgetError
+from pipelines.plans.files import BudgetError, currency_mismatch
 from pipelines.plans.schema import cost_behavior
 from pipelines.plans.settings import AlertThresholds
 from pipelines.sources.mappings import COST_CATEGORIES
@@ -35,12 +35,10 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
     return written
 
 
-def attributed_runs(conn: duckdb.DuckDBPyConnection) -> set[str]:
-    """Every training run with spend attributed in `cost_allocations`."""
-    return {
-        training_run
-        for (training_run,) in conn.execute(read_sql("attribution/cost_allocations", "attributed_runs")).fetchall()
-    }
+def run_currencies(conn: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    """Every training run with spend attributed in `cost_allocations`, with the currencies it is billed in."""
+    rows = conn.execute(read_sql("attribution/cost_allocations", "run_currencies")).fetchall()
+    return dict(rows)
 
 
 ALERTS_SQL = "marts/budget_alerts"
@@ -104,9 +102,7 @@ def _require_budget_currencies(conn: duckdb.DuckDBPyConnection) -> None:
     if mismatches:
         raise BudgetError(
             "\n".join(
-                f"{budget_file}: currency: {budget_currency}, but the allocations of "
-                f"{training_run!r} are billed in {billing_currencies}; RunLedger does not convert "
-                "currencies, so set the budget's currency to the billing currency"
+                currency_mismatch(budget_file, budget_currency, training_run, billing_currencies)
                 for training_run, budget_file, budget_currency, billing_currencies in mismatches
             )
         )

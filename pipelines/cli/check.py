@@ -1,56 +1,103 @@
-"""`runledger check`: the configuration and its files validated without running."""
+"""`runledger check`: the configuration, its files and its sources validated without running."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
-from pipelines.cli.common import config_option, handle_errors
+from pipelines.cli.common import RUN_FAILED, USAGE_ERROR, config_option, echo_err, handle_errors, is_usage_error
+
+T = TypeVar("T")
 
 
-@click.command(help="Validate the config, budgets, run registry, mapping and run event files without running.")
+@click.command(
+    help=(
+        "Validate the config, budgets, run registry, mapping, run event and manual cost files, and list each "
+        "billing source (an S3 prefix, a BigQuery table, a folder), without running; every problem is reported."
+    )
+)
 @config_option
 @handle_errors
 def check(config_path: Path | None) -> None:
-    from connectors.training.event_files import read_event_files
-    from pipelines.attribution.overlaps import contradictions, registry_overlaps
-    from pipelines.attribution.registry import load_registry
-    from pipelines.budgets.tables import attributed_runs
     from pipelines.config import load_config
+
+    config = load_config(config_path)  # without it nothing else can be checked: its error alone, exit 2
+
+    from connectors.training.event_files import read_event_files
+    from pipelines.attribution.overlaps import contradictions, registry_overlaps, registry_resources
+    from pipelines.attribution.registry import load_registry
+    from pipelines.budgets.tables import run_currencies
     from pipelines.ingest.readers import reader_for
-    from pipelines.plans.files import load_budgets_with_files, require_existing_runs
+    from pipelines.plans.files import load_budgets_with_files, require_budget_currencies, require_existing_runs
     from pipelines.sources.manual_costs.reader import ManualCostsReader
     from pipelines.sources.mappings import read_category_rules
     from pipelines.warehouse.connection import connect_read_only
 
-    config = load_config(config_path)
-    runs = load_registry(config.runs_path) if config.runs_path else []
-    budgets = load_budgets_with_files(config.budgets_path) if config.budgets_path else []
-    rules = read_category_rules(config.cost_categories_path)
-    readers = [reader_for(source, config) for source in config.billing_sources]
-    manual_lines = sum(reader.line_count for reader in readers if isinstance(reader, ManualCostsReader))
-    run_events = sum(len(read_event_files(config.resolve(s.path))) for s in config.run_events_sources if s.path)
-    attributed = None
-    if budgets and config.lake.exists() and not config.lake.legacy_file:
-        conn = connect_read_only(config.lake)
+    problems: list[tuple[str, bool]] = []  # (message, whether the configuration is at fault)
+
+    def attempt(step: Callable[[], T], default: T, source: str | None = None) -> T:
+        """The step's result, or `default` with its error kept among the problems."""
         try:
-            attributed = attributed_runs(conn)
-        finally:
-            conn.close()
-    require_existing_runs(
-        budgets,
-        {run.id for run in runs},
-        attributed,
-        registry_file=config.runs_path,
-        lake=config.lake.describe(),
+            return step()
+        except Exception as error:  # noqa: BLE001 - every problem is reported, none stops the check
+            problems.append((f"source {source}: {error}" if source else str(error), is_usage_error(error)))
+            return default
+
+    runs = attempt(lambda: load_registry(config.runs_path) if config.runs_path else [], [])
+    budgets = attempt(lambda: load_budgets_with_files(config.budgets_path) if config.budgets_path else [], [])
+    rules = attempt(lambda: read_category_rules(config.cost_categories_path), [])
+    periods: dict[str, str] = {}
+    manual_lines = 0
+    for source in config.billing_sources:
+        reader = attempt(lambda source=source: reader_for(source, config), None, source.name)
+        found = attempt(reader.billing_periods, None, source.name) if reader is not None else None
+        if found is not None:
+            periods[source.name] = ", ".join(f"{period:%Y-%m}" for period in found) or "none yet"
+        if isinstance(reader, ManualCostsReader) and found is not None:
+            manual_lines += reader.line_count
+    run_events = sum(
+        attempt(lambda s=s: len(read_event_files(config.resolve(s.path))), 0, s.name)
+        for s in config.run_events_sources
+        if s.path
     )
+    billed, matched = None, {}
+    if config.lake.exists() and not config.lake.legacy_file:
+        conn = attempt(lambda: connect_read_only(config.lake), None)
+        if conn is not None:
+            try:
+                billed = attempt(lambda: run_currencies(conn), None)
+                matched = attempt(lambda: registry_resources(conn, runs), {})
+            finally:
+                conn.close()
+    attempt(
+        lambda: require_existing_runs(
+            budgets,
+            {run.id for run in runs},
+            set(billed) if billed is not None else None,
+            registry_file=config.runs_path,
+            lake=config.lake.describe(),
+        ),
+        None,
+    )
+    attempt(lambda: require_budget_currencies(budgets, billed or {}), None)
+    if problems:
+        for message, _ in problems:
+            echo_err(f"error: {message}")
+        echo_err(f"check: {len(problems)} problem{'s' if len(problems) > 1 else ''} found, nothing was run")
+        sys.exit(USAGE_ERROR if any(usage for _, usage in problems) else RUN_FAILED)
     click.echo(
         f"ok: {len(config.sources)} sources, {len(runs)} registered runs, {len(budgets)} budgets, "
         f"{len(rules)} cost category rules, {len(config.attribution.shared)} shared-cost rules, "
         f"{run_events} run events in files, {manual_lines} manual cost lines ({config.base_dir})"
     )
-    for finding in [o.describe() for o in registry_overlaps(runs)] + contradictions(runs, config.attribution.shared):
+    for name, listed in periods.items():
+        click.echo(f"source {name}: billing periods {listed}")
+    overlaps = [overlap.describe() for overlap in registry_overlaps(runs, matched)]
+    for finding in overlaps + contradictions(runs, config.attribution.shared):
         click.echo(f"registry {finding}")
     if config.lake.legacy_file:
         click.echo(

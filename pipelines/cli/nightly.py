@@ -10,30 +10,27 @@ from typing import TYPE_CHECKING
 
 import click
 
-from pipelines.cli.common import config_option, echo_err, handle_errors, parse_period
+from pipelines.cli.common import config_option, echo_err, handle_errors, parse_period, require_partitions
 from pipelines.cli.output import TerminalProgress, print_table, printable
 
 if TYPE_CHECKING:
     import duckdb
 
 
-def _run_nightly(config_path: Path | None, periods: Sequence[date] = (), full_refresh: bool = False) -> list[str]:
+def _run_nightly(
+    config_path: Path | None, periods: Sequence[date] = (), full_refresh: bool = False, take_over_lake: bool = False
+) -> list[str]:
     """The nightly job with its stage lines on stderr (control characters of run ids or tags
     escaped), under a progress bar when stderr is a terminal; the reports written."""
     from pipelines.nightly import run_nightly
 
+    options = {"full_refresh": full_refresh, "take_over_lake": take_over_lake}
     if not sys.stderr.isatty():
-        return run_nightly(
-            config_path, periods, echo=lambda line: echo_err(printable(line)), full_refresh=full_refresh
-        ).reports
+        return run_nightly(config_path, periods, echo=lambda line: echo_err(printable(line)), **options).reports
     bar = TerminalProgress()
     try:
         return run_nightly(
-            config_path,
-            periods,
-            echo=lambda line: bar.echo(printable(line)),
-            full_refresh=full_refresh,
-            progress=bar.update,
+            config_path, periods, echo=lambda line: bar.echo(printable(line)), progress=bar.update, **options
         ).reports
     finally:
         bar.close()
@@ -142,9 +139,19 @@ def demo(target: Path) -> None:
     is_flag=True,
     help="Re-read the periods from the BigQuery export whatever its export_time watermark says (repairs).",
 )
+@click.option(
+    "--take-over-lake",
+    is_flag=True,
+    help="This configuration replaces the one that owns the lake (a moved project); see docs/operations.md.",
+)
 @handle_errors
-def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool) -> None:
-    reports = _run_nightly(config_path, [parse_period(p) for p in periods], full_refresh)
+def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool, take_over_lake: bool) -> None:
+    from pipelines.config import load_config
+
+    billing_periods = [parse_period(p) for p in periods]
+    load_config(config_path, writer=True)  # a bad configuration said before Dagster is loaded
+    require_partitions(periods, billing_periods)
+    reports = _run_nightly(config_path, billing_periods, full_refresh, take_over_lake)
     _print_summary(config_path, reports)
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from pipelines.cli.common import AT_HELP, UsageProblem, config_option, echo_err, handle_errors, parse_period
+from pipelines.cli.common import AT_HELP, UsageProblem, config_option, echo_err, handle_errors, parse_at, parse_period
 from pipelines.cli.output import print_table, write_csv, write_json
 
 if TYPE_CHECKING:
@@ -45,12 +45,15 @@ SIGNALLED = 128
 @handle_errors
 def query(config_path: Path | None, output_format: str, at: str | None, timeout: float, sql: str) -> None:
     from pipelines.config import load_config
-    from pipelines.query import QueryStopped, parse_moment, query_lake, stopped_by_signals
 
+    moment = parse_at(at)
     config = load_config(config_path)
+
+    from pipelines.query import QueryStopped, query_lake, stopped_by_signals
+
     write = {"table": print_table, "csv": write_csv, "json": write_json}[output_format]
     try:
-        with stopped_by_signals(timeout), query_lake(config.lake, sql, parse_moment(at) if at else None) as result:
+        with stopped_by_signals(timeout), query_lake(config.lake, sql, moment) as result:
             write(result.columns, _rows(result.batches))
     except QueryStopped as stop:
         sys.exit(SIGNALLED + stop.signum)
@@ -95,11 +98,19 @@ def export() -> None:
 @handle_errors
 def export_focus(config_path: Path | None, period: str, out: Path, export_format: str, source_name: str | None) -> None:
     from pipelines.config import load_config
-    from pipelines.export import export_focus as write_focus_dataset
-    from pipelines.warehouse.connection import connect_read_only
 
     billing_period = parse_period(period)
     config = load_config(config_path)
+    known = [source.name for source in config.billing_sources]
+    if source_name is not None and source_name not in known:
+        raise UsageProblem(
+            f"unknown billing source {source_name!r}; known billing sources (sources[].name): "
+            f"{', '.join(known) or 'none'}"
+        )
+
+    from pipelines.export import export_focus as write_focus_dataset
+    from pipelines.warehouse.connection import connect_read_only
+
     conn = connect_read_only(config.lake)
     try:
         written = write_focus_dataset(conn, billing_period, out, export_format, source_name)
@@ -129,18 +140,19 @@ def export_focus(config_path: Path | None, period: str, out: Path, export_format
 def report(
     config_path: Path | None, run_id: str | None, all_runs: bool, out: Path | None, at: str | None, png: bool
 ) -> None:
+    if bool(run_id) == all_runs:
+        raise UsageProblem("give exactly one of --run RUN_ID or --all")
+    moment = parse_at(at)
+    if moment is not None and out is None:
+        raise UsageProblem("give --out DIR with --at: the reports of an earlier snapshot would replace today's")
+
     from pipelines.config import load_config
-    from pipelines.query import parse_moment
     from pipelines.reports import write_reports
     from pipelines.warehouse.connection import connect_read_only
     from pipelines.warehouse.repair import require_whole
 
-    if bool(run_id) == all_runs:
-        raise UsageProblem("give exactly one of --run RUN_ID or --all")
-    if at and out is None:
-        raise UsageProblem("give --out DIR with --at: the reports of an earlier snapshot would replace today's")
     config = load_config(config_path)
-    conn = connect_read_only(config.lake, parse_moment(at) if at else None)
+    conn = connect_read_only(config.lake, moment)
     try:
         if at is None:
             require_whole(conn, config.lake)
@@ -163,7 +175,7 @@ def migrate(config_path: Path | None) -> None:
     from pipelines.config import load_config
     from pipelines.warehouse.migrate import migrate as migrate_file
 
-    config = load_config(config_path)
+    config = load_config(config_path, writer=True)
     lake = config.lake
     result = migrate_file(lake)
     for table, rows in result.rows.items():

@@ -6,10 +6,10 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from pipelines.config_rules import ConfigError, excerpt, read_yaml, shorten
 from pipelines.plans.estimate import estimate
 from pipelines.plans.schema import SECTIONS, Budget, InvalidValue, OutOfRange
 
@@ -124,30 +124,44 @@ def require_existing_runs(
         raise BudgetError("\n".join(problems))
 
 
+def currency_mismatch(budget_file: object, budget_currency: str, training_run: str, billed: str) -> str:
+    """The one message of a budget in another currency than its run's spend is billed in."""
+    return (
+        f"{budget_file}: currency: {budget_currency}, but the allocations of {training_run!r} are billed in "
+        f"{billed}; RunLedger does not convert currencies, so set the budget's currency to the billing currency"
+    )
+
+
+def require_budget_currencies(budgets_with_files: list[tuple[Budget, Path]], billed: dict[str, list[str]]) -> None:
+    """Checks that every budget is in the currency its run's attributed spend is billed in.
+
+    Args:
+        budgets_with_files: the budgets with their files.
+        billed: per run with attributed spend, the currencies it is billed in.
+
+    Raises:
+        BudgetError: one line per budget in another currency, naming its file and key.
+    """
+    problems = [
+        currency_mismatch(path, budget.currency, budget.training_run, ", ".join(others))
+        for budget, path in budgets_with_files
+        if (others := [currency for currency in billed.get(budget.training_run, []) if currency != budget.currency])
+    ]
+    if problems:
+        raise BudgetError("\n".join(problems))
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise BudgetError(f"{path}: cannot read the budget file: {error}") from None
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        problem = _yaml_problem(error)
-        raise BudgetError(f"{path}: not valid YAML: {problem}; fix the syntax") from None
+        document = read_yaml(path)
+    except ConfigError as error:
+        raise BudgetError(str(error)) from None
     if not isinstance(document, dict):
         found = "an empty file" if document is None else type(document).__name__
         raise BudgetError(
             f"{path}: expected a mapping of budget keys (training_run, currency, window, ...), got {found}"
         )
     return document
-
-
-def _yaml_problem(error: yaml.YAMLError) -> str:
-    mark = getattr(error, "problem_mark", None)
-    problem = getattr(error, "problem", None) or str(error)
-    if mark is None:
-        return problem
-    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
 def _describe(path: Path | str, detail: ErrorDetails, run: object) -> str:
@@ -167,20 +181,16 @@ def _describe(path: Path | str, detail: ErrorDetails, run: object) -> str:
 def _problem(detail: ErrorDetails, parent: tuple[str, ...], cause: object) -> str:
     kind = detail["type"]
     if kind == "value_error":
-        return str(cause)
+        return shorten(str(cause))
     if kind == "missing":
         return "required key is missing; add it"
     if kind == "extra_forbidden":
         allowed = ", ".join(SECTIONS[parent].model_fields) if parent in SECTIONS else ""
         return f"unknown key; remove it or fix its spelling (expected one of: {allowed})"
     if kind in ("model_type", "dict_type"):
-        return f"must be a mapping of keys, got {_show(detail['input'])}"
+        return f"must be a mapping of keys, got {excerpt(detail['input'])}"
     message = detail["msg"]
-    return f"{message[0].lower()}{message[1:]}, got {_show(detail['input'])}"
-
-
-def _show(value: object) -> str:
-    return repr(value) if isinstance(value, str) else str(value)
+    return f"{message[0].lower()}{message[1:]}, got {excerpt(detail['input'])}"
 
 
 def _duplicate_runs(loaded: list[tuple[Budget, Path]]) -> list[str]:

@@ -302,9 +302,9 @@ def read_delivery(
     ingested_at: datetime,
 ) -> tuple[MappedDelivery, int, Decimal]:
     """Reads the delivery's typed files (in an in-memory DuckDB): refuses a money value that is not
-    a finite number, a timestamp that is not one or Tags or SkuPriceDetails that are not a JSON
-    object of key-value pairs, then the raw control totals, row count and Σ BilledCost of the
-    period.
+    a finite number, a timestamp that is not one, Tags or SkuPriceDetails that are not a JSON
+    object of key-value pairs or a charge period ending before it starts, then the raw control
+    totals, row count and Σ BilledCost of the period.
 
     Args:
         files: the files as `write_typed` writes them.
@@ -320,8 +320,8 @@ def read_delivery(
     Raises:
         SourceError: naming the file, the row (1-based, header not counted), the column and the
             value of the first money value that is not a finite number below 10^15, timestamp that
-            is not one,
-            or Tags or SkuPriceDetails text that is not a JSON object of key-value pairs.
+            is not one, Tags or SkuPriceDetails text that is not a JSON object of key-value pairs,
+            or ChargePeriodEnd before ChargePeriodStart.
     """
     read_params = {"billing_period": billing_period, "select_period": select_period}
     with memory_connection() as conn:
@@ -329,6 +329,11 @@ def read_delivery(
         bad = fetch_dict(conn, read_sql_file(TOTALS, "first_bad_value"), {"files": [str(f) for f in files]})
         if bad is not None and bad["column_name"] in ("Tags", "SkuPriceDetails"):
             raise _key_value_error(bad["location"], bad["file_row_number"], bad["column_name"], bad["value"])
+        if bad is not None and bad["period_start"] is not None:
+            raise SourceError(
+                f"{bad['location']}, row {bad['file_row_number'] + 1}, column ChargePeriodEnd: {bad['value']!r} is "
+                f"before ChargePeriodStart {bad['period_start']!r}; fix or re-export the file, nothing was loaded"
+            )
         if bad is not None and bad["is_timestamp"]:
             raise unparsed_timestamp_error(bad["location"], bad["file_row_number"], bad["column_name"], bad["value"])
         if bad is not None:

@@ -3,9 +3,10 @@
 
 -- name: first_bad_value
 -- The first row (in file and row order) of any billing period with a money value that is not a
--- finite number, a timestamp polars could not read (`_unparsed_timestamp`) or Tags or
--- SkuPriceDetails that are not a JSON object of key-value pairs (`_unparsed_key_value`): where it
--- is, the column and the value (a row's money first, then its timestamps, then its Tags).
+-- finite number, a timestamp polars could not read (`_unparsed_timestamp`), Tags or
+-- SkuPriceDetails that are not a JSON object of key-value pairs (`_unparsed_key_value`) or a
+-- ChargePeriodEnd before its ChargePeriodStart: where it is, the column and the value (a row's
+-- money first, then its timestamps, then its Tags, then its charge period, with period_start).
 with delivery as (
     select * from focus_delivery_rows($files, null, false)
 ),
@@ -45,7 +46,15 @@ checked as (
                 'value': cast(delivery.PricingCurrencyListUnitPrice as varchar)
             }
         ]) as bad_money,
-        coalesce(delivery._unparsed_timestamp, delivery._unparsed_key_value) as bad_text
+        coalesce(delivery._unparsed_timestamp, delivery._unparsed_key_value) as bad_text,
+        case
+            when delivery.ChargePeriodEnd < delivery.ChargePeriodStart
+                then {
+                    'column_name': 'ChargePeriodEnd',
+                    'value': strftime(delivery.ChargePeriodEnd, '%Y-%m-%d %H:%M:%S'),
+                    'start': strftime(delivery.ChargePeriodStart, '%Y-%m-%d %H:%M:%S')
+                }
+        end as bad_period
     from delivery
     left join file_locations on delivery.filename = file_locations.file
 ),
@@ -54,11 +63,12 @@ final as (
     select
         location,
         file_row_number,
-        coalesce(bad_money.column_name, bad_text.column_name) as column_name,
-        coalesce(bad_money.value, bad_text.value) as value,
-        bad_money is null as is_timestamp
+        coalesce(bad_money.column_name, bad_text.column_name, bad_period.column_name) as column_name,
+        coalesce(bad_money.value, bad_text.value, bad_period.value) as value,
+        bad_money is null and bad_text is not null as is_timestamp,
+        case when bad_money is null and bad_text is null then bad_period.start end as period_start
     from checked
-    where bad_money is not null or bad_text is not null
+    where bad_money is not null or bad_text is not null or bad_period is not null
     order by file_position, file_row_number
     limit 1
 )

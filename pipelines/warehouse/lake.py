@@ -184,7 +184,13 @@ def _install_missing(conn: duckdb.DuckDBPyConnection, extensions: tuple[str, ...
 
 def _duckdb(settings: dict[str, object]) -> duckdb.DuckDBPyConnection:
     extensions = extension_directory()
-    extensions.mkdir(parents=True, exist_ok=True)
+    try:
+        extensions.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LakeError(
+            f"cannot create DuckDB's extension folder {extensions}: {error.strerror}; set XDG_CACHE_HOME to a "
+            "folder this user may write (the extensions are installed there once, from their packages)"
+        ) from None
     return duckdb.connect(":memory:", config={**BASE_SETTINGS, "extension_directory": str(extensions), **settings})
 
 

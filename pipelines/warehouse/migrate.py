@@ -18,7 +18,9 @@ LEGACY = "legacy"
 # Rebuilt by the next run from what they digest (the first run after a migration recomputes the
 # allocations and waste once), or written by the lake itself; the summary tables (views in earlier
 # files) are rebuilt from the copied allocations in the migration's commit.
-NOT_COPIED = {"step_inputs", "schema_version", *SUMMARIES}
+NOT_COPIED = {"step_inputs", "schema_version", "lake_owners", *SUMMARIES}
+# The table every warehouse file of an earlier RunLedger holds.
+REQUIRED_TABLE = "focus_line_items"
 
 
 @dataclass(frozen=True)
@@ -49,9 +51,29 @@ def migrate(lake: Lake) -> Migration:
     source = lake.legacy_file
     if source is None:
         raise LakeError(f"nothing to migrate: {lake.describe()} holds no warehouse file of an earlier version")
+    _require_runledger_file(source)
     target = lake.migration_target
     with writer_lock(target):
         return Migration(source=source, lake=target, rows=_copy(source, target))
+
+
+def _require_runledger_file(source: Path) -> None:
+    """Refuses, before the lake is touched, a DuckDB file that is not a warehouse of an earlier
+    RunLedger: one without the line items every RunLedger warehouse holds."""
+    try:
+        conn = duckdb.connect(str(source), read_only=True)
+    except duckdb.Error as error:
+        raise LakeError(f"{source}: cannot be read as a DuckDB file: {' '.join(str(error).split())}") from None
+    try:
+        tables = {name for (name,) in conn.execute(read_sql("ops/migrate", "main_tables")).fetchall()}
+    finally:
+        conn.close()
+    if REQUIRED_TABLE not in tables:
+        found = ", ".join(sorted(tables)[:5]) + (", …" if len(tables) > 5 else "") if tables else "none"
+        raise LakeError(
+            f"{source} is not a warehouse file of an earlier RunLedger: it has no {REQUIRED_TABLE} table "
+            f"(its tables: {found}); nothing was converted: point `warehouse:` at RunLedger's lake folder"
+        )
 
 
 def _copy(source: Path, target: Lake) -> dict[str, int]:

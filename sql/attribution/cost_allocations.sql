@@ -92,9 +92,14 @@ where in_billing_period(BillingPeriodStart, $billing_period)
 group by allocation_method
 order by allocation_method;
 
--- name: attributed_runs
--- Every training run with attributed spend in the warehouse (`runledger check`).
-select distinct training_run
+-- name: run_currencies
+-- Every training run with attributed spend in the warehouse and the currencies it is billed in
+-- (`runledger check`).
+select
+    training_run,
+    list(distinct BillingCurrency order by BillingCurrency) filter (where BillingCurrency is not null)
+        as currencies
 from cost_allocations
 where training_run is not null
+group by training_run
 order by training_run;

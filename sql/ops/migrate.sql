@@ -40,3 +40,15 @@ final as (
 
 select * from final
 order by table_name;
+
+-- name: main_tables
+-- The tables and views of a DuckDB file opened on its own: whether it is a warehouse of an
+-- earlier RunLedger (it holds focus_line_items).
+select table_name
+from duckdb_tables()
+where schema_name = 'main'
+union
+select view_name as table_name
+from duckdb_views()
+where schema_name = 'main' and not internal
+order by table_name;

@@ -153,11 +153,54 @@ def test_query_formats(demo: Path) -> None:
     assert (code, output.splitlines()) == (0, ["one", "1"])
 
 
-def test_check_and_estimate(demo: Path) -> None:
+def test_check_and_estimate(demo: Path, tmp_path: Path) -> None:
     code, output = invoke("check", "--config", str(demo))
     assert code == 0 and "4 sources, 3 registered runs, 3 budgets" in output and "83 run events in files" in output
+    # each billing source listed; no overlap warned of: no resource of the demo's data is claimed twice
+    assert output.splitlines()[1:] == [
+        "source aws-main: billing periods 2026-10, 2026-11",
+        "source gcp-main: billing periods 2026-10, 2026-11",
+    ]
+    # an eval run claiming one of the 13B run's instances at the same time: the instance is named
+    runs = tmp_path / "runs.yaml"
+    registry = (demo.parent / ".runledger" / "demo" / "runs.yaml").read_text()
+    runs.write_text(registry + "- {id: eval-13b, start: 2026-11-01T00:00:00Z, resources: ['i-0b13*0002']}\n")
+    config = tmp_path / "runledger.yaml"
+    config.write_text(f"warehouse: {lake_of(demo.parent).sqlite_file.parent}\nattribution: {{runs: {runs}}}\n")
+    code, output = invoke("check", "--config", str(config))
+    assert (code, output.splitlines()[1:]) == (
+        0,
+        [
+            (
+                "registry overlap: runs llm-13b-ft-r2 ('i-0b13*') and eval-13b ('i-0b13*0002') both claim resources "
+                "such as 'i-0b13f5e6d7c8a0002' from 2026-11-01T00:00:00Z to 2026-11-14T00:00:00Z; their lines are "
+                "split by weight 1:1"
+            )
+        ],
+    )
     code, output = invoke("estimate", str(demo.parent / ".runledger" / "demo" / "budgets" / "llm-7b-pt-r1.yaml"))
     assert code == 0 and "GPU-hours" in output
+
+
+def test_check_names_a_budget_in_another_currency_than_its_run_is_billed_in(demo: Path, tmp_path: Path) -> None:
+    budgets = tmp_path / "budgets"
+    budgets.mkdir()
+    budget = budgets / "llm-13b-ft-r2.yaml"
+    budget.write_text(
+        (demo.parent / ".runledger" / "demo" / "budgets" / "llm-13b-ft-r2.yaml")
+        .read_text()
+        .replace("currency: USD", "currency: EUR")
+    )
+    config = tmp_path / "runledger.yaml"
+    config.write_text(f"warehouse: {lake_of(demo.parent).sqlite_file.parent}\nbudgets: {budgets}\n")
+    assert invoke("check", "--config", str(config)) == (
+        2,
+        (
+            f"error: {budget}: currency: EUR, but the allocations of 'llm-13b-ft-r2' are billed in USD; RunLedger does "
+            "not convert currencies, so set the budget's currency to the billing currency\n"
+            "check: 1 problem found, nothing was run\n"
+        ),
+    )
 
 
 def test_estimate_from_run_scales_the_demo_pilot_to_a_13b_run(demo: Path, tmp_path: Path) -> None:
@@ -282,7 +325,7 @@ def test_a_budget_number_the_warehouse_cannot_hold_exits_2_everywhere(demo: Path
     )
     for command in (["check", "--config", str(config)], ["estimate", str(budget)], ["run", "--config", str(config)]):
         code, output = invoke(*command)
-        assert (code, output.strip().splitlines()[-1]) == (2, expected), command
+        assert (code, [line for line in output.splitlines() if line.startswith("error:")]) == (2, [expected]), command
     assert not (tmp_path / "lake").exists()
 
     # numbers that fit but multiply past the range are named by the section that derives them
@@ -404,7 +447,8 @@ def test_check_names_a_budget_for_a_run_that_does_not_exist(demo: Path, tmp_path
             f"error: {budgets / 'typo.yaml'}: training_run: no run 'llm-7b-pt-rl': it is neither in a run "
             f"registry nor has spend attributed in {warehouse.describe()}; did you mean 'llm-7b-pt-r1'? fix the id, or "
             "register the run (`- id: llm-7b-pt-rl` under `runs:`)"
-        )
+        ),
+        "check: 1 problem found, nothing was run",
     ]
 
     (tmp_path / "runs.yaml").write_text("runs:\n  - id: llm-7b-pt-rl\n")
@@ -516,7 +560,7 @@ def test_export_focus_usage_errors_exit_2(demo: Path, tmp_path: Path) -> None:
     )
     assert (code, output.strip()) == (
         2,
-        "error: no line items for billing period 2026-11 of source 'azure' in the warehouse",
+        "error: unknown billing source 'azure'; known billing sources (sources[].name): aws-main, gcp-main",
     )
     code, output = invoke("export", "focus", "--config", str(demo), "--period", "2026-13", "--out", str(out))
     assert code == 2 and "error: --period '2026-13' is not a billing period" in output

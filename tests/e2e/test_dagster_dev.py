@@ -1,6 +1,6 @@
 """`make dev` (`dg dev`) serves the code location: the UI's GraphQL endpoint lists the assets with
 their column documentation, the checks, the nightly schedule and the delivery sensor, and the
-instance uses the repo's dagster.yaml; nothing superseded is run."""
+instance uses the repo's dagster.yaml; nothing superseded is run, nothing warns, and SIGTERM stops it."""
 
 import json
 import os
@@ -78,6 +78,7 @@ def wait_until_served(port: int, process: subprocess.Popen, log: Path) -> None:
 class DagsterDev:
     port: int
     log: Path
+    process: subprocess.Popen
 
 
 @pytest.fixture
@@ -87,16 +88,14 @@ def dagster_dev(shared_demo: SharedDemo, tmp_path: Path) -> Iterator[DagsterDev]
     log = tmp_path / "dagster-dev.log"
     (tmp_path / "tmp").mkdir()
     env = os.environ | {"TMPDIR": str(tmp_path / "tmp")}
+    make = (
+        f"make --no-print-directory dev DAGSTER_PORT={port} DAGSTER_HOME_DIR={tmp_path / 'dagster_home'} "
+        f"RUNLEDGER_CONFIG={config}"
+    )
     with log.open("w") as output:
+        # as a service starts it (`make dev &`, nohup, a supervisor): SIGINT ignored
         process = subprocess.Popen(
-            [
-                "make",
-                "--no-print-directory",
-                "dev",
-                f"DAGSTER_PORT={port}",
-                f"DAGSTER_HOME_DIR={tmp_path / 'dagster_home'}",
-                f"RUNLEDGER_CONFIG={config}",
-            ],
+            ["sh", "-c", f"trap '' INT; exec {make}"],
             cwd=REPO,
             env=env,
             stdout=output,
@@ -105,9 +104,10 @@ def dagster_dev(shared_demo: SharedDemo, tmp_path: Path) -> Iterator[DagsterDev]
         )
     try:
         wait_until_served(port, process, log)
-        yield DagsterDev(port, log)
+        yield DagsterDev(port, log, process)
     finally:
-        stop_process_group(process)
+        if group_alive(process.pid):
+            stop(process)
 
 
 def group_alive(pgid: int) -> bool:
@@ -118,17 +118,19 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-def stop_process_group(process: subprocess.Popen) -> None:
-    """Ctrl-C for `dagster dev` (it shuts its webserver, daemon and code servers down on SIGINT,
-    not on SIGTERM), then SIGKILL for whatever of the group is left."""
-    os.killpg(process.pid, signal.SIGINT)
-    deadline = time.monotonic() + 30
-    while group_alive(process.pid) and time.monotonic() < deadline:
+def stop(process: subprocess.Popen) -> float:
+    """SIGTERM to `make` alone, as a supervisor stops it; the seconds until every process of the
+    group (dg, the webserver, the daemon, the code servers) is gone, SIGKILL after 60 s."""
+    started = time.monotonic()
+    process.terminate()
+    while group_alive(process.pid) and time.monotonic() < started + 60:
         process.poll()
-        time.sleep(0.5)
+        time.sleep(0.2)
+    stopped = time.monotonic() - started
     if group_alive(process.pid):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=30)
+    return stopped
 
 
 def test_make_dev_shows_assets_checks_schedule_and_sensor(dagster_dev: DagsterDev) -> None:
@@ -179,7 +181,10 @@ def test_make_dev_shows_assets_checks_schedule_and_sensor(dagster_dev: DagsterDe
     assert ratio["type"] == "DECIMAL(38,10)" and "sum to exactly 1" in ratio["description"]
     assert "BilledCost" in schemas["raw/aws_main"] and "share_of_period" in schemas["unattributed_costs"]
 
+    # SIGTERM stops it all, though it started with SIGINT ignored (Dagster gives SIGTERM SIGINT's handler)
+    assert stop(dagster_dev.process) < 30
     output = dagster_dev.log.read_text()
-    assert "dg dev" in output and "Serving dagster-webserver" in output
-    # no Python warning (`SupersessionWarning: Function dev_command is superseded …` before)
-    assert not re.search(r"\w+Warning: ", output), output[-3000:]
+    assert "dg dev" in output and "Serving dagster-webserver" in output and "Dagster services shut down." in output
+    # no Python warning (`SupersessionWarning: Function dev_command is superseded …` before), no
+    # Dagster warning (a dagster.yaml in the folder dg dev starts in, ignored beside DAGSTER_HOME)
+    assert not re.search(r"\w+Warning: |WARNING", output), output[-3000:]

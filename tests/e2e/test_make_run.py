@@ -25,7 +25,7 @@ def test_make_run_records_every_asset_in_the_instance_make_dev_shows(tmp_path: P
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "reconciliation: 4 source periods, all differences 0" in done.stderr
-    assert (home / "dagster.yaml").read_text() == (REPO / "dagster.yaml").read_text()
+    assert (home / "dagster.yaml").read_text() == (REPO / "pipelines" / "orchestration" / "dagster.yaml").read_text()
 
     defs = build_definitions(project / "runledger.yaml")
     graph = defs.resolve_asset_graph()
@@ -38,5 +38,16 @@ def test_make_run_records_every_asset_in_the_instance_make_dev_shows(tmp_path: P
             if graph.get(key).partitions_def is not None
         }
         assert instance.get_concurrency_config().pool_config.default_pool_limit == 2
+        # runs of the nightly job, as the UI lists them: its inputs, each billing period, the rest
+        runs = sorted(
+            (run.job_name, run.tags.get("dagster/partition", ""), run.tags.get("runledger/warehouse"))
+            for run in instance.get_runs()
+        )
+    assert runs == [
+        ("runledger_nightly", "", "writer"),
+        ("runledger_nightly", "", "writer"),
+        ("runledger_nightly", "2026-10-01", "writer"),
+        ("runledger_nightly", "2026-11-01", "writer"),
+    ]
     assert never == []
     assert partitions and all(p == {"2026-10-01", "2026-11-01"} for p in partitions.values()), partitions

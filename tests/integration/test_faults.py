@@ -449,6 +449,18 @@ def test_registry_or_budget_that_is_not_yaml_exits_2_naming_the_file(site: Path,
     assert table_checksums(warehouse_of(site), with_journal=True) == before
 
 
+def test_a_charge_period_ending_before_it_starts_stops_the_load(site: Path) -> None:
+    header, rows = sample_rows()
+    rows[4]["ChargePeriodEnd"] = "2024-09-21 23:00:00"  # its start: 2024-09-22 00:00:00
+    export = site.parent / EXPORT
+    write_export(export, header, rows)
+    output = run_refused(site)
+    assert output.strip().splitlines()[-1] == (
+        f"run failed: {export}, row 5, column ChargePeriodEnd: '2024-09-21 23:00:00' is before ChargePeriodStart "
+        "'2024-09-22 00:00:00'; fix or re-export the file, nothing was loaded"
+    )
+
+
 def test_a_manifest_that_is_not_json_stops_the_load(tmp_path: Path) -> None:
     from tests.integration.test_legacy_cur_sample import lay_out_sample
 

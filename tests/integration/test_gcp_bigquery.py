@@ -444,3 +444,38 @@ def test_delivery_marks_and_columns_for_the_sensor_and_drift_check(tmp_path: Pat
     drift = column_drift(source_format, columns)
     assert (source_format, location) == ("gcp_billing", table)
     assert drift.missing == () and drift.new == ()
+
+
+@pytest.mark.usefixtures("aws_credentials")
+def test_check_lists_every_source_and_reports_each_that_fails(
+    tmp_path: Path, bigquery_emulator: str, moto_endpoint: str
+) -> None:
+    table = new_table(bigquery_emulator, DETAILED_EXPORT_SCHEMA)
+    append_rows(bigquery_emulator, table, DETAILED_EXPORT_SCHEMA, FIRST_EXPORT)
+    missing = table.replace("gcp_billing_export_resource_v1", "gcp_billing_export_v1")
+    sources = (
+        f"  - {{name: gcp-bq, kind: gcp_billing, table: {table}, endpoint_url: '{bigquery_emulator}'}}\n"
+        f"  - {{name: aws-cur, kind: aws_cur, uri: 's3://no-such-bucket-x/cur/r', endpoint_url: '{moto_endpoint}'}}\n"
+        f"  - {{name: gcp-gone, kind: gcp_billing, table: {missing}, endpoint_url: '{bigquery_emulator}'}}\n"
+    )
+    config = write_config(tmp_path, f"sources:\n{sources}")
+
+    result = CliRunner().invoke(main, ["check", "--config", str(config)])
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        (
+            "error: source aws-cur: cannot list s3://no-such-bucket-x/cur/r: NoSuchBucket "
+            "(needs s3:ListBucket on the bucket)"
+        ),
+        (
+            f"error: source gcp-gone: BigQuery table {missing} not found "
+            "(check the `table` key and the dataset's location)"
+        ),
+        "check: 2 problems found, nothing was run",
+    ]
+    config.write_text(f"sources:\n{sources.splitlines()[0]}\n")
+    result = CliRunner().invoke(main, ["check", "--config", str(config)])
+    assert (result.exit_code, result.output.splitlines()[1:]) == (
+        0,
+        ["source gcp-bq: billing periods 2026-10, 2026-11"],
+    )

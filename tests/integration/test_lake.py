@@ -21,10 +21,11 @@ from click.testing import CliRunner
 
 from pipelines.cli import main
 from pipelines.warehouse.connection import connect, create_schema
-from pipelines.warehouse.lake import extension_directory
+from pipelines.warehouse.lake import Lake, extension_directory
 from pipelines.warehouse.maintenance import maintain_lake
 from tests.support.demo_lake import SharedDemo
 from tests.support.lake import lake_of, reading, writing
+from tests.support.warehouse_state import table_checksums
 
 RUNLEDGER = str(Path(sys.executable).with_name("runledger"))
 # What every whole state of the demo lake says, whatever a run is replacing: each (source,
@@ -377,3 +378,36 @@ def test_the_upkeep_deletes_data_files_the_catalog_does_not_know(demo_project: P
     assert not any(path.exists() for path in left) and writing_now.exists()
     with reading(project) as conn:
         assert conn.execute("select count(*) from run_costs").fetchone() == (31,)
+
+
+def test_a_second_configuration_writing_the_lake_is_refused_and_changes_nothing(
+    demo_project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    lake = lake_of(demo_project)
+    other = tmp_path_factory.mktemp("other")
+    (other / "costs.csv").write_text("date,cost_category,amount,currency\n2026-11-02,labor,100.00,USD\n")
+    config = other / "runledger.yaml"
+    # the demo's own source name: the run would replace the demo's AWS spend with this file's 100.00
+    config.write_text(
+        f"warehouse: {lake.sqlite_file.parent}\nsources:\n  - {{name: aws-main, kind: manual_costs, path: costs.csv}}\n"
+    )
+    before = table_checksums(lake, with_journal=True)
+    refused = CliRunner().invoke(main, ["run", "--config", str(config)])
+    assert refused.exit_code == 2, refused.output
+    assert refused.output.splitlines()[-1] == (
+        f"error: {lake.describe()} belongs to the configuration {demo_project} (since "
+        f"{owners(lake)[0][2]:%Y-%m-%d %H:%M} UTC), not {config}: two configurations writing one lake replace each "
+        "other's sources, run registry and budgets. Give this configuration a lake of its own (`warehouse:`), or, if "
+        "it replaces that one (a moved project), run `runledger run --take-over-lake` once"
+    )
+    assert table_checksums(lake, with_journal=True) == before
+    assert [(source, configuration) for source, configuration, _ in owners(lake)] == [
+        (None, "../../runledger.yaml"),
+        ("aws-main", "../../runledger.yaml"),
+        ("gcp-main", "../../runledger.yaml"),
+    ]
+
+
+def owners(lake: Lake) -> list[tuple]:
+    with reading(lake) as conn:
+        return conn.execute("select * from lake_owners order by source_name nulls first").fetchall()

@@ -67,6 +67,7 @@ def test_relative_paths_resolve_against_the_config_folder(tmp_path: Path, focus_
         ("gpu_instance_types: gpus.csv\n", "gpus.csv does not exist"),
         ("attribution:\n  runs: runs.yaml\n", "attribution.runs:"),
         ("sources: [\n", "not valid YAML (line"),
+        ("sources: []\n\x00\n", "not valid YAML (character 13): #x0000 is a character YAML does not allow"),
         ("- just\n- a list\n", "the top level must be a mapping"),
         (
             "sources:\n  - {name: a, kind: focus, path: .}\n  - {name: a, kind: focus, path: .}\n",
@@ -218,7 +219,10 @@ def test_a_bad_team_lake_names_the_key(tmp_path: Path, text: str, expected: str)
 def test_an_earlier_warehouse_file_is_named_for_migration(tmp_path: Path) -> None:
     (tmp_path / ".runledger").mkdir()
     (tmp_path / ".runledger" / "warehouse.duckdb").write_bytes(bytes(8) + b"DUCK")  # a DuckDB file's header
-    assert load_config(write_config(tmp_path, "")).lake.legacy_file == tmp_path / ".runledger" / "warehouse.duckdb"
+    assert (
+        load_config(write_config(tmp_path, "sources: []\n")).lake.legacy_file
+        == tmp_path / ".runledger" / "warehouse.duckdb"
+    )
     assert load_config(write_config(tmp_path, "warehouse: .runledger/warehouse.duckdb\n")).lake.legacy_file == (
         tmp_path / ".runledger" / "warehouse.duckdb"
     )

@@ -22,6 +22,7 @@ WRITER_LAYER = {
     "loads": "ops",
     "step_inputs": "ops",
     "schema_version": "ops",
+    "lake_owners": "ops",
     "load_snapshots": "ops",
     "alert_deliveries": "ops",
     "run_registry": "inputs",

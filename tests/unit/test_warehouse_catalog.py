@@ -41,7 +41,14 @@ PUBLIC = {
     "gpu_utilization_runs",
     "run_utilization",
 }
-BOOKKEEPING = {"step_inputs", "schema_version", "cluster_intervals", "cluster_nodes", "cluster_node_tags"}
+BOOKKEEPING = {
+    "step_inputs",
+    "schema_version",
+    "lake_owners",
+    "cluster_intervals",
+    "cluster_nodes",
+    "cluster_node_tags",
+}
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}
 
 

@@ -23,17 +23,17 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import yaml
 
 from connectors.errors import SourceError
+from pipelines.config_rules import read_yaml
 from pipelines.sources.mappings import COST_CATEGORIES, CategoryRule, currency_problem
 from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
 
 REQUIRED_COLUMNS = ("date", "cost_category", "amount", "currency")
 OPTIONAL_COLUMNS = ("description",)
 SUFFIXES = (".csv", ".yaml", ".yml")
-DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-AMOUNT_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+AMOUNT_TEXT = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)")
 AMOUNT_DECIMAL_PLACES = 10  # the warehouse's DECIMAL(38, 10)
 FIX = "fix the file, nothing was loaded"
 # A manual line's ServiceName is its cost category; one exact rule per category maps it to its
@@ -85,27 +85,24 @@ class ManualFile:
 
 def _records(path: Path) -> tuple[list[str], list[dict[str, str | None]]]:
     """The file's columns and records, every value as its text (None for a YAML entry's null)."""
+    if not path.name.lower().endswith(".csv"):
+        # plain: every scalar stays its text (12000.10 stays 12000.10, 2026-10-05 a string)
+        return _yaml_records(path, read_yaml(path, plain=True))
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise SourceError(f"{path}: cannot read the file as UTF-8 text: {error}; {FIX}") from None
-    if path.name.lower().endswith(".csv"):
-        reader = csv.DictReader(io.StringIO(text, newline=""), restval=None)
-        columns = [name.strip() for name in reader.fieldnames or ()]
-        records = []
-        for number, record in enumerate(reader, start=1):
-            if None in record:
-                raise SourceError(f"{path}, row {number}: more values than the header has columns; {FIX}")
-            records.append({name.strip(): value for name, value in record.items()})
-        return columns, records
-    try:
-        # BaseLoader keeps every scalar as its text (12000.10 stays 12000.10, 2026-10-05 a string)
-        # and builds no objects
-        document = yaml.load(text, Loader=yaml.BaseLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise SourceError(f"{path}: not valid YAML{where}: {getattr(error, 'problem', error)}; {FIX}") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""), restval=None)
+    columns = [name.strip() for name in reader.fieldnames or ()]
+    records = []
+    for number, record in enumerate(reader, start=1):
+        if None in record:
+            raise SourceError(f"{path}, row {number}: more values than the header has columns; {FIX}")
+        records.append({name.strip(): value for name, value in record.items()})
+    return columns, records
+
+
+def _yaml_records(path: Path, document: object) -> tuple[list[str], list[dict[str, str | None]]]:
     if not isinstance(document, list):
         raise SourceError(f"{path}: the file must be a YAML list of cost lines (- date: …, amount: …); {FIX}")
     columns: dict[str, None] = {}
@@ -139,7 +136,7 @@ def _line(path: Path, row: int, record: Mapping[str, str | None], dimensions: Se
     blank = next((column for column in REQUIRED_COLUMNS if not values[column]), None)
     if blank is not None:
         raise SourceError(f"{path}, row {row}, column {blank}: no value; {FIX}")
-    if not DATE_TEXT.match(values["date"]):
+    if not DATE_TEXT.fullmatch(values["date"]):
         raise bad("date", "is not a date YYYY-MM-DD")
     try:
         day = date.fromisoformat(values["date"])
@@ -148,8 +145,10 @@ def _line(path: Path, row: int, record: Mapping[str, str | None], dimensions: Se
     if values["cost_category"] not in COST_CATEGORIES:
         raise bad("cost_category", f"is not a cost category; use one of {', '.join(COST_CATEGORIES)}")
     amount_text = values["amount"]
+    if amount_text != record["amount"]:
+        raise SourceError(f"{path}, row {row}, column amount: {record['amount']!r} has blanks around it; {FIX}")
     try:
-        amount = Decimal(amount_text) if AMOUNT_TEXT.match(amount_text) else None
+        amount = Decimal(amount_text) if AMOUNT_TEXT.fullmatch(amount_text) else None
     except InvalidOperation:
         amount = None
     if amount is None:

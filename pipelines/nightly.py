@@ -231,7 +231,11 @@ def run_nightly(
         events = _metadata(result, "run_events").get("events", 0)
         intervals = _metadata(result, "cluster_usage").get("intervals", 0)
         clusters = f"; cluster usage intervals: {intervals:,}" if config.scheduler_sources else ""
-        log.end(f"  run registry: {runs} runs; budgets: {budgets} baselines; run events: {events:,}{clusters}")
+        gpu_hours = _metadata(result, "gpu_utilization").get("gpu_hours", 0)
+        telemetry = f"; GPU telemetry: {gpu_hours:,} GPU-hours" if config.telemetry_sources else ""
+        log.end(
+            f"  run registry: {runs} runs; budgets: {budgets} baselines; run events: {events:,}{clusters}{telemetry}"
+        )
         for period in billing_periods:
             log.begin(f"{period:%Y-%m}")
             result = _materialize(job, graph.partitioned, log, instance, partition_key(period), ingest_config)

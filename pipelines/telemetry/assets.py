@@ -7,10 +7,12 @@ import duckdb
 from pipelines.attribution.assets import cost_allocations, reconciliation
 from pipelines.clusters.assets import cluster_usage
 from pipelines.config import RunLedgerConfig
+from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.marts import Check, Column, Format, Mart, Preview, markdown_table, reads
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.progress.assets import run_events
+from pipelines.tags.assets import resource_tag_snapshots
 from pipelines.telemetry.utilization import read_telemetry_sources, replace_gpu_utilization_if_changed
 from pipelines.warehouse.connection import MACROS
 from pipelines.warehouse.sql import dict_rows, read_sql
@@ -102,9 +104,13 @@ RUN_UTILIZATION = Mart(
     "step time spent waiting for data, by hour, with the data-wait GPU-hours; a GPU reaches a run through the run "
     "attribution gave its resource in that hour (tag, cluster share, registry) or the run its MLflow run names. "
     "Rebuilt whole after reconciliation, only when a table it reads changed; never changes a cost.",
+    # gpu_utilization_runs (a view) reads the line items (a GKE node's ResourceName) and the tag
+    # snapshots (nodes named by a tag) besides the allocations and the node maps
     inputs=(
         gpu_utilization,
         cost_allocations,
+        FOCUS_LINE_ITEMS,
+        resource_tag_snapshots,
         reads(cluster_usage, "cluster_nodes", "cluster_node_tags"),
         run_events,
     ),

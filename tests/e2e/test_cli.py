@@ -68,7 +68,11 @@ RUNLEDGER = str(Path(sys.executable).with_name("runledger"))
 STAMP = r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"
 SECONDS = r" \((\d+\.\d) s\)"
 STAGE_ENDS = [
-    r"  run registry: 3 runs; budgets: 3 baselines; run events: 83; cluster usage intervals: 26",
+    # the 7B run's 24 hourly step timings are events too; its 128 GPUs' telemetry day is 3,072 GPU-hours
+    (
+        r"  run registry: 3 runs; budgets: 3 baselines; run events: 107; cluster usage intervals: 26; "
+        r"GPU telemetry: 3,072 GPU-hours"
+    ),
     # the p5-cluster's 288 node lines split among its jobs and idle capacity: 194 parts more
     r"  2026-11: 3,146 line items from 2 sources, 3,340 allocations, conservation ok",
     r"  reports: \d+ files; rendered \d+ of 17 run reports, \d+ unchanged",
@@ -155,7 +159,7 @@ def test_query_formats(demo: Path) -> None:
 
 def test_check_and_estimate(demo: Path, tmp_path: Path) -> None:
     code, output = invoke("check", "--config", str(demo))
-    assert code == 0 and "4 sources, 3 registered runs, 3 budgets" in output and "83 run events in files" in output
+    assert code == 0 and "5 sources, 3 registered runs, 3 budgets" in output and "107 run events in files" in output
     # each billing source listed; no overlap warned of: no resource of the demo's data is claimed twice
     assert output.splitlines()[1:] == [
         "source aws-main: billing periods 2026-10, 2026-11",

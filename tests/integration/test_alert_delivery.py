@@ -64,6 +64,8 @@ thresholds:
   storage: {warning: 100, over: 100}
   daily_spend_anomaly: {warning: 100, over: 100}
   idle_gpus: {warning_hours: 100000, over_hours: 100000}
+  low_gpu_utilization: {warning: 0.01, over: 0.01, hours: 8784}
+  data_loading_share: {warning: 0.99, over: 0.99, hours: 8784}
 """
 
 

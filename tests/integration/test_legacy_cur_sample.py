@@ -190,7 +190,11 @@ def test_a_truncated_gzip_fails_naming_the_file_and_keeps_the_loaded_period(tmp_
     ("start", "cost", "expected"),
     [
         ("yesterday", "1.25", r"column 'line_item_usage_start_date' .*\[\"yesterday\"\]"),
-        ("2026-10-02T00:00:00Z", "1,25", r"row 1, column line_item_unblended_cost: '1,25' is not a number"),
+        (
+            "2026-10-02T00:00:00Z",
+            "1,25",
+            r"row 1, column line_item_unblended_cost: '1,25' is not a finite number below 10\^15",
+        ),
     ],
 )
 def test_a_bad_value_names_the_file_column_and_value(tmp_path: Path, start: str, cost: str, expected: str) -> None:

@@ -21,10 +21,10 @@ import duckdb
 import yaml
 
 from pipelines.plans.estimate import DECIMAL_PRECISION, SECONDS_PER_HOUR, Estimate, estimate
-from pipelines.plans.estimate import _quantize as quantize
 from pipelines.plans.estimate_text import format_estimate
 from pipelines.plans.files import validate_budget
 from pipelines.plans.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, Method, flops_per_token
+from pipelines.warehouse.scale import at_column_scale
 from pipelines.warehouse.sql import dict_rows, read_sql
 
 DEFAULT_SCALING_EFFICIENCY = Decimal("0.9")
@@ -75,7 +75,7 @@ class PilotMeasures:
         minus 1: restarts, downtime, evaluation and idle GPUs, as a fraction."""
         with localcontext(prec=DECIMAL_PRECISION):
             training_gpu_hours = self.tokens_trained / (self.tokens_per_gpu_second * SECONDS_PER_HOUR)
-            return quantize(self.gpu_hours / training_gpu_hours - 1)
+            return at_column_scale(self.gpu_hours / training_gpu_hours - 1)
 
 
 @dataclass(frozen=True)
@@ -215,13 +215,15 @@ def scale_pilot(pilot_budget: Budget, pilot: PilotMeasures, target: Target) -> S
     }
     new_flops_per_token = flops_per_token(new_model["method"], new_model["parameters"], new_model["active_parameters"])
     with localcontext(prec=DECIMAL_PRECISION):
-        throughput = quantize(pilot.tokens_per_gpu_second * model.flops_per_token / new_flops_per_token * efficiency)
+        throughput = at_column_scale(
+            pilot.tokens_per_gpu_second * model.flops_per_token / new_flops_per_token * efficiency
+        )
     new_model |= {
         "gpu_peak_tflops": model.gpu_peak_tflops,
         "tokens_per_second_per_gpu": throughput,
         "overhead": overhead,
         "gpus": gpus,
-        "gpu_hour_price": quantize(pilot.compute_rate),
+        "gpu_hour_price": at_column_scale(pilot.compute_rate),
         "batch_size": model.batch_size,
         "sequence_length": model.sequence_length,
     }
@@ -242,7 +244,7 @@ def scale_pilot(pilot_budget: Budget, pilot: PilotMeasures, target: Target) -> S
             for category in TIME_SCALED_CATEGORIES
             if pilot.costs.get(category)
         }
-        fixed = {category: quantize(rate * wall_hours) for category, rate in per_hour.items()}
+        fixed = {category: at_column_scale(rate * wall_hours) for category, rate in per_hour.items()}
     if fixed:
         document["fixed"] = fixed
     document["thresholds"] = thresholds

@@ -14,13 +14,11 @@ from pipelines.sources.intervals import ClusterIntervals
 from pipelines.sources.registry import kind_of
 from pipelines.warehouse.connection import transactions
 from pipelines.warehouse.dimension_keys import load_dimension_keys
+from pipelines.warehouse.scale import at_column_scale
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 
 STAGED_INTERVALS = "staged_intervals"
-# GPUs and CPUs are stored to 1e-10 like every DECIMAL(38, 10): a job's 7 GPUs over 3 nodes is
-# 2.3333333333 on each
-TEN_PLACES = Decimal("1e-10")
 STAGED_NODES = "staged_nodes"
 MONEY_SCALE = pa.decimal128(38, 10)
 INTERVALS_SCHEMA = pa.schema(
@@ -147,4 +145,5 @@ def _nodes_table(read: ClusterIntervals) -> pa.Table:
 
 
 def _ten_places(value: Decimal | None) -> Decimal | None:
-    return None if value is None else value.quantize(TEN_PLACES)
+    """GPUs and CPUs at DECIMAL(38, 10)'s scale: a job's 7 GPUs over 3 nodes is 2.3333333333 on each."""
+    return None if value is None else at_column_scale(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -25,13 +25,13 @@ from pipelines.plans.schema import (
 from pipelines.plans.settings import AlertThresholds
 from pipelines.sources.mappings import COST_CATEGORIES
 from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
+from pipelines.warehouse.scale import PRECISION, at_column_scale
 
 HOURS_PER_MONTH = Decimal(730)
 SECONDS_PER_HOUR = Decimal(3600)
 TERA = Decimal(10) ** 12
 BILLION = Decimal(10) ** 9
-DECIMAL_PRECISION = 60
-TEN_DECIMALS = Decimal("1e-10")
+DECIMAL_PRECISION = PRECISION
 
 
 @dataclass(frozen=True)
@@ -95,8 +95,8 @@ def estimate(budget: Budget) -> Estimate:
     with localcontext(prec=DECIMAL_PRECISION):
         costs: dict[str, Decimal] = {}
         if budget.network is not None:
-            costs["network"] = _quantize(budget.network.egress_gb * budget.network.price_gb)
-        costs.update({category: _quantize(amount) for category, amount in budget.fixed.items()})
+            costs["network"] = at_column_scale(budget.network.egress_gb * budget.network.price_gb)
+        costs.update({category: at_column_scale(amount) for category, amount in budget.fixed.items()})
         model = budget.model
         if model is None:
             ordered = _storable_costs(_ordered(costs))
@@ -104,11 +104,11 @@ def estimate(budget: Budget) -> Estimate:
             return Estimate(None, None, None, ordered, total, None)
         flops = model.flops_per_token * model.tokens
         speed = _speed(model, flops)
-        gpu_hours = _storable(_quantize(speed.ideal_gpu_hours * (1 + model.overhead)), "GPU-hours", "model")
+        gpu_hours = _storable(at_column_scale(speed.ideal_gpu_hours * (1 + model.overhead)), "GPU-hours", "model")
         if speed.gpu_hours_at_peak is not None:
             _storable(speed.gpu_hours_at_peak, "GPU-hours at peak", "model")
-        wall_hours = _quantize(gpu_hours / model.gpus)
-        costs["compute"] = _quantize(gpu_hours * model.gpu_hour_price)
+        wall_hours = at_column_scale(gpu_hours / model.gpus)
+        costs["compute"] = at_column_scale(gpu_hours * model.gpu_hour_price)
         if budget.storage is not None:
             costs["storage"] = _storage_cost(budget.storage, wall_hours)
         ordered = _storable_costs(_ordered(costs))
@@ -123,12 +123,14 @@ def estimate(budget: Budget) -> Estimate:
             wall_hours=wall_hours,
             costs=ordered,
             total=total,
-            cost_per_billion_tokens=_quantize(total / (model.tokens / BILLION)),
-            mfu=_quantize(speed.mfu) if speed.mfu is not None else None,
-            tokens_per_second_per_gpu=_quantize(speed.tokens_per_second_per_gpu),
-            gpu_hours_at_peak=(_quantize(speed.gpu_hours_at_peak) if speed.gpu_hours_at_peak is not None else None),
+            cost_per_billion_tokens=at_column_scale(total / (model.tokens / BILLION)),
+            mfu=at_column_scale(speed.mfu) if speed.mfu is not None else None,
+            tokens_per_second_per_gpu=at_column_scale(speed.tokens_per_second_per_gpu),
+            gpu_hours_at_peak=(
+                at_column_scale(speed.gpu_hours_at_peak) if speed.gpu_hours_at_peak is not None else None
+            ),
             effective_mfu=(
-                _quantize(speed.gpu_hours_at_peak / gpu_hours)
+                at_column_scale(speed.gpu_hours_at_peak / gpu_hours)
                 if speed.gpu_hours_at_peak is not None and gpu_hours
                 else None
             ),
@@ -161,13 +163,13 @@ def baseline_rows(
     """
     result = estimate(budget)
     thresholds = {
-        "warning": _quantize(budget.thresholds.warning),
-        "over": _quantize(budget.thresholds.over),
+        "warning": at_column_scale(budget.thresholds.warning),
+        "over": at_column_scale(budget.thresholds.over),
     }
     levels = alert_levels(budget, defaults or AlertThresholds())
     window = {"start": budget.window.start, "end": budget.window.end}
     rows = []
-    gpu_hour_price = _quantize(budget.model.gpu_hour_price) if budget.model is not None else None
+    gpu_hour_price = at_column_scale(budget.model.gpu_hour_price) if budget.model is not None else None
     for category, cost in result.costs.items():
         derived_compute = category == "compute" and budget.model is not None
         rows.append(
@@ -179,7 +181,7 @@ def baseline_rows(
                 "estimated_cost": cost,
                 "estimated_gpu_hours": result.gpu_hours if derived_compute else None,
                 "estimated_rate": gpu_hour_price if derived_compute else None,
-                "training_tokens": _quantize(budget.model.tokens) if derived_compute else None,
+                "training_tokens": at_column_scale(budget.model.tokens) if derived_compute else None,
                 "gpu_hours_at_peak": result.gpu_hours_at_peak if derived_compute else None,
                 "tokens_per_step": result.tokens_per_step if derived_compute else None,
                 "estimated_wall_clock_hours": result.wall_hours if derived_compute else None,
@@ -213,12 +215,15 @@ def alert_levels(budget: Budget, defaults: AlertThresholds) -> dict[str, dict[st
     levels = {}
     for kind in ALERT_KINDS:
         chosen = getattr(budget.thresholds, kind) or getattr(defaults, kind) or budget.thresholds
-        levels[f"{kind}_thresholds"] = {"warning": _quantize(chosen.warning), "over": _quantize(chosen.over)}
+        levels[f"{kind}_thresholds"] = {
+            "warning": at_column_scale(chosen.warning),
+            "over": at_column_scale(chosen.over),
+        }
     for kind in HOURLY_ALERT_KINDS:
         chosen = getattr(budget.thresholds, kind) or getattr(defaults, kind)
         levels[f"{kind}_thresholds"] = {
-            "warning": _quantize(chosen.warning),
-            "over": _quantize(chosen.over),
+            "warning": at_column_scale(chosen.warning),
+            "over": at_column_scale(chosen.over),
             "hours": chosen.hours,
         }
     return levels
@@ -243,7 +248,7 @@ def _speed(model: ResourceModel, flops: Decimal) -> _Speed:
 
 def _storage_cost(storage: Storage, wall_hours: Decimal) -> Decimal:
     stored_gb = storage.checkpoint_gb * storage.checkpoints_retained + storage.dataset_gb
-    return _quantize(stored_gb * storage.price_gb_month * wall_hours / HOURS_PER_MONTH)
+    return at_column_scale(stored_gb * storage.price_gb_month * wall_hours / HOURS_PER_MONTH)
 
 
 def _ordered(costs: dict[str, Decimal]) -> dict[str, Decimal]:
@@ -267,9 +272,3 @@ def _storable(value: Decimal, quantity: str, key: str) -> Decimal:
             key=key,
         )
     return value
-
-
-def _quantize(value: Decimal) -> Decimal:
-    # enough digits for any magnitude: quantizing 10^n to 10 places needs n + 11 of them
-    with localcontext(prec=max(DECIMAL_PRECISION, value.adjusted() + 11)):
-        return value.quantize(TEN_DECIMALS, rounding=ROUND_HALF_EVEN)

@@ -1,6 +1,6 @@
 """Reads every `run_events` source and replaces the `run_events` table in one transaction."""
 
-from decimal import Context, Decimal
+from decimal import Decimal
 
 import duckdb
 import pyarrow as pa
@@ -10,13 +10,12 @@ from connectors.training.mlflow_runs import mlflow_run_events
 from pipelines.config import RunLedgerConfig
 from pipelines.sources.run_events.settings import RunEventsSource
 from pipelines.warehouse.connection import transactions
+from pipelines.warehouse.scale import at_column_scale
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 
 STAGED_EVENTS = "staged_run_events"
 SECONDS = pa.decimal128(38, 10)
-TEN_PLACES = Decimal("1e-10")
-SCALE_CONTEXT = Context(prec=38)
 EVENTS_SCHEMA = pa.schema(
     [
         ("training_run", pa.string()),
@@ -104,4 +103,4 @@ def _write_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[str, l
 
 def _ten_places(seconds: Decimal | None) -> Decimal | None:
     """Seconds at the column's scale, DECIMAL(38, 10) (the events keep them below 10^28)."""
-    return None if seconds is None else seconds.quantize(TEN_PLACES, context=SCALE_CONTEXT)
+    return None if seconds is None else at_column_scale(seconds)

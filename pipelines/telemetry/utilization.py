@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
 
 import duckdb
 import pyarrow as pa
@@ -13,11 +12,11 @@ from pipelines.config import RunLedgerConfig
 from pipelines.sources.registry import kind_of
 from pipelines.sources.telemetry import GpuHour, GpuSample, hourly
 from pipelines.warehouse.connection import transactions
+from pipelines.warehouse.scale import at_column_scale
 from pipelines.warehouse.sql import read_sql
 from pipelines.warehouse.step_inputs import build_if_changed, rows_inputs
 
 STAGED_GPU_HOURS = "staged_gpu_hours"
-TEN_PLACES = Decimal("1e-10")
 GPU_HOURS_SCHEMA = pa.schema(
     [
         ("series", pa.string()),
@@ -90,7 +89,7 @@ def _write(conn: duckdb.DuckDBPyConnection, by_source: Mapping[str, list[GpuHour
                     "gpu": gpu_hour.gpu,
                     "hour": gpu_hour.hour,
                     "samples": gpu_hour.samples,
-                    "utilization_sum": gpu_hour.utilization_sum.quantize(TEN_PLACES),
+                    "utilization_sum": at_column_scale(gpu_hour.utilization_sum),
                     "host": gpu_hour.host,
                     "resource_id": gpu_hour.resource_id,
                     "job_id": gpu_hour.job_id,

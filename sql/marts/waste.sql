@@ -400,44 +400,31 @@ low_hours as (
     group by training_hours.training_run
 ),
 
-telemetry_gpu_hours as (
-    select
-        runs.training_run,
-        coalesce(data_waits.wait_gpu_hours, 0) as wait_gpu_hours,
-        coalesce(data_waits.wait_hours, 0) as wait_hours,
-        coalesce(low_hours.low_gpu_hours, 0) as low_gpu_hours,
-        coalesce(low_hours.low_hours, 0) as low_hours,
-        low_hours.low_level
-    from runs
-    left join data_waits on runs.training_run = data_waits.training_run
-    left join low_hours on runs.training_run = low_hours.training_run
-),
-
 telemetry_items as (
     select
-        telemetry.training_run,
+        data_waits.training_run,
         'data_loading_stall' as kind,
         'compute' as cost_category,
-        decimal_divide(telemetry.wait_gpu_hours * runs.compute_cost, runs.compute_gpu_hours) as effective_cost,
-        telemetry.wait_gpu_hours as gpu_hours,
-        format('{:,.2f}', telemetry.wait_gpu_hours) || ' GPU-hours waiting for data over ' || telemetry.wait_hours
-            || ' hour' || if(telemetry.wait_hours = 1, '', 's') || ' with step timings' as detail
-    from telemetry_gpu_hours as telemetry
-    inner join runs on telemetry.training_run = runs.training_run
-    where runs.compute_gpu_hours > 0 and telemetry.wait_gpu_hours > 0
+        decimal_divide(data_waits.wait_gpu_hours * runs.compute_cost, runs.compute_gpu_hours) as effective_cost,
+        data_waits.wait_gpu_hours as gpu_hours,
+        format('{:,.2f}', data_waits.wait_gpu_hours) || ' GPU-hours waiting for data over ' || data_waits.wait_hours
+            || ' hour' || if(data_waits.wait_hours = 1, '', 's') || ' with step timings' as detail
+    from data_waits
+    inner join runs on data_waits.training_run = runs.training_run
+    where runs.compute_gpu_hours > 0 and data_waits.wait_gpu_hours > 0
     union all
     select
-        telemetry.training_run,
+        low_hours.training_run,
         'low_utilization',
         'compute',
-        decimal_divide(telemetry.low_gpu_hours * runs.compute_cost, runs.compute_gpu_hours),
-        telemetry.low_gpu_hours,
-        format('{:,.2f}', telemetry.low_gpu_hours) || ' GPU-hours idle in ' || telemetry.low_hours || ' hour'
-            || if(telemetry.low_hours = 1, '', 's') || ' below ' || format('{:.0f}', 100 * telemetry.low_level)
+        decimal_divide(low_hours.low_gpu_hours * runs.compute_cost, runs.compute_gpu_hours),
+        low_hours.low_gpu_hours,
+        format('{:,.2f}', low_hours.low_gpu_hours) || ' GPU-hours idle in ' || low_hours.low_hours || ' hour'
+            || if(low_hours.low_hours = 1, '', 's') || ' below ' || format('{:.0f}', 100 * low_hours.low_level)
             || ' % GPU utilization'
-    from telemetry_gpu_hours as telemetry
-    inner join runs on telemetry.training_run = runs.training_run
-    where runs.compute_gpu_hours > 0 and telemetry.low_gpu_hours > 0
+    from low_hours
+    inner join runs on low_hours.training_run = runs.training_run
+    where runs.compute_gpu_hours > 0 and low_hours.low_gpu_hours > 0
 ),
 
 items as (

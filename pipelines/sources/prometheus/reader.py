@@ -31,7 +31,6 @@ GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL"
 # each metric and what its value is divided by to give a fraction
 METRICS = ((ENGINE_ACTIVE, Decimal(1)), (GPU_UTIL, Decimal(100)))
 HOSTNAME_LABEL = "Hostname"
-HOUR = timedelta(hours=1)
 
 
 def read_gpu_hours(source: PrometheusSource, resolve: Callable[[str], Path]) -> list[GpuHour]:
@@ -43,9 +42,10 @@ def read_gpu_hours(source: PrometheusSource, resolve: Callable[[str], Path]) -> 
             and the metric), or the node map is bad (naming its file and line).
     """
     start, end, _ = source.window(datetime.now(UTC).replace(tzinfo=None))
-    node_map = read_node_map(resolve(source.hosts.csv), source.name) if not isinstance(source.hosts, HostLabel) else []
-    label = source.hosts.label if isinstance(source.hosts, HostLabel) else None
-    return gpu_hours(source.client(resolve), start, end, source.step, label, node_map)
+    if isinstance(source.hosts, HostLabel):
+        return gpu_hours(source.client(resolve), start, end, source.step, source.hosts.label)
+    node_map = read_node_map(resolve(source.hosts.csv), source.name)
+    return gpu_hours(source.client(resolve), start, end, source.step, None, node_map)
 
 
 def gpu_hours(

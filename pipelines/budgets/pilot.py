@@ -23,7 +23,8 @@ import yaml
 from pipelines.plans.estimate import DECIMAL_PRECISION, SECONDS_PER_HOUR, Estimate, estimate
 from pipelines.plans.estimate_text import format_estimate
 from pipelines.plans.files import validate_budget
-from pipelines.plans.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, Method, flops_per_token
+from pipelines.plans.methods import TRAINING_FLOPS_PER_PARAMETER
+from pipelines.plans.schema import Budget, Method, flops_per_token
 from pipelines.warehouse.scale import at_column_scale
 from pipelines.warehouse.sql import dict_rows, read_sql
 

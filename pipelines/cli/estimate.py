@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from pipelines.cli.common import UsageProblem, config_option, handle_errors
+from pipelines.plans.methods import TRAINING_FLOPS_PER_PARAMETER
 
 if TYPE_CHECKING:
     from pipelines.budgets.pilot import ScaledEstimate
@@ -50,7 +51,7 @@ _SCALING_OPTIONS = ("parameters", "active_parameters", "method", "tokens", "gpus
     metavar="N",
     help="Parameters used per token of a mixture of experts (e.g. 12.9e9 of 46.7e9).",
 )
-@click.option("--method", type=click.Choice(["pretrain", "sft", "dpo", "lora"]), help="Training method.")
+@click.option("--method", type=click.Choice(list(TRAINING_FLOPS_PER_PARAMETER)), help="Training method.")
 @click.option("--tokens", callback=_decimal_option, metavar="D", help="Tokens the new run processes, e.g. 1.3e12.")
 @click.option("--gpus", type=click.IntRange(min=1), help="GPUs of the new run.")
 @click.option(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from pipelines.plans.estimate import Estimate
-from pipelines.plans.schema import TRAINING_FLOPS_PER_PARAMETER, Budget, ResourceModel, cost_behavior
+from pipelines.plans.methods import TRAINING_FLOPS_PER_PARAMETER
+from pipelines.plans.schema import Budget, ResourceModel, cost_behavior
 
 
 def format_estimate(budget: Budget, estimate: Estimate) -> str:

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from pipelines.config_rules import not_below
+from pipelines.plans.methods import TRAINING_FLOPS_PER_PARAMETER
 from pipelines.plans.settings import DataLoadingShare, LowGpuUtilization, ThresholdLevels
 from pipelines.sources.mappings import COST_CATEGORIES, currency_problem
 from pipelines.warehouse.decimal_text import AMOUNT_LIMIT
@@ -123,12 +124,7 @@ class Window(_Section):
         return end
 
 
-TRAINING_FLOPS_PER_PARAMETER: dict[str, int] = {"pretrain": 6, "sft": 6, "dpo": 8, "lora": 4}
-"""Training FLOPs per parameter and token processed, by `model.method`: forward 2 and backward 4
-for pre-training and supervised fine-tuning; DPO adds the frozen reference model's forward pass
-(2); LoRA's frozen base computes no weight gradients, half of the backward pass."""
-
-Method = Literal["pretrain", "sft", "dpo", "lora"]
+Method = Literal["pretrain", "sft", "dpo", "lora", "qlora", "ppo"]
 
 
 def flops_per_token(method: Method, parameters: Decimal, active_parameters: Decimal | None) -> Decimal:

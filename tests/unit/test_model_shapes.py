@@ -1,4 +1,4 @@
-"""Model shapes of the resource model: training methods (pretrain, sft, dpo, lora) and mixtures of
+"""Model shapes of the resource model: training methods (pretrain, sft, dpo, lora, qlora, ppo) and mixtures of
 experts by their active parameters, each against its documented formula and a published figure."""
 
 from __future__ import annotations
@@ -7,12 +7,15 @@ import textwrap
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from pipelines.plans.estimate import estimate
 from pipelines.plans.estimate_text import format_estimate
 from pipelines.plans.files import BudgetError, load_budget
+from pipelines.plans.methods import TRAINING_FLOPS_PER_PARAMETER
+from pipelines.plans.schema import Method
 
 
 def budget_file(folder: Path, model: str, name: str = "run") -> Path:
@@ -114,6 +117,49 @@ def test_dpo_budget_adds_the_reference_forward_pass(tmp_path: Path) -> None:
     assert result.gpu_hours_at_peak == exact(Fraction(8 * 7 * 10**9 * 3 * 10**9, 989 * 10**12 * 3600))
 
 
+def test_qlora_budget_costs_what_the_same_lora_costs(tmp_path: Path) -> None:
+    # QLoRA dequantizes its 4-bit base for the same matrix products as LoRA: 4 N per token. By hand
+    # as the LoRA budget above: 876.31 GPU-hours, 2,190.77 of compute; its slower steps are an MFU
+    # the user measures, not more FLOPs
+    model = (
+        "parameters: 13e9, tokens: 2e10, gpu_peak_tflops: 989, mfu: 0.35, overhead: 0.05, gpus: 64, "
+        "gpu_hour_price: 2.50"
+    )
+    qlora = load_budget(budget_file(tmp_path, f"method: qlora, {model}"))
+
+    result = estimate(qlora)
+
+    assert result.flops == Decimal("1.04e21")
+    assert round(result.gpu_hours, 2) == Decimal("876.31")
+    assert round(result.costs["compute"], 2) == Decimal("2190.77")
+    assert "training FLOPs (4 N D)" in format_estimate(qlora, result)
+    assert "(qlora)" in format_estimate(qlora, result)
+
+
+def test_ppo_budget_counts_generation_three_forward_passes_and_two_trainings(tmp_path: Path) -> None:
+    # Per token generated: the policy generates it (2 N); the reference, reward and value models
+    # each run a forward pass over it (3 x 2 N); the policy and the value model train on it (2 x 6 N):
+    # 20 N. By hand for a 7e9 policy and 5e8 tokens generated: 7e19 FLOPs; at MFU 0.25 on 989
+    # TFLOP/s, 7e19 / (989e12 x 0.25 x 3600) = 78.64 GPU-hours, x 1.1 = 86.51, x 4 = 346.03
+    model = "parameters: 7e9, tokens: 5e8, gpu_peak_tflops: 989, mfu: 0.25, overhead: 0.1, gpus: 16, gpu_hour_price: 4"
+    ppo = load_budget(budget_file(tmp_path, f"method: ppo, {model}"))
+    sft = load_budget(budget_file(tmp_path, f"method: sft, {model}", "sft"))
+
+    result = estimate(ppo)
+
+    gpu_hours = Fraction(20 * 7 * 10**9 * 5 * 10**8) / (989 * 10**12 * Fraction("0.25") * 3600) * Fraction("1.1")
+    assert result.flops == Decimal("7e19") == estimate(sft).flops * 20 / 6
+    assert result.gpu_hours == exact(gpu_hours)
+    assert round(result.gpu_hours, 2) == Decimal("86.51")
+    assert round(result.costs["compute"], 2) == Decimal("346.03")
+    assert "training FLOPs (20 N D)" in format_estimate(ppo, result)
+    assert "(ppo)" in format_estimate(ppo, result)
+
+
+def test_every_method_the_budget_file_accepts_has_its_flops_per_token() -> None:
+    assert get_args(Method) == tuple(TRAINING_FLOPS_PER_PARAMETER)
+
+
 MIXTRAL_8X7B = {  # Jiang et al. 2024, Mixtral of Experts, Table 1
     "dim": 4096,
     "n_layers": 32,
@@ -171,7 +217,10 @@ def test_moe_budget_costs_its_active_parameters(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("model", "expected"),
     [
-        ("method: rlhf", "model.method: input should be 'pretrain', 'sft', 'dpo' or 'lora', got 'rlhf'"),
+        (
+            "method: rlhf",
+            "model.method: input should be 'pretrain', 'sft', 'dpo', 'lora', 'qlora' or 'ppo', got 'rlhf'",
+        ),
         ("active_parameters: 0", "model.active_parameters: must be greater than 0, got 0"),
         (
             "active_parameters: 50e9",

@@ -69,13 +69,15 @@ def aws_effective(row: dict) -> Decimal:
     )
 
 
-def registry_run_of(root: Path, resource_id: str | None, start: datetime) -> str | None:
-    """The registered run whose resource globs and [start, end) window hold the line (lines of the
-    demo never cross a window edge)."""
+def registry_run_of(root: Path, resource_id: str | None, start: datetime, storage: bool) -> str | None:
+    """The registered run whose resource globs and [start, end) window hold the line, a storage
+    line after the window too (lines of the demo never cross a window edge, and no two runs
+    register one resource)."""
     runs = yaml.safe_load((root / ".runledger" / "demo" / "runs.yaml").read_text())["runs"]
     for run in runs:
         begins, ends = (run[k].astimezone(UTC).replace(tzinfo=None) for k in ("start", "end"))
-        if resource_id and any(fnmatchcase(resource_id, p) for p in run["resources"]) and begins <= start < ends:
+        held = begins <= start and (storage or start < ends)
+        if resource_id and any(fnmatchcase(resource_id, p) for p in run["resources"]) and held:
             return run["id"]
     return None
 
@@ -111,7 +113,12 @@ def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
                 run = training_run_of(dict(row["resource_tags"] or []))
                 if run:
                     runs[("tag", run)] += effective
-                elif run := registry_run_of(root, row["line_item_resource_id"], row["line_item_usage_start_date"]):
+                elif run := registry_run_of(
+                    root,
+                    row["line_item_resource_id"],
+                    row["line_item_usage_start_date"],
+                    row["product_product_family"] == "Storage",
+                ):
                     runs[("registry", run)] += effective
     for file in sorted((root / ".runledger" / "demo" / "gcp").rglob("*.json*")):
         for line in file.read_text().splitlines():
@@ -128,7 +135,9 @@ def raw_expectations(root: Path) -> tuple[dict, dict, set[str]]:
             resource = (row.get("resource") or {}).get("global_name") or (row.get("resource") or {}).get("name")
             if run:
                 runs[("tag", run)] += net
-            elif run := registry_run_of(root, resource, gcp_time(row["usage_start_time"])):
+            elif run := registry_run_of(
+                root, resource, gcp_time(row["usage_start_time"]), row["service"]["description"] == "Cloud Storage"
+            ):
                 runs[("registry", run)] += net
     return {key: tuple(value) for key, value in periods.items()}, dict(runs), listed
 

@@ -4,7 +4,7 @@ as_of, status and forecast against hand computation from the cut's own files."""
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 

@@ -19,7 +19,6 @@ from pipelines.plans.schema import (
     Budget,
     InvalidValue,
     ResourceModel,
-    Storage,
     cost_behavior,
 )
 from pipelines.plans.settings import AlertThresholds
@@ -56,6 +55,8 @@ class Estimate:
             (overhead included), comparable with budget_variance.actual_effective_mfu.
         tokens_per_step: batch_size x sequence_length; None without them.
         steps: optimizer steps, tokens / tokens_per_step rounded up; None without them.
+        node_volume_cost: the part of the storage cost that is the nodes' volumes; None without
+            `storage.node_volume_gb`.
     """
 
     flops: Decimal | None
@@ -70,6 +71,7 @@ class Estimate:
     effective_mfu: Decimal | None = None
     tokens_per_step: int | None = None
     steps: int | None = None
+    node_volume_cost: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,14 @@ def estimate(budget: Budget) -> Estimate:
             _storable(speed.gpu_hours_at_peak, "GPU-hours at peak", "model")
         wall_hours = at_column_scale(gpu_hours / model.gpus)
         costs["compute"] = at_column_scale(gpu_hours * model.gpu_hour_price)
+        node_volume_cost = None
         if budget.storage is not None:
-            costs["storage"] = _storage_cost(budget.storage, wall_hours)
+            stored_monthly = budget.storage.checkpoint_gb * budget.storage.checkpoints_retained
+            stored_monthly = (stored_monthly + budget.storage.dataset_gb) * budget.storage.price_gb_month
+            volume_monthly = budget.storage.node_volume_gb * model.nodes * budget.storage.volume_price
+            costs["storage"] = _per_wall_hours(stored_monthly + volume_monthly, wall_hours)
+            if budget.storage.node_volume_gb:
+                node_volume_cost = _per_wall_hours(volume_monthly, wall_hours)
         ordered = _storable_costs(_ordered(costs))
         total = _storable(sum(ordered.values(), Decimal(0)), "total cost", "fixed")
         tokens_per_step = steps = None
@@ -136,6 +144,7 @@ def estimate(budget: Budget) -> Estimate:
             ),
             tokens_per_step=tokens_per_step,
             steps=steps,
+            node_volume_cost=node_volume_cost,
         )
 
 
@@ -246,9 +255,9 @@ def _speed(model: ResourceModel, flops: Decimal) -> _Speed:
     return _Speed(implied_mfu, throughput, gpu_hours_at_peak, model.tokens / (throughput * SECONDS_PER_HOUR))
 
 
-def _storage_cost(storage: Storage, wall_hours: Decimal) -> Decimal:
-    stored_gb = storage.checkpoint_gb * storage.checkpoints_retained + storage.dataset_gb
-    return at_column_scale(stored_gb * storage.price_gb_month * wall_hours / HOURS_PER_MONTH)
+def _per_wall_hours(price_per_month: Decimal, wall_hours: Decimal) -> Decimal:
+    """A monthly storage price (GB x price per GB-month) over the run's wall-clock hours."""
+    return at_column_scale(price_per_month * wall_hours / HOURS_PER_MONTH)
 
 
 def _ordered(costs: dict[str, Decimal]) -> dict[str, Decimal]:

@@ -22,10 +22,10 @@ def format_estimate(budget: Budget, estimate: Estimate) -> str:
     if budget.model is not None:
         lines += _resource_lines(budget.model, estimate)
     lines.append(f"  {'cost category':<28}{budget.currency:>20}")
-    lines += [
-        f"  {category:<28}{_money(cost):>20}  {cost_behavior(category, budget.fixed)}"
-        for category, cost in estimate.costs.items()
-    ]
+    for category, cost in estimate.costs.items():
+        lines.append(f"  {category:<28}{_money(cost):>20}  {cost_behavior(category, budget.fixed)}")
+        if category == "storage" and estimate.node_volume_cost is not None:
+            lines.append(_node_volume_line(budget, estimate.node_volume_cost))
     lines.append(f"  {'total':<28}{_money(estimate.total):>20}")
     if estimate.cost_per_billion_tokens is not None:
         lines.append(f"  {'cost per 1e9 tokens':<28}{_money(estimate.cost_per_billion_tokens):>20}")
@@ -71,6 +71,14 @@ def _resource_lines(model: ResourceModel, estimate: Estimate) -> list[str]:
         "",
     ]
     return lines
+
+
+def _node_volume_line(budget: Budget, cost: Decimal) -> str:
+    storage, model = budget.storage, budget.model
+    return (
+        f"    {'of which node volumes':<26}{_money(cost):>20}  ({model.nodes:,} nodes x {storage.node_volume_gb:,f} GB "
+        f"at {storage.volume_price:f} per GB-month)"
+    )
 
 
 def _percent(fraction: Decimal) -> str:

@@ -141,7 +141,8 @@ class ResourceModel(_Section):
     `tokens_per_second_per_gpu`; `batch_size` (sequences per optimizer step, global) and
     `sequence_length` (tokens per sequence) together give the number of training steps. `method`
     and `active_parameters` (a mixture of experts' parameters used per token) set the training
-    FLOPs per token.
+    FLOPs per token. `gpus_per_node` (8 on the usual GPU instances) gives the nodes, whose
+    volumes the storage estimate counts.
     """
 
     method: Method = "pretrain"
@@ -153,9 +154,15 @@ class ResourceModel(_Section):
     tokens_per_second_per_gpu: PositiveNumber | None = None
     overhead: NonNegativeNumber = Decimal(0)
     gpus: PositiveCount
+    gpus_per_node: PositiveCount = 8
     gpu_hour_price: NonNegativeNumber
     batch_size: PositiveCount | None = None
     sequence_length: PositiveCount | None = None
+
+    @property
+    def nodes(self) -> int:
+        """The nodes the run's GPUs take: gpus / gpus_per_node, rounded up."""
+        return -(-self.gpus // self.gpus_per_node)
 
     @property
     def flops_per_token(self) -> Decimal:
@@ -202,12 +209,20 @@ class ResourceModel(_Section):
 
 
 class Storage(_Section):
-    """Checkpoints and dataset kept for the run's wall-clock duration."""
+    """Checkpoints and dataset, and each node's volumes (`node_volume_gb`, at
+    `volume_price_gb_month`, else `price_gb_month`), kept for the run's wall-clock duration."""
 
     checkpoint_gb: NonNegativeNumber
     checkpoints_retained: NonNegativeCount
     dataset_gb: NonNegativeNumber
     price_gb_month: NonNegativeNumber
+    node_volume_gb: NonNegativeNumber = Decimal(0)
+    volume_price_gb_month: NonNegativeNumber | None = None
+
+    @property
+    def volume_price(self) -> Decimal:
+        """The price per GB-month of the node volumes: `volume_price_gb_month`, else `price_gb_month`."""
+        return self.volume_price_gb_month if self.volume_price_gb_month is not None else self.price_gb_month
 
 
 class Network(_Section):

@@ -12,17 +12,23 @@
 --      its row of `cluster_shares` (part_id: its cluster, job and the job's dimensions);
 --   2. resource_tags: the snapshot valid at the line's charge time names it (line_dimensions);
 --   3. registry: lines whose ResourceId matches a registered run's glob within its window
---      [start, end). A run's share of a line is weight × overlap; the line's covered fraction is
---      its longest overlap ÷ its duration, the rest stays unattributed (a line crossing a window
---      edge is split). Several matching runs split the covered part by weight × overlap. A line
---      matching a run's globs entirely outside its window is unattributed too: both carry the rule
---      `outside registry window` and are never shared by step 4 (the run's idle resources);
+--      [start, end). A storage line (x_CostCategory storage) is the run's from its window's end
+--      too, until the next window of a run matching the same resource starts: its registered
+--      storage outliving the run stays the run's (rule `registry after window`). A run's share
+--      of a line is weight × its held seconds (in its window, plus after it for storage); the
+--      line's covered fraction is (its longest hold in a window + its longest hold after one,
+--      at most its duration) ÷ its duration, the rest stays unattributed (a line crossing a
+--      window edge is split). Several matching runs split the covered part by weight × held
+--      seconds. A line matching a run's globs entirely outside what it holds is
+--      unattributed too: both carry the rule `outside registry window` and are never shared by
+--      step 4 (the run's idle resources);
 --   5. unattributed, rule NULL: a line no step claimed; step 4 may still share it.
 create or replace temp table allocation_shares as
 with line_items as (
     select
         rowid as line_row,
         ResourceId,
+        x_CostCategory = 'storage' as is_storage,
         ChargePeriodStart,
         coalesce(ChargePeriodEnd, ChargePeriodStart) as charge_end,
         greatest(date_diff('second', ChargePeriodStart, coalesce(ChargePeriodEnd, ChargePeriodStart)), 0)
@@ -142,7 +148,28 @@ resource_patterns as (
     inner join registry_patterns on unclaimed_resources.ResourceId glob registry_patterns.pattern
 ),
 
-registry_overlaps as (
+-- each matching run's window end and the next window of another run matching the resource:
+-- its storage stays the run's in between
+resource_runs as (
+    select distinct ResourceId, training_run, window_start, window_end
+    from resource_patterns
+),
+
+resource_holds as (
+    select
+        resource_runs.ResourceId,
+        resource_runs.training_run,
+        resource_runs.window_end,
+        min(next_runs.window_start) as next_window_start
+    from resource_runs
+    left join resource_runs as next_runs
+        on resource_runs.ResourceId = next_runs.ResourceId
+        and resource_runs.training_run <> next_runs.training_run
+        and next_runs.window_start >= resource_runs.window_end
+    group by resource_runs.ResourceId, resource_runs.training_run, resource_runs.window_end
+),
+
+registry_windows as (
     select
         unclaimed_lines.line_row,
         resource_patterns.training_run,
@@ -175,20 +202,82 @@ registry_overlaps as (
                     0
                 )
             end
-        ) as overlap_seconds
+        ) as overlap_seconds,
+        any_value(
+            case
+                when not unclaimed_lines.is_storage or resource_holds.window_end is null then 0
+                when unclaimed_lines.duration_seconds = 0 then
+                    case
+                        when unclaimed_lines.ChargePeriodStart >= resource_holds.window_end
+                            and unclaimed_lines.ChargePeriodStart < coalesce(
+                                resource_holds.next_window_start,
+                                unclaimed_lines.ChargePeriodStart + interval 1 second
+                            )
+                        then 1 else 0
+                    end
+                else greatest(
+                    date_diff(
+                        'second',
+                        greatest(unclaimed_lines.ChargePeriodStart, resource_holds.window_end),
+                        least(
+                            unclaimed_lines.charge_end,
+                            coalesce(resource_holds.next_window_start, unclaimed_lines.charge_end)
+                        )
+                    ),
+                    0
+                )
+            end
+        ) as after_seconds
     from unclaimed_lines
     inner join resource_patterns on unclaimed_lines.ResourceId = resource_patterns.ResourceId
+    inner join resource_holds
+        on resource_patterns.ResourceId = resource_holds.ResourceId
+        and resource_patterns.training_run = resource_holds.training_run
     group by unclaimed_lines.line_row, resource_patterns.training_run
 ),
 
+registry_overlaps as (
+    select
+        *,
+        overlap_seconds + after_seconds as held_seconds
+    from registry_windows
+),
+
+-- the covered seconds: the longest hold in a window and the longest after one (disjoint from
+-- the windows of the runs starting later), at most the line's duration
 registry_lines as (
     select
-        line_row,
-        max(overlap_seconds) as covered_seconds,
-        sum(cast(overlap_seconds as hugeint) * weight_units) as weighted_overlap
+        registry_overlaps.line_row,
+        least(
+            max(registry_overlaps.overlap_seconds) + max(registry_overlaps.after_seconds),
+            greatest(any_value(unclaimed_lines.duration_seconds), 1)
+        ) as covered_seconds,
+        sum(cast(registry_overlaps.held_seconds as hugeint) * registry_overlaps.weight_units) as weighted_overlap
     from registry_overlaps
-    where overlap_seconds > 0
-    group by line_row
+    inner join unclaimed_lines on registry_overlaps.line_row = unclaimed_lines.line_row
+    where registry_overlaps.held_seconds > 0
+    group by registry_overlaps.line_row
+),
+
+-- a run's parts of a line: its window's seconds, and a storage line's seconds after it
+registry_held as (
+    select
+        line_row,
+        training_run,
+        weight_units,
+        'registry ' || pattern as allocation_rule,
+        overlap_seconds as seconds
+    from registry_overlaps
+
+    union all
+
+    select
+        line_row,
+        training_run,
+        weight_units,
+        'registry after window' as allocation_rule,
+        after_seconds as seconds
+    from registry_overlaps
 ),
 
 registry_matched_lines as (
@@ -221,18 +310,17 @@ final as (
     union all
 
     select
-        registry_overlaps.line_row,
-        registry_overlaps.training_run,
+        registry_held.line_row,
+        registry_held.training_run,
         'registry' as allocation_method,
-        'registry ' || registry_overlaps.pattern as allocation_rule,
+        registry_held.allocation_rule,
         cast(null as bigint) as part_id,
-        cast(registry_lines.covered_seconds as hugeint) * registry_overlaps.overlap_seconds
-            * registry_overlaps.weight_units as share,
+        cast(registry_lines.covered_seconds as hugeint) * registry_held.seconds * registry_held.weight_units as share,
         greatest(cast(unclaimed_lines.duration_seconds as hugeint), 1) * registry_lines.weighted_overlap as total_share
-    from registry_overlaps
-    inner join registry_lines on registry_overlaps.line_row = registry_lines.line_row
-    inner join unclaimed_lines on registry_overlaps.line_row = unclaimed_lines.line_row
-    where registry_overlaps.overlap_seconds > 0
+    from registry_held
+    inner join registry_lines on registry_held.line_row = registry_lines.line_row
+    inner join unclaimed_lines on registry_held.line_row = unclaimed_lines.line_row
+    where registry_held.seconds > 0
 
     union all
 

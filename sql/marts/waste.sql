@@ -90,10 +90,14 @@ parts as (
         allocations.gpu_hours,
         run_ends.end_time,
         -- a list lambda per row, not a correlated EXISTS: DuckDB would decorrelate that into a
-        -- join over every allocation part's ResourceId (half of this statement's time at 20M)
-        allocations.x_CostCategory = 'storage' and coalesce(list_bool_or(list_transform(
-            cast($checkpoint_resources as varchar[]), pattern -> lower(allocations.ResourceId) glob pattern
-        )), false) as is_checkpoint,
+        -- join over every allocation part's ResourceId (half of this statement's time at 20M);
+        -- the run's registered storage kept after its window is its retained checkpoints too
+        allocations.x_CostCategory = 'storage' and (
+            allocations.allocation_rule = 'registry after window'
+            or coalesce(list_bool_or(list_transform(
+                cast($checkpoint_resources as varchar[]), pattern -> lower(allocations.ResourceId) glob pattern
+            )), false)
+        ) as is_checkpoint,
         allocations.allocation_method <> 'shared' and allocations.ResourceId is not null as is_run_resource,
         date_diff(
             'second',
@@ -482,8 +486,9 @@ final as (
             when 'recompute_after_failure' then 'GPU-hours from the later of the last checkpoint and the last '
                 || 'start/resume before the failure to the failure, x the GPUs of the latest start/resume, '
                 || 'priced at the run''s compute effective cost / compute GPU-hours'
-            when 'checkpoint_retention' then 'each checkpoint-storage line x (checkpoints written by its charge end '
-                || '- the budget''s checkpoints_retained) / checkpoints written'
+            when 'checkpoint_retention' then 'each checkpoint-storage line (its ResourceId matches '
+                || 'waste.checkpoint_resources, or registered storage kept after the run''s registry window) x '
+                || '(checkpoints written by its charge end - the budget''s checkpoints_retained) / checkpoints written'
             when 'cross_region_transfer' then 'network lines described as inter-region data transfer '
                 || '(waste.inter_region_transfer), charged before the run''s end'
             when 'monitoring_growth' then 'monitoring spend before the run''s end above the budget''s '

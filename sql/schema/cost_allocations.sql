@@ -80,8 +80,9 @@ comment on column cost_allocations.allocation_method is
     'unattributed.';
 comment on column cost_allocations.allocation_rule is
     'The rule that decided it, e.g. tag user_training_run, cluster p5-cluster, unallocated, system overhead, '
-    'idle p5-cluster, resource_tags TrainingRun (snapshot 2026-10-15T00:00:00Z), registry i-0a1*, shared support '
-    '(proportional), outside registry window.';
+    'idle p5-cluster, resource_tags TrainingRun (snapshot 2026-10-15T00:00:00Z), registry i-0a1*, registry after '
+    'window (a registered run''s storage charged after its window), shared support (proportional), outside registry '
+    'window.';
 comment on column cost_allocations.allocation_ratio is
     'The part''s share of the line item, 0 to 1; the ratios of a line item sum to exactly 1.';
 comment on column cost_allocations.billed_cost is

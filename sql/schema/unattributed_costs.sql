@@ -50,7 +50,8 @@ comment on column unattributed_costs.spend_kind is
     'commitment (ChargeCategory Purchase with a CommitmentDiscountId, or CommitmentDiscountStatus Unused), tax '
     '(ChargeCategory Tax or cost category tax), credit (ChargeCategory Credit), support (cost category support), '
     'purchase (any other Purchase), no resource (no ResourceId); then outside registry window (a resource a run of '
-    'the registry names, charged outside the run''s window: allocation_rule outside registry window); else resource, '
+    'the registry names, charged outside the run''s window, storage after it excepted: allocation_rule outside '
+    'registry window); else resource, '
     'the taggable spend.';
 comment on column unattributed_costs.commitment is
     'The CommitmentDiscountId (Savings Plan, reservation or commitment) whose fee or unused part the commitment '

@@ -11,6 +11,7 @@ from pipelines.attribution.registry import RegisteredRun, replace_run_registry
 from pipelines.attribution.settings import DEFAULT_DIMENSIONS
 from pipelines.warehouse.connection import transaction
 from pipelines.warehouse.conservation import ConservationError
+from pipelines.warehouse.summaries import build_summaries
 
 PERIOD = date(2026, 10, 1)
 
@@ -235,6 +236,57 @@ def test_a_line_across_the_window_edge_is_split_by_overlap(warehouse: duckdb.Duc
         ("r1", "registry", "registry vol-*", Decimal("0.75"), Decimal(75), Decimal("74.9925"), Decimal(6)),
         (None, "unattributed", "outside registry window", Decimal("0.25"), Decimal(25), Decimal("24.9975"), Decimal(2)),
     ]
+
+
+def test_registered_storage_after_the_window_stays_the_runs(warehouse: duckdb.DuckDBPyConnection) -> None:
+    register(
+        warehouse,
+        RegisteredRun(id="r1", start=datetime(2026, 10, 1), end=datetime(2026, 10, 5, 18), resources=["ckpt-*"]),
+        RegisteredRun(id="r2", start=datetime(2026, 10, 20), end=datetime(2026, 10, 25), resources=["ckpt-*"]),
+    )
+
+    def storage_line(key: str, start: datetime, end: datetime, category: str = "storage") -> None:
+        add_line(
+            warehouse,
+            key,
+            {},
+            "100",
+            "100",
+            ResourceId="ckpt-1",
+            ChargePeriodStart=start,
+            ChargePeriodEnd=end,
+            x_CostCategory=category,
+            x_GpuHours=Decimal(0),
+        )
+
+    storage_line("edge", datetime(2026, 10, 5), datetime(2026, 10, 6))  # its last 6 hours after the window
+    storage_line("after", datetime(2026, 10, 12), datetime(2026, 10, 13))
+    storage_line("next-run", datetime(2026, 10, 19, 12), datetime(2026, 10, 20, 12))  # r2's window starts
+    storage_line("requests", datetime(2026, 10, 12), datetime(2026, 10, 13), category="other")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    build_summaries(warehouse)
+
+    assert sorted(parts(warehouse, "edge")) == [
+        ("r1", "registry", "registry after window", Decimal("0.25"), Decimal(25), Decimal(25), Decimal(0)),
+        ("r1", "registry", "registry ckpt-*", Decimal("0.75"), Decimal(75), Decimal(75), Decimal(0)),
+    ]
+    assert parts(warehouse, "after") == [
+        ("r1", "registry", "registry after window", Decimal(1), Decimal(100), Decimal(100), Decimal(0))
+    ]
+    # r1 holds the bucket until the next run's window starts: r2's from then on
+    assert parts(warehouse, "next-run") == [
+        ("r1", "registry", "registry after window", Decimal("0.5"), Decimal(50), Decimal(50), Decimal(0)),
+        ("r2", "registry", "registry ckpt-*", Decimal("0.5"), Decimal(50), Decimal(50), Decimal(0)),
+    ]
+    # only storage outlives the window: other spend of the resource stays unattributed, the one
+    # line on the worklist
+    assert parts(warehouse, "requests") == [
+        (None, "unattributed", "outside registry window", Decimal(1), Decimal(100), Decimal(100), Decimal(0))
+    ]
+    worklist = warehouse.execute("select resource, effective_cost from unattributed_costs").fetchall()
+    assert worklist == [("ckpt-1", Decimal(100))]
+    (check,) = check_period(warehouse, PERIOD)
+    assert check["unbalanced_line_items"] == 0
 
 
 def test_several_matching_runs_split_by_weight_exactly(warehouse: duckdb.DuckDBPyConnection) -> None:

@@ -46,6 +46,8 @@ def line_items(draw: st.DrawFn) -> dict:
         "ChargePeriodEnd": None if duration is None else start + duration,
         "ResourceId": draw(st.sampled_from(RESOURCES)),
         "ServiceName": draw(st.sampled_from(SERVICES)),
+        # storage: a registered resource's line after its run's window is the run's too
+        "x_CostCategory": draw(st.sampled_from(["compute", "storage"])),
         "ProviderName": draw(st.sampled_from(["Amazon Web Services", "Google Cloud"])),
         "BillingCurrency": draw(st.sampled_from(["USD", "EUR"])),
         "x_GpuHours": draw(st.decimals(min_value=0, max_value=10**4, places=10)),
@@ -146,10 +148,12 @@ def test_every_line_is_allocated_to_the_last_decimal(
 
     rows = warehouse.execute(
         "select x_LineItemKey, training_run, allocation_method, allocation_ratio, billed_cost, effective_cost, "
-        "gpu_hours from cost_allocations"
+        "gpu_hours, allocation_rule = 'registry after window' from cost_allocations"
     ).fetchall()
     sums: dict[str, list[Decimal]] = defaultdict(lambda: [Decimal(0)] * 4)
-    for key, run, method, *values in rows:
+    for key, run, method, *values, after_window in rows:
+        if after_window:
+            event("registry after window")
         assert (run is None) == (method == "unattributed")
         assert method in {"tag", "resource_tags", "registry", "shared", "unattributed"}
         assert 0 <= values[0] <= 1

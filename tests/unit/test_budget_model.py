@@ -203,6 +203,37 @@ def test_worked_example_matches_a_hand_computation(tmp_path: Path) -> None:
     assert result.cost_per_billion_tokens == exact_decimal(Fraction(result.total) / 1000)
 
 
+def test_storage_counts_the_nodes_volumes_over_the_wall_clock(tmp_path: Path) -> None:
+    document = yaml.safe_load(WORKED_EXAMPLE)
+    document["storage"] |= {"node_volume_gb": 2000, "volume_price_gb_month": 0.08}
+    budget = load_budget(write(tmp_path, "llm-7b.yaml", yaml.safe_dump(document)))
+    without_volumes = estimate(load_budget(write(tmp_path, "old.yaml", WORKED_EXAMPLE)))
+
+    result = estimate(budget)
+
+    # 256 GPUs at the default 8 per node = 32 nodes; 32 x 2000 GB x 0.08 x 126.719 h / 730 = 888.77,
+    # beside the checkpoints and dataset's 17.93 (unchanged without the keys)
+    wall_hours = Fraction(result.wall_hours)
+    volumes = 32 * 2000 * Fraction("0.08") * wall_hours / 730
+    checkpoints_and_data = (98 * 5 + 4000) * Fraction("0.023") * wall_hours / 730
+    assert budget.model.nodes == 32
+    assert result.node_volume_cost == exact_decimal(volumes)
+    assert result.costs["storage"] == exact_decimal(volumes + checkpoints_and_data)
+    assert round(result.costs["storage"], 2) == Decimal("906.70")
+    assert without_volumes.costs["storage"] == exact_decimal(checkpoints_and_data)
+    assert without_volumes.node_volume_cost is None
+    text = format_estimate(budget, result)
+    assert "  storage                                   906.70  elastic\n" in text
+    assert "    of which node volumes                   888.77  (32 nodes x 2,000 GB at 0.08 per GB-month)\n" in text
+    assert "node volumes" not in format_estimate(budget, without_volumes)
+
+    # 12 GPUs per node: 22 nodes (the last one partly used); the volumes at the storage price
+    document["model"]["gpus_per_node"] = 12
+    del document["storage"]["volume_price_gb_month"]
+    other = estimate(load_budget(write(tmp_path, "per-node.yaml", yaml.safe_dump(document))))
+    assert other.node_volume_cost == exact_decimal(22 * 2000 * Fraction("0.023") * wall_hours / 730)
+
+
 def test_compute_cost_is_the_quantized_product_of_hours_and_rate(tmp_path: Path) -> None:
     budget = load_budget(write(tmp_path, "llm-7b.yaml", WORKED_EXAMPLE))
 
@@ -412,6 +443,9 @@ INVALID_BUDGETS = [
     ("negative overhead", _set("model.overhead", -0.1), "model.overhead: must be 0 or more"),
     ("negative price", _set("model.gpu_hour_price", -3.9), "model.gpu_hour_price: must be 0 or"),
     ("negative storage price", _set("storage.price_gb_month", -1), "storage.price_gb_month: must"),
+    ("negative node volume", _set("storage.node_volume_gb", -1), "storage.node_volume_gb: must be 0 or more"),
+    ("negative volume price", _set("storage.volume_price_gb_month", -1), "storage.volume_price_gb_month: must"),
+    ("no gpus per node", _set("model.gpus_per_node", 0), "model.gpus_per_node: must be greater than 0, got 0"),
     ("negative egress price", _set("network.price_gb", -1), "network.price_gb: must be 0 or more"),
     ("negative fixed amount", _set("fixed.data", -5), "fixed.data: must be 0 or more, got -5"),
     ("unknown category", _set("fixed.gpus", 10), "fixed.gpus: unknown cost category; use one of"),

@@ -300,7 +300,8 @@ def test_registry_and_budgets_name_the_three_runs(demo_root: Path) -> None:
         assert budget["training_run"] == path.stem
         assert isinstance(budget["model"]["parameters"], float) and isinstance(budget["model"]["tokens"], float)
         assert budget["window"]["start"] < budget["window"]["end"]
-        assert budget["thresholds"] == {"warning": 0.8, "over": 1.0}
+        # warn when the estimate is reached, over 10 % beyond it: a run ending on plan raises nothing
+        assert budget["thresholds"] == {"warning": 1.0, "over": 1.1}
 
 
 def test_7b_needed_more_gpu_hours_than_estimated_and_13b_fewer(demo_root: Path) -> None:

@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 from altair.vegalite.v6 import schema as vega_lite_schema
 
+from pipelines.attribution.registry import RegisteredRun, replace_run_registry
 from pipelines.budgets.tables import build_budget_alerts
 from pipelines.reports import ReportSet, chart_rendering, write_reports, writer
 from pipelines.reports.charts import cumulative_spend_chart
@@ -400,6 +401,34 @@ def test_unattributed_resources_come_from_the_runs_accounts_only(reports: Report
         assert SAVINGS_PLAN not in document and "612.40" not in document
         assert "2 untagged resource rows (no run, taggable)" in document and "366.75 USD" in document
     assert document.index("vol-0orphan") < document.index("i-0untagged")
+
+
+def test_a_registered_resource_charged_outside_the_window_is_listed_apart(tmp_path: Path) -> None:
+    """An instance the registry names for the run, charged after its window (spend other than
+    storage stays unattributed there), is shown apart from the tagging worklist."""
+    warehouse = _build_warehouse(tmp_path / "warehouse.duckdb")
+    with duckdb.connect(str(warehouse)) as conn:
+        replace_run_registry(
+            conn,
+            [
+                RegisteredRun(
+                    id=BUDGETED_RUN, start=datetime(2026, 10, 3), end=datetime(2026, 10, 9), resources=["i-0a1*"]
+                )
+            ],
+        )
+        conn.execute(
+            "insert into cost_allocations (x_LineItemKey, x_SourceName, BillingPeriodStart, BillingCurrency, "
+            "ChargePeriodStart, ChargePeriodEnd, ProviderName, SubAccountId, ServiceName, x_CostCategory, ResourceId, "
+            "allocation_method, allocation_rule, allocation_ratio, billed_cost, effective_cost, gpu_hours) values "
+            "('late', $source, $period, 'USD', '2026-10-12', '2026-10-13', 'AWS', $account, 'Amazon EC2', 'compute', "
+            "'i-0a1late', 'unattributed', 'outside registry window', 1, 12.5, 12.5, 8)",
+            {"source": SOURCE, "period": PERIOD, "account": RUN_ACCOUNT},
+        )
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        written = write_reports(conn, tmp_path / "reports", [BUDGETED_RUN])
+    markdown = _run_report(written, BUDGETED_RUN)[1]
+    assert "Outside the run's registered window: the run registry names these resources for this run" in markdown
+    assert "| i-0a1late | 2026-10-12 00:00 UTC to 2026-10-13 00:00 UTC | USD | 12.50 |" in markdown
 
 
 def test_reconciliation_line(reports: ReportSet, tmp_path: Path) -> None:

@@ -239,6 +239,29 @@ def test_waste_settings_choose_the_checkpoint_and_transfer_lines(warehouse: duck
     assert rows[("llm-a", "cross_region_transfer", "network")] == (Decimal("1.0"), 0)
 
 
+def test_registered_storage_kept_after_the_window_is_checkpoint_retention(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
+    with transaction(warehouse):
+        replace_run_registry(
+            warehouse,
+            [RegisteredRun(id="llm-a", start=hours(5, 0), end=hours(6, 0), resources=["models-a"])],
+        )
+    # an untagged bucket the registry names, charged a day after llm-a's window: no checkpoint glob
+    add_line(warehouse, "a-kept", None, "storage", "models-a", hours(6, 0), hours(7, 0), "4.0")
+    allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
+    build_summaries(warehouse)
+    with transaction(warehouse):
+        build_waste(warehouse, WasteSettings())
+    kept = warehouse.execute(
+        "select kind, effective_cost, detail from waste where detail like 'resource models-a%'"
+    ).fetchall()
+    # four checkpoints written by its charge end, two retained: half of it, and no idle item
+    assert kept == [
+        ("checkpoint_retention", Decimal(2), "resource models-a: up to 4 checkpoints stored, 2 retained in the budget")
+    ]
+
+
 def test_a_run_still_running_has_no_idle_waste(warehouse: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:
     without_end = [event for event in EVENTS_A if event["event"] != "end"]
     replace_run_events(warehouse, {"events": read_event_files(write_events(tmp_path / "running.jsonl", without_end))})

@@ -1,11 +1,13 @@
 """The three budgets (`budgets/<run>.yaml`): what each run was expected to cost, from the
-pre-training resource model, its storage and network, and fixed costs."""
+pre-training resource model, its storage (the AWS runs' node volumes too: gp3 at its list price)
+and network, and fixed costs."""
 
 from __future__ import annotations
 
 from datetime import date
 
 from pipelines.demo.aws.catalog import (
+    EBS_GP3,
     P4D,
     P5,
     RESERVATION_RECURRING_HOURLY,
@@ -13,8 +15,8 @@ from pipelines.demo.aws.catalog import (
     SAVINGS_PLAN_P5_HOURLY,
 )
 from pipelines.demo.story.llm_3b import RUN_3B
-from pipelines.demo.story.llm_7b import RUN_7B
-from pipelines.demo.story.llm_13b import RUN_13B
+from pipelines.demo.story.llm_7b import RUN_7B, RUN_7B_VOLUME_GB
+from pipelines.demo.story.llm_13b import RUN_13B, RUN_13B_VOLUME_GB
 
 BUDGETS = {
     RUN_7B: {
@@ -32,10 +34,17 @@ BUDGETS = {
             "batch_size": 1024,
             "sequence_length": 4096,
         },
-        "storage": {"checkpoint_gb": 98, "checkpoints_retained": 5, "dataset_gb": 4000, "price_gb_month": 0.023},
+        "storage": {
+            "checkpoint_gb": 98,
+            "checkpoints_retained": 5,
+            "dataset_gb": 4000,
+            "price_gb_month": 0.023,
+            "node_volume_gb": int(RUN_7B_VOLUME_GB),
+            "volume_price_gb_month": EBS_GP3.rate,
+        },
         "network": {"egress_gb": 2000, "price_gb": 0.02},
         "fixed": {"data": 800, "monitoring": 400},
-        "thresholds": {"warning": 0.8, "over": 1.0},
+        "thresholds": {"warning": 1.0, "over": 1.1},
     },
     RUN_13B: {
         "training_run": RUN_13B,
@@ -51,10 +60,17 @@ BUDGETS = {
             "gpus": 32,
             "gpu_hour_price": (RESERVATION_UPFRONT_HOURLY + RESERVATION_RECURRING_HOURLY) / P4D.gpus,
         },
-        "storage": {"checkpoint_gb": 182, "checkpoints_retained": 4, "dataset_gb": 300, "price_gb_month": 0.023},
+        "storage": {
+            "checkpoint_gb": 182,
+            "checkpoints_retained": 4,
+            "dataset_gb": 300,
+            "price_gb_month": 0.023,
+            "node_volume_gb": int(RUN_13B_VOLUME_GB),
+            "volume_price_gb_month": EBS_GP3.rate,
+        },
         "network": {"egress_gb": 0, "price_gb": 0.02},
         "fixed": {"monitoring": 200},
-        "thresholds": {"warning": 0.8, "over": 1.0},
+        "thresholds": {"warning": 1.0, "over": 1.1},
     },
     RUN_3B: {
         "training_run": RUN_3B,
@@ -72,6 +88,6 @@ BUDGETS = {
         "storage": {"checkpoint_gb": 42, "checkpoints_retained": 10, "dataset_gb": 2500, "price_gb_month": 0.026},
         "network": {"egress_gb": 1500, "price_gb": 0.05},
         "fixed": {"monitoring": 150},
-        "thresholds": {"warning": 0.8, "over": 1.0},
+        "thresholds": {"warning": 1.0, "over": 1.1},
     },
 }

@@ -97,8 +97,9 @@ class TopResources:
 
 @dataclass(frozen=True)
 class BudgetAlert:
-    """A `budget_alerts` row: the first day a run (or an idle GPU instance) reached a level of one
-    kind (`cost`, `gpu_hours`, `wall_clock`, `storage`, `daily_spend_anomaly`, `idle_gpus`)."""
+    """A `budget_alerts` row: the first day a run (or an idle GPU instance, or a series of spend
+    beyond runs: `series`) reached a level of one kind (`cost`, `gpu_hours`, `wall_clock`,
+    `storage`, `daily_spend_anomaly`, `idle_gpus`)."""
 
     kind: str
     training_run: str | None
@@ -111,6 +112,7 @@ class BudgetAlert:
     crossed_on: date
     cumulative_cost: Decimal
     currency: str | None
+    series: str | None = None
 
 
 @dataclass(frozen=True)

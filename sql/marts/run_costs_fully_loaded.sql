@@ -84,11 +84,15 @@ pooled as (
         coalesce(cluster_pool.pool, provider_pool.pool) as pool,
         unowned.effective_cost
     from unowned
-    left join (select distinct billing_period, currency, pool from pool_runs where pool_kind = 'cluster') as cluster_pool
+    left join (
+        select distinct billing_period, currency, pool from pool_runs where pool_kind = 'cluster'
+    ) as cluster_pool
         on unowned.billing_period = cluster_pool.billing_period
         and unowned.currency is not distinct from cluster_pool.currency
         and unowned.cluster = cluster_pool.pool
-    left join (select distinct billing_period, currency, pool from pool_runs where pool_kind = 'provider') as provider_pool
+    left join (
+        select distinct billing_period, currency, pool from pool_runs where pool_kind = 'provider'
+    ) as provider_pool
         on unowned.billing_period = provider_pool.billing_period
         and unowned.currency is not distinct from provider_pool.currency
         and unowned.provider = provider_pool.pool
@@ -100,7 +104,7 @@ splits as (
     group by all
 ),
 
-split_parts as (
+split_parts as (  -- noqa: ST03
     select
         {
             'billing_period': splits.billing_period,

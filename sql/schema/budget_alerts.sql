@@ -31,14 +31,15 @@ alter table budget_alerts alter column estimated_cost drop not null;
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
 comment on table budget_alerts is
-    'Every threshold a run (or an idle GPU instance) crossed: one row per (kind, run or resource, threshold) '
-    'reached, and per day for daily_spend_anomaly. Kinds: cost (cumulative effective spend against the total '
-    'estimate), gpu_hours (GPU-hours against the estimate), wall_clock (wall-clock from the first start against the '
-    'plan), storage (storage spend against the storage estimate), daily_spend_anomaly (a day far above the run''s '
-    'trailing median; beyond runs, a day of a cost category''s spend or of an account and service''s unattributed '
-    'spend: series), idle_gpus (GPU-instance hours with spend and no run). Rebuilt whole every run, so a restated '
-    'bill moves or removes a crossing; a crossing stays when later credits bring the spend back below it. Money is '
-    'DECIMAL(38,10) in the budget''s (or the bill''s) currency.';
+    'Every threshold a run (or an idle GPU instance, or a series of spend beyond runs) crossed: one row per '
+    '(kind, run, resource or series, threshold) reached, and per day for daily_spend_anomaly. Kinds: cost '
+    '(cumulative effective spend against the total estimate), gpu_hours (GPU-hours against the estimate), '
+    'wall_clock (wall-clock from the first start against the plan), storage (storage spend against the storage '
+    'estimate), daily_spend_anomaly (a day far above the run''s trailing median; beyond runs, a day of a cost '
+    'category''s spend or of an account and service''s unattributed spend: series), idle_gpus (GPU-instance '
+    'hours with spend and no run). Rebuilt whole every run, so a restated bill moves or removes a crossing; a '
+    'crossing stays when later credits bring the spend back below it. Money is DECIMAL(38,10) in the budget''s (or the '
+    'bill''s) currency.';
 comment on column budget_alerts.training_run is
     'The budgeted run; NULL for idle_gpus and for a daily_spend_anomaly beyond runs (series).';
 comment on column budget_alerts.threshold is 'warning or over.';

@@ -17,7 +17,7 @@ with usage_days as (
     group by training_run, charge_day
 ),
 
-anomaly_days as (
+anomaly_days as (  -- noqa: ST03
     select training_run as series, charge_day, day_cost, day_cost as observed
     from (
         select
@@ -28,7 +28,7 @@ anomaly_days as (
     where first_gpu_day is null or charge_day >= first_gpu_day
 ),
 
-anomaly_levels as (
+anomaly_levels as (  -- noqa: ST03
     select
         plans.training_run as series,
         threshold_names.threshold,

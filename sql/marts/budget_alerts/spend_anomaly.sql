@@ -67,7 +67,7 @@ series_days as (
     select * from unattributed_days
 ),
 
-levels as (
+levels as (  -- noqa: ST03
     select distinct
         series_days.series,
         threshold_levels.threshold,

@@ -342,6 +342,33 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
     )
 
 
+RUN_COSTS_FULLY_LOADED = Mart(
+    name="run_costs_fully_loaded",
+    group="attribution",
+    description="`run_costs_fully_loaded`: what each training run cost all in, per billing period and currency: "
+    "its direct cost plus its exact share (largest remainder, in proportion to direct cost) of the spend no run "
+    "owns, kind by kind: idle capacity of the clusters it ran on, unused commitments, tax, support and every other "
+    "unattributed part. Over all runs it sums exactly to the period's effective cost. An analysis: "
+    "`cost_allocations` is unchanged. Rebuilt whole, only after reconciliation passed, and only when the "
+    "allocations changed.",
+    inputs=(cost_allocations, unattributed_costs),
+    after=(reconciliation,),
+    build=lambda conn: conn.execute(read_sql("marts/run_costs_fully_loaded", "insert")),
+    previews=(
+        Preview(
+            "runs",
+            ("marts/run_costs_fully_loaded", "preview"),
+            (
+                Column("billing_period", "period", Format.MONTH),
+                Column("training_run", "run"),
+                Column("direct_cost", "direct", Format.AMOUNT, unit="currency"),
+                Column("fully_loaded_cost", "fully loaded", Format.AMOUNT, unit="currency"),
+            ),
+        ),
+    ),
+)
+run_costs_fully_loaded = RUN_COSTS_FULLY_LOADED.asset()
+
 COMMITMENT_UTILIZATION = Mart(
     name="commitment_utilization",
     group="attribution",

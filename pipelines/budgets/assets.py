@@ -60,8 +60,9 @@ THRESHOLD_CHECKS = {
     "wall_clock": "Each budgeted run's wall-clock since its first start stays below the warning share of the "
     "plan (the model's wall_hours).",
     "storage": "Each budgeted run's storage spend stays below the warning share of its storage estimate.",
-    "daily_spend_anomaly": "No day of a budgeted run's usage spend reaches the warning multiple of its trailing "
-    "median daily spend.",
+    "daily_spend_anomaly": "No day of a budgeted run's usage spend, of a cost category's usage spend over the "
+    "organisation or of an account and service's unattributed usage spend reaches the warning multiple of its "
+    "trailing median daily spend.",
     "idle_gpus": "No GPU instance is charged for more than thresholds.idle_gpus.warning_hours in a row with no run.",
     "low_gpu_utilization": "No budgeted run's hourly mean GPU utilization stays below the warning level (0.5) for "
     "thresholds.low_gpu_utilization.hours consecutive hours.",
@@ -119,7 +120,8 @@ BUDGET_ALERTS = Mart(
     group="budgets",
     description="`budget_alerts`: the first day each budgeted run's cumulative effective spend, GPU-hours, "
     "wall-clock and storage spend reached its warning and its over threshold, the days far above a run's trailing "
-    "median, GPU instances idle with no run, and stretches of low GPU utilization or of steps waiting for data; "
+    "median (and beyond runs, a cost category's or an account and service's unattributed spend), GPU instances idle "
+    "with no run, and stretches of low GPU utilization or of steps waiting for data; "
     "rebuilt from the whole history every run, only after reconciliation passed, and only when a table it reads or "
     "a threshold setting changed.",
     inputs=(budget_baselines, cost_allocations, FOCUS_LINE_ITEMS, run_events, run_utilization),

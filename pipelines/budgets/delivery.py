@@ -47,9 +47,10 @@ class AlertEvent:
 
     Attributes:
         event: `crossed` or `resolved`.
-        alert_key: the alert's stable key, run:kind:threshold.
-        training_run: the run it is about.
-        owner: the run's owner, None when no tag or registry names one.
+        alert_key: the alert's stable key, subject:kind:threshold (subject: the run, the GPU
+            instance or the series; a daily_spend_anomaly alert, one per day, ends :day).
+        training_run: the run it is about; None for an idle GPU instance or a series beyond runs.
+        owner: the run's owner, None when no tag or registry names one (or there is no run).
         kind: what was measured (`cost`, `gpu_hours`, `wall_clock`, `storage`,
             `daily_spend_anomaly`, `idle_gpus`).
         threshold: `warning` or `over`.
@@ -73,8 +74,13 @@ class AlertEvent:
     detail: str | None = None
 
     def text(self) -> str:
-        """The one-line message every destination gets."""
-        who = f"{self.subject_name} (owner {self.owner or 'unknown'})"
+        """The one-line message every destination gets: an alert without a run and owner names
+        only what it is about."""
+        who = (
+            self.subject_name
+            if self.training_run is None and self.owner is None
+            else f"{self.subject_name} (owner {self.owner or 'unknown'})"
+        )
         if self.kind != "cost":
             if self.event == RESOLVED:
                 return f"RunLedger: resolved: {who} no longer reaches its {self.kind} {self.threshold} level"
@@ -93,9 +99,9 @@ class AlertEvent:
 
     @property
     def subject_name(self) -> str:
-        """What the alert is about: its run, or the GPU instance of an `idle_gpus` alert (the
-        key's part before kind and threshold)."""
-        return self.training_run or self.alert_key.rsplit(":", 2)[0]
+        """What the alert is about: its run, else the GPU instance of an `idle_gpus` alert or the
+        series of a `daily_spend_anomaly` beyond runs (the key's part before the kind)."""
+        return self.training_run or self.alert_key.split(f":{self.kind}:", 1)[0]
 
     def payload(self) -> dict[str, object]:
         """The JSON object a generic webhook receives (money as exact decimal text)."""

@@ -44,10 +44,11 @@ def run_currencies(conn: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
 ALERTS_SQL = "marts/budget_alerts"
 # The parts of budget_alerts the kinds share (temp tables and a macro of the build's connection),
 # and what follows the kinds: the crossings of the daily kinds, then every run's crossings inserted
-ALERT_PARTS = ("plans", "spend", "levels", "detail", "daily", "crossings")
+ALERT_PARTS = ("plans", "spend", "levels", "detail", "anomalies", "daily", "crossings")
 ALERT_CROSSINGS = ("cumulative_crossings", "run_crossings")
 # Each alert kind: its file ALERTS_SQL/<kind>.sql and the settings it binds (alert_parameters);
-# `utilization` holds both kinds judged on run_utilization, low_gpu_utilization and data_loading_share
+# `utilization` holds both kinds judged on run_utilization, low_gpu_utilization and data_loading_share;
+# `spend_anomaly` the daily_spend_anomaly series beyond runs (cost categories, unattributed spend)
 ALERT_KINDS = {
     "cost": (),
     "gpu_hours": (),
@@ -56,6 +57,7 @@ ALERT_KINDS = {
     "daily_spend_anomaly": ("anomaly_trailing_days", "anomaly_minimum_days"),
     "idle_gpus": ("idle_warning_hours", "idle_over_hours"),
     "utilization": (),
+    "spend_anomaly": ("anomaly_trailing_days", "anomaly_minimum_days", "anomaly_warning", "anomaly_over"),
 }
 
 
@@ -64,6 +66,8 @@ def alert_parameters(settings: AlertThresholds) -> dict[str, object]:
     return {
         "anomaly_trailing_days": settings.daily_spend_anomaly.trailing_days,
         "anomaly_minimum_days": settings.daily_spend_anomaly.minimum_days,
+        "anomaly_warning": settings.daily_spend_anomaly.warning,
+        "anomaly_over": settings.daily_spend_anomaly.over,
         "idle_warning_hours": settings.idle_gpus.warning_hours,
         "idle_over_hours": settings.idle_gpus.over_hours,
     }
@@ -71,8 +75,8 @@ def alert_parameters(settings: AlertThresholds) -> dict[str, object]:
 
 def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThresholds | None = None) -> int:
     """Rebuilds `budget_alerts`: the first day each run's cumulative spend, GPU-hours, wall-clock
-    and storage spend reached a threshold, the days far above a run's trailing median, and idle
-    GPU instances.
+    and storage spend reached a threshold, the days far above a run's trailing median or, beyond
+    runs, a cost category's or an account and service's unattributed spend, and idle GPU instances.
 
     Recomputed whole from `budget_baselines`, `cost_allocations` and `run_events`, so rebuilding
     from the same data gives the same rows: the table emptied, the parts the kinds share, then one
@@ -80,7 +84,8 @@ def build_budget_alerts(conn: duckdb.DuckDBPyConnection, settings: AlertThreshol
 
     Args:
         conn: a writable warehouse connection, inside the caller's transaction.
-        settings: runledger.yaml's `thresholds:` (the anomaly's trailing days and the idle hours);
+        settings: runledger.yaml's `thresholds:` (the anomaly's trailing days and the levels of the
+            series beyond runs, the idle hours);
             None: its defaults.
 
     Returns:

@@ -1,5 +1,5 @@
-"""Budget alerts as both reports list them: every kind, a run's or an idle GPU instance's, each
-with the level it reached, the value measured and the first day."""
+"""Budget alerts as both reports list them: every kind, a run's, an idle GPU instance's or a
+series' of spend beyond runs, each with the level it reached, the value measured and the first day."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ PLANS = {
 ALERTS_NOTE = (
     "First reached on: the first UTC day at whose end the measure reached the level, recomputed "
     "from the data each night. Spend then: a run's cumulative effective spend at the end of that day; "
-    "for an idle GPU instance, the cost of its idle stretch so far."
+    "for an idle GPU instance, the cost of its idle stretch so far; for a daily spend anomaly beyond runs (a cost "
+    "category's spend, an account and service's unattributed spend), that day's spend of it."
 )
 
 
@@ -74,7 +75,7 @@ def alerts_blocks(
     table = Table(
         columns=(
             "Kind",
-            "Run or GPU instance",
+            "Run, GPU instance or spend",
             "Threshold",
             "First reached on (UTC)",
             "Observed that day",
@@ -90,7 +91,7 @@ def alerts_blocks(
 
 def _subject(alert: BudgetAlert, links: Mapping[str, str | None]) -> Cell:
     if alert.training_run is None:
-        return text_cell(alert.resource_id)
+        return text_cell(alert.resource_id or alert.series)
     return Cell(alert.training_run, link=links.get(alert.training_run))
 
 

@@ -2,7 +2,14 @@
 
 import dagster as dg
 
-from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry, unattributed_costs
+from pipelines.attribution.assets import (
+    cost_allocations,
+    reconciliation,
+    run_costs,
+    run_costs_fully_loaded,
+    run_registry,
+    unattributed_costs,
+)
 from pipelines.attribution.clusters import cluster_utilization, run_cluster_share
 from pipelines.budgets.assets import budget_alerts, budget_variance, variance_causes
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
@@ -33,6 +40,7 @@ from pipelines.waste.assets import waste
         cluster_utilization,
         run_cluster_share,
         run_utilization,
+        run_costs_fully_loaded,
     ],
     group_name="reports",
     owners=["team:finops"],

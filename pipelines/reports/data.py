@@ -49,6 +49,7 @@ class RunHeader:
     planned_wall_clock_hours: Decimal | None = None
     sources_as_of: dict[str, datetime] | None = None
     custom_dimensions: Mapping[str, str] = field(default_factory=dict)
+    fully_loaded_cost: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,9 @@ class TopResources:
 
 @dataclass(frozen=True)
 class BudgetAlert:
-    """A `budget_alerts` row: the first day a run (or an idle GPU instance) reached a level of one
-    kind (`cost`, `gpu_hours`, `wall_clock`, `storage`, `daily_spend_anomaly`, `idle_gpus`)."""
+    """A `budget_alerts` row: the first day a run (or an idle GPU instance, or a series of spend
+    beyond runs: `series`) reached a level of one kind (`cost`, `gpu_hours`, `wall_clock`,
+    `storage`, `daily_spend_anomaly`, `idle_gpus`)."""
 
     kind: str
     training_run: str | None
@@ -110,6 +112,7 @@ class BudgetAlert:
     crossed_on: date
     cumulative_cost: Decimal
     currency: str | None
+    series: str | None = None
 
 
 @dataclass(frozen=True)
@@ -316,6 +319,22 @@ class RunOverview:
 
 
 @dataclass(frozen=True)
+class FullyLoaded:
+    """A run's direct cost in one billing period and currency, and its shares of the spend no run
+    owns (`run_costs_fully_loaded`)."""
+
+    billing_period: date
+    currency: str | None
+    direct_cost: Decimal
+    idle_capacity_share: Decimal
+    unused_commitment_share: Decimal
+    tax_share: Decimal
+    support_share: Decimal
+    other_unattributed_share: Decimal
+    fully_loaded_cost: Decimal
+
+
+@dataclass(frozen=True)
 class RunDetails:
     """What only the run's own report needs beyond its overview."""
 
@@ -332,6 +351,7 @@ class RunDetails:
     clusters: tuple[RunCluster, ...] = ()
     utilization: tuple[UtilizationHour, ...] = ()
     outside_window: tuple[OutsideWindow, ...] = ()
+    fully_loaded: tuple[FullyLoaded, ...] = ()
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -390,8 +410,9 @@ def load_details(
 ) -> dict[str, RunDetails]:
     """Reads the runs' daily spend, top resources, budget alerts, waste, progress, GPU-hours by
     pricing, provisional spend, unused commitment charged to them, the clusters they ran on, their
-    GPU utilization and data wait by hour, unattributed neighbours and registered resources charged
-    outside their windows; picks each run's reconciliation rows.
+    GPU utilization and data wait by hour, unattributed neighbours, registered resources charged
+    outside their windows and their fully loaded cost per period; picks each run's reconciliation
+    rows.
 
     Args:
         conn: warehouse connection.
@@ -413,6 +434,7 @@ def load_details(
     commitment_charges = _rows_by_run(conn, read_sql("reports/run_commitment_charges"), runs)
     clusters = load_run_clusters(conn, runs)
     utilization = _rows_by_run(conn, read_sql("reports/run_utilization"), runs)
+    fully_loaded = _rows_by_run(conn, read_sql("reports/run_fully_loaded"), runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for row in fetch_rows(conn, read_sql("reports/run_alerts", "by_run"), {"training_runs": runs}):
         alerts[row.pop("report_run")].append(BudgetAlert(**row))
@@ -437,6 +459,7 @@ def load_details(
             clusters=tuple(clusters[training_run]),
             utilization=tuple(UtilizationHour(**row) for row in utilization[training_run]),
             outside_window=tuple(OutsideWindow(**row) for row in outside_window[training_run]),
+            fully_loaded=tuple(FullyLoaded(**row) for row in fully_loaded[training_run]),
         )
     return details
 

@@ -1,12 +1,27 @@
 """What a run's spend bought: its training progress from its events and its unit economics (cost
-per 1e9 tokens against the estimate, GPU-hours by pricing type)."""
+per 1e9 tokens against the estimate, GPU-hours by pricing type), and what it cost all in (its
+direct and fully loaded cost side by side)."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from pipelines.reports.data import CostLine, RunDetails
-from pipelines.reports.document import MISSING, Block, Cell, Facts, Paragraph, Table, hours, money, percent, rate
+from pipelines.reports.data import CostLine, FullyLoaded, RunDetails
+from pipelines.reports.document import (
+    MISSING,
+    Block,
+    Cell,
+    Facts,
+    Paragraph,
+    Table,
+    billing_period_label,
+    hours,
+    money,
+    percent,
+    rate,
+    text_cell,
+)
+from pipelines.reports.run_facts import FULLY_LOADED_NOTE
 
 # each pricing type as a sentence names it; a table cell starts it with a capital (PRICING_LABELS)
 PRICING_NAMES = {
@@ -22,11 +37,12 @@ PRICING_LABELS = {pricing: name[0].upper() + name[1:] for pricing, name in PRICI
 
 
 def economics_blocks(details: RunDetails, currency: str, compute: CostLine | None = None) -> tuple[Block, ...]:
-    """The run's progress facts and its GPU-hours by pricing type, each with its cost per GPU-hour,
+    """The run's direct and fully loaded cost per billing period, its progress facts and its
+    GPU-hours by pricing type, each with its cost per GPU-hour,
     and how that cost per GPU-hour differs from the compute rate (`compute`, the run's compute
     line) where the run has compute spend on lines without GPU-hours."""
     progress = details.progress
-    blocks: list[Block] = []
+    blocks: list[Block] = list(fully_loaded_blocks(details.fully_loaded))
     if progress is None:
         blocks.append(Paragraph("No run events: no progress, step time or cost per token to show."))
     else:
@@ -79,6 +95,54 @@ def economics_blocks(details: RunDetails, currency: str, compute: CostLine | Non
         )
     )
     return tuple(blocks)
+
+
+def fully_loaded_blocks(rows: tuple[FullyLoaded, ...]) -> tuple[Block, ...]:
+    """The run's direct and fully loaded cost side by side per billing period, with the shares
+    between them; a total row when there are several periods of one currency."""
+    if not rows:
+        return ()
+    table_rows = [
+        _fully_loaded_cells(billing_period_label(row.billing_period), row.currency, _amounts(row)) for row in rows
+    ]
+    if len(rows) > 1 and len({row.currency for row in rows}) == 1:
+        totals = [sum(column, Decimal(0)) for column in zip(*(_amounts(row) for row in rows), strict=True)]
+        table_rows.append(_fully_loaded_cells("Total", rows[0].currency, totals))
+    return (
+        Table(
+            columns=(
+                "Billing period",
+                "Currency",
+                "Direct",
+                "Idle capacity",
+                "Unused commitments",
+                "Tax",
+                "Support",
+                "Other unattributed",
+                "Fully loaded",
+            ),
+            rows=tuple(table_rows),
+            numeric_columns=frozenset(range(2, 9)),
+            emphasized_rows=len(table_rows) - len(rows),
+        ),
+        Paragraph(FULLY_LOADED_NOTE),
+    )
+
+
+def _amounts(row: FullyLoaded) -> list[Decimal]:
+    return [
+        row.direct_cost,
+        row.idle_capacity_share,
+        row.unused_commitment_share,
+        row.tax_share,
+        row.support_share,
+        row.other_unattributed_share,
+        row.fully_loaded_cost,
+    ]
+
+
+def _fully_loaded_cells(label: str, currency: str | None, amounts: list[Decimal]) -> tuple[Cell, ...]:
+    return (Cell(label), text_cell(currency), *(Cell(money(amount)) for amount in amounts))
 
 
 def _per_gpu_hour_note(details: RunDetails, compute: CostLine | None) -> str:

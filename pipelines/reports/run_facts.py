@@ -14,6 +14,14 @@ AMOUNTS_NOTE = (
     "Actual is effective cost (amortized: commitments at their effective rate, credits applied). "
     "Sums are exact; amounts are rounded to 2 decimals only for display."
 )
+FULLY_LOADED_NOTE = (
+    "Direct: the run's own effective cost (shared-cost rules and commitment chargeback included). Fully loaded: "
+    "direct plus the run's share of what no run owns, kind by kind: idle capacity of the shared clusters it ran "
+    "on (among their runs), then unused commitments, tax, support and every other unattributed part, credits "
+    "included (among the runs of the same provider, else of the whole period), each in proportion to direct "
+    "cost. Over all runs the fully loaded costs sum exactly to the period's total; nothing is moved in the "
+    "allocations."
+)
 WASTE_NOTE = (
     "Waste is an analysis of the run's attributed spend, not an addition to it: it does not change "
     "the amounts above, and a run's waste never exceeds its attributed effective cost."

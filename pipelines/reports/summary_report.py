@@ -28,7 +28,7 @@ from pipelines.reports.document import (
     timestamp,
 )
 from pipelines.reports.run_causes import why_paragraph
-from pipelines.reports.run_facts import AMOUNTS_NOTE, WASTE_NOTE, as_of, gpu_hours_of, total_status
+from pipelines.reports.run_facts import AMOUNTS_NOTE, FULLY_LOADED_NOTE, WASTE_NOTE, as_of, gpu_hours_of, total_status
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def summary_document(
         sections=(
             Section(
                 "Runs",
-                (_runs_table(runs), Paragraph(AMOUNTS_NOTE))
+                (_runs_table(runs), Paragraph(AMOUNTS_NOTE), Paragraph(FULLY_LOADED_NOTE))
                 if runs
                 else (Paragraph("No run has a budget or attributed cost in the warehouse yet."),),
             ),
@@ -165,6 +165,7 @@ def _runs_table(runs: Sequence[SummaryRun]) -> Table:
             "Currency",
             "Estimate",
             "Actual",
+            "Fully loaded",
             "Variance",
             "Variance %",
             "Status",
@@ -172,7 +173,7 @@ def _runs_table(runs: Sequence[SummaryRun]) -> Table:
             "GPU-hours",
         ),
         rows=tuple(rows + totals),
-        numeric_columns=frozenset({4, 5, 6, 7, 9, 10}),
+        numeric_columns=frozenset({4, 5, 6, 7, 8, 10, 11}),
         emphasized_rows=len(totals),
     )
 
@@ -187,6 +188,7 @@ def _summary_row(run: SummaryRun) -> tuple[Cell, ...]:
         text_cell(overview.header.currency),
         Cell(money(total.estimated_cost)),
         Cell(money(total.actual_cost)),
+        Cell(money(overview.header.fully_loaded_cost)),
         Cell(money(total.variance, signed=True)),
         Cell(percent(total.variance_ratio, signed=True)),
         total_status(overview),
@@ -220,6 +222,7 @@ def _budgeted_total_row(currency: str, budgeted: Sequence[RunOverview]) -> tuple
         text_cell(currency),
         Cell(money(estimate)),
         Cell(money(_sum(line.actual_cost for line in totals))),
+        Cell(money(_sum_all(overview.header.fully_loaded_cost for overview in budgeted))),
         Cell(money(variance, signed=True)),
         Cell(percent(variance / estimate if estimate and variance is not None else None, signed=True)),
         Cell(""),
@@ -236,6 +239,7 @@ def _all_runs_total_row(currency: str, overviews: Sequence[RunOverview]) -> tupl
         text_cell(currency),
         Cell(MISSING),
         Cell(money(_sum(overview.total.actual_cost for overview in overviews))),
+        Cell(money(_sum_all(overview.header.fully_loaded_cost for overview in overviews))),
         Cell(MISSING),
         Cell(MISSING),
         Cell(""),

@@ -1,19 +1,22 @@
 -- budget_alerts: the first day each run's cumulative spend, GPU-hours, wall-clock or storage spend
--- reached a threshold, the days far above a run's trailing median, and idle GPU instances.
+-- reached a threshold, the days far above a run's trailing median (or, beyond runs, a cost
+-- category's or an account and service's unattributed spend), and idle GPU instances.
 --
 -- Rebuilt by its build in one transaction: `delete`, the shared parts (`plans`, `spend`, `levels`,
--- `detail`, `daily` and `crossings`: temp tables and a temp macro of the build's connection), then
--- one file per alert kind in sql/marts/budget_alerts/ (ALERT_KINDS in pipelines/budgets/tables.py):
--- `cost` and `idle_gpus` insert their alerts, `gpu_hours` and `storage` their daily amounts
--- (`daily`), `wall_clock` and `daily_spend_anomaly` their crossings (`crossings`); last
+-- `detail`, `anomalies`, `daily` and `crossings`: temp tables and temp macros of the build's
+-- connection), then one file per alert kind in sql/marts/budget_alerts/ (ALERT_KINDS in
+-- pipelines/budgets/tables.py): `cost`, `idle_gpus` and `spend_anomaly` (the organisation's
+-- series) insert their alerts, `gpu_hours` and `storage` their daily amounts (`daily`),
+-- `wall_clock` and `daily_spend_anomaly` their crossings (`crossings`); last
 -- `cumulative_crossings` (the first day each daily kind's cumulative amount reached a level) and
 -- `run_crossings` (a run's crossings with its cumulative cost, as_of and detail). Only days from
 -- a run's first own usage to the day before its as_of count (macros run_day_parts and run_as_of).
 -- A run that never reached a threshold has no row for it; a crossing stays recorded when later
 -- credits bring the spend back below it.
 -- The kinds are described in docs/semantics.md#alerts; their configured parameters are bound:
--- $anomaly_trailing_days, $anomaly_minimum_days, $idle_warning_hours and $idle_over_hours. as_of
--- is the run's (run_as_of), for an idle GPU the newest of any source.
+-- $anomaly_trailing_days, $anomaly_minimum_days, $anomaly_warning, $anomaly_over,
+-- $idle_warning_hours and $idle_over_hours. as_of is the run's (run_as_of), for an idle GPU and
+-- the organisation's series the newest of any source.
 
 -- name: delete
 -- Empties budget_alerts: every kind's statement inserts its rows again.
@@ -144,6 +147,53 @@ create or replace temp macro budget_alert_detail(
         else format(' on {}', alert_day)
     end
 );
+
+-- name: anomalies
+-- daily_spend_anomalies(days_table, levels_table, trailing_days, minimum_days): the one rule of
+-- every daily_spend_anomaly series, a run's or beyond a run. days_table: one row per (series,
+-- charge_day) with spend: its day_cost and the amount the day is judged by (observed: day_cost, or
+-- less what the series leaves out that day); levels_table: per series its levels (threshold,
+-- threshold_fraction). A day is anomalous at a level when observed >= round(its series' median
+-- day_cost over the trailing_days calendar days before it x threshold_fraction, 10), once at least
+-- minimum_days of them had spend and that median is above 0.
+create or replace temp macro daily_spend_anomalies(days_table, levels_table, trailing_days, minimum_days) as table
+with days as (
+    select series, charge_day, day_cost, observed from query_table(days_table)
+),
+
+medians as (
+    select
+        days.series,
+        days.charge_day,
+        days.day_cost,
+        days.observed,
+        median(earlier_days.day_cost) as trailing_median,
+        count(*) as history_days
+    from days
+    inner join days as earlier_days
+        on days.series = earlier_days.series
+        and earlier_days.charge_day >= days.charge_day - trailing_days
+        and earlier_days.charge_day < days.charge_day
+    group by days.series, days.charge_day, days.day_cost, days.observed
+),
+
+final as (
+    select
+        medians.series,
+        medians.charge_day,
+        medians.day_cost,
+        medians.observed,
+        levels.threshold,
+        levels.threshold_fraction,
+        round(medians.trailing_median * levels.threshold_fraction, 10) as threshold_amount
+    from medians
+    inner join query_table(levels_table) as levels on medians.series = levels.series
+    where medians.history_days >= minimum_days
+        and medians.trailing_median > 0
+        and medians.observed >= round(medians.trailing_median * levels.threshold_fraction, 10)
+)
+
+select * from final;
 
 -- name: daily
 -- The daily amounts of the kinds measured cumulatively (gpu_hours, storage) per run and UTC day.

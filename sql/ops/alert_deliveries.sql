@@ -2,9 +2,10 @@
 -- pipelines/budgets/delivery.py, never rebuilt.
 
 -- name: alerts
--- Every alert budget_alerts holds now, under its stable key (run or GPU instance:kind:threshold; a
--- restatement that moves the crossing's day or amount keeps it), with the run's owner as run_costs
--- names it; amount is the cumulative cost of a cost alert, else the value observed in its unit.
+-- Every alert budget_alerts holds now, under its stable key (run, GPU instance or series:kind:threshold,
+-- and for daily_spend_anomaly, one alert per day, :day; a restatement that moves another kind's
+-- crossing day or amount keeps it), with the run's owner as run_costs names it (none without a
+-- run); amount is the cumulative cost of a cost alert, else the value observed in its unit.
 with alerts as (
     select * from budget_alerts
 ),
@@ -17,7 +18,13 @@ owners as (
 
 final as (
     select
-        concat_ws(':', coalesce(alerts.training_run, alerts.resource_id), alerts.kind, alerts.threshold) as alert_key,
+        concat_ws(
+            ':',
+            coalesce(alerts.training_run, alerts.resource_id, alerts.series),
+            alerts.kind,
+            alerts.threshold,
+            if(alerts.kind = 'daily_spend_anomaly', strftime(alerts.crossed_on, '%Y-%m-%d'), null)
+        ) as alert_key,
         alerts.training_run,
         owners.owner,
         alerts.kind,

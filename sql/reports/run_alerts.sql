@@ -1,11 +1,13 @@
 -- Budget alerts (budget_alerts) for the reports.
 
 -- name: all
--- Every threshold crossing of every kind, runs' and idle GPU instances', earliest first.
+-- Every threshold crossing of every kind, runs', idle GPU instances' and the series' beyond runs,
+-- earliest first.
 select
     kind,
     training_run,
     resource_id,
+    series,
     threshold,
     threshold_fraction,
     threshold_amount,
@@ -15,7 +17,7 @@ select
     cumulative_cost,
     currency
 from budget_alerts
-order by crossed_on, kind, coalesce(training_run, resource_id), threshold_fraction, threshold;
+order by crossed_on, kind, coalesce(training_run, resource_id, series), threshold_fraction, threshold;
 
 -- name: by_run
 -- The alerts of each run in $training_runs (report_run): its own, and those of the idle GPU

@@ -3,7 +3,8 @@
 -- Experiment, dataset version, owner and custom dimensions are `run_dimensions` over every period
 -- (sql/schema/macros.sql: the registry's, else the value carrying most of the run's effective
 -- spend), so a report names what run_costs names; a run without attributed spend has its
--- registry's.
+-- registry's. fully_loaded_cost: the run's run_costs_fully_loaded over every period, when it is
+-- billed in one currency.
 with requested as (
     select distinct unnest($training_runs) as training_run
 ),
@@ -71,6 +72,15 @@ variance as (
     group by training_run
 ),
 
+fully_loaded as (
+    select
+        training_run,
+        if(count(distinct currency) = 1, sum(fully_loaded_cost), null) as fully_loaded_cost
+    from run_costs_fully_loaded
+    where training_run in (select training_run from requested)
+    group by training_run
+),
+
 final as (
     select
         requested.training_run,
@@ -95,13 +105,15 @@ final as (
         allocated.last_charge,
         coalesce(first_starts.first_start, allocated.first_charge) as planned_start,
         baseline.planned_wall_clock_hours,
-        sources.sources_as_of
+        sources.sources_as_of,
+        fully_loaded.fully_loaded_cost
     from requested
     left join allocated on requested.training_run = allocated.training_run
     left join dimensions on requested.training_run = dimensions.training_run
     left join baseline on requested.training_run = baseline.training_run
     left join variance on requested.training_run = variance.training_run
     left join first_starts on requested.training_run = first_starts.training_run
+    left join fully_loaded on requested.training_run = fully_loaded.training_run
     cross join sources
 )
 

@@ -108,6 +108,55 @@ final as (
 
 select * from final;
 
+-- largest_remainder_split(parts_table): an amount split exactly among members in proportion to
+-- their weights, by largest remainder in units of 1e-10. parts_table (a table or CTE name) holds one
+-- row per (split_key, member) with the split's amount (the same on each of its rows) and the
+-- member's weight (a number >= 0; a split whose weights are all 0 is split equally). Per member:
+-- floor(|amount| x weight / total weight) in units, the units left over one each to the members
+-- with the largest remainders (ties: by member), the sign of the amount; the parts of a split sum
+-- exactly to its amount. Valid while |amount| x the total weight, both in units, stays below
+-- 1.7e38 (e.g. both below 1e9).
+create or replace macro largest_remainder_split(parts_table) as table
+with parts as (
+    select split_key, member, units(amount) as amount_units, units(weight) as weight_units
+    from query_table(parts_table)
+),
+
+weighted as (
+    select
+        *,
+        if(sum(weight_units) over split = 0, 1, weight_units) as share
+    from parts
+    window split as (partition by split_key)
+),
+
+floored as (
+    select
+        *,
+        abs(amount_units) * share // sum(share) over split as part_floor,
+        abs(amount_units) * share % sum(share) over split as part_remainder
+    from weighted
+    window split as (partition by split_key)
+),
+
+ranked as (
+    select
+        *,
+        abs(amount_units) - sum(part_floor) over (partition by split_key) as units_left,
+        row_number() over (partition by split_key order by part_remainder desc, member) as remainder_rank
+    from floored
+),
+
+final as (
+    select
+        split_key,
+        member,
+        from_units(sign(amount_units) * (part_floor + if(remainder_rank <= units_left, 1, 0))) as part
+    from ranked
+)
+
+select * from final;
+
 -- decimal_divide(numerator, denominator): the quotient as DECIMAL(38, 10), rounded half away from
 -- zero like DuckDB's round() and decimal casts; NULL when the denominator is 0 or NULL.
 -- DuckDB divides DECIMALs in DOUBLE (about 16 significant digits), so this reads both operands as

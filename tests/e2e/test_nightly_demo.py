@@ -547,6 +547,63 @@ def test_the_demos_untagged_share_counts_only_what_tags_could_move(demo: tuple[P
     ]
 
 
+def test_the_fully_loaded_costs_of_a_period_sum_to_its_total(demo: tuple[Path, Path]) -> None:
+    """A third of October's effective spend (76,431.54 of 234,641.71) belongs to no run: each run's
+    fully loaded cost adds its share of it, kind by kind, and October's fully loaded costs sum to
+    October's total exactly. Each kind's shares sum to its unattributed spend: the p5-cluster's
+    idle capacity (November) to the runs that held the cluster, the rest among AWS's runs and
+    GCP's run."""
+    root, warehouse = demo
+    totals = dict(
+        query(
+            warehouse,
+            "select strftime(BillingPeriodStart, '%Y-%m'), sum(EffectiveCost) from focus_line_items group by all",
+        )
+    )
+    loaded = query(
+        warehouse,
+        "select strftime(billing_period, '%Y-%m'), sum(direct_cost), sum(idle_capacity_share), "
+        "sum(unused_commitment_share), sum(tax_share), sum(support_share), sum(other_unattributed_share), "
+        "sum(fully_loaded_cost) from run_costs_fully_loaded group by all order by all",
+    )
+    assert [(period, fully_loaded) for period, *_, fully_loaded in loaded] == [
+        ("2026-10", totals["2026-10"]),
+        ("2026-11", totals["2026-11"]),
+    ]
+    assert totals["2026-10"] == Decimal("234641.7137519073")
+    d = Decimal
+    assert [tuple(row[1:7]) for row in loaded] == [
+        # the kinds of unattributed_costs (test above): commitment; tax; support; the credit, untagged
+        # resources, charges without one and the checkpoint bucket outside its window
+        (d("158210.1785782371"), d(0), d("56121.36"), d("12958.68"), d("10188.83"), d("-2837.3348263298")),
+        (d("39126.6202655690"), d("5431.76"), d("21705.60"), d("3296.54"), d("2871.30"), d("-170.6338089508")),
+    ]
+    runs = query(
+        warehouse,
+        "select training_run, round(direct_cost, 2), round(fully_loaded_cost, 2) from run_costs_fully_loaded "
+        "where billing_period = '2026-10-01' order by training_run",
+    )
+    assert runs == [
+        ("llm-13b-ft-r2", d("10031.65"), d("15890.72")),
+        ("llm-3b-pt-gcp", d("31126.98"), d("33334.50")),
+        ("llm-7b-pt-r1", d("117051.55"), d("185416.50")),
+    ]
+    # an analysis: run_costs still holds the direct cost alone
+    assert query(warehouse, "select sum(effective_cost) from run_costs where billing_period = '2026-10-01'") == [
+        (d("158210.1785782371"),)
+    ]
+    reports = root / ".runledger" / "reports"
+    assert (
+        "| 2026-10 | USD | 10,031.65 | 0.00 | 4,430.09 | 868.14 | 804.28 | -243.44 | 15,890.72 |\n"
+        "| 2026-11 | USD | 15,687.50 | 0.00 | 13,042.60 | 1,487.35 | 1,725.33 | -175.30 | 31,767.48 |\n"
+        "| **Total** | **USD** | **25,719.15** | **0.00** | **17,472.69** | **2,355.49** | **2,529.61** | "
+        "**-418.74** | **47,658.19** |"
+    ) in (reports / "llm-13b-ft-r2" / "report.md").read_text()
+    assert (
+        "| USD | 97,468.70 | 117,051.55 | 185,416.50 | +19,582.85 | +20.1 % |" in (reports / "summary.md").read_text()
+    )
+
+
 def test_the_7b_runs_progress_and_unit_economics(demo: tuple[Path, Path]) -> None:
     """7B ran 03 Oct 00:00 → 10 Oct 12:00 on 128 GPUs at 830 steps an hour; two crashes each cost
     45 minutes until the resume and lost the work since the last checkpoint, so it ended at step

@@ -422,5 +422,6 @@ def test_the_alerts_besides_cost_are_delivered_with_their_sentence(night: Night,
     assert idle["alert_key"] == "i-0e7d5c4b3a2910042:idle_gpus:warning" and idle["training_run"] is None
     for body in hooks:
         owner, detail = expected[body["alert_key"]]
-        subject = body["training_run"] or body["alert_key"].rsplit(":", 2)[0]
-        assert body["text"] == f"RunLedger: {subject} (owner {owner or 'unknown'}): {detail}"
+        # an alert without a run (the idle instance) has no owner to name
+        who = body["training_run"] and f"{body['training_run']} (owner {owner or 'unknown'})"
+        assert body["text"] == f"RunLedger: {who or body['alert_key'].rsplit(':', 2)[0]}: {detail}"

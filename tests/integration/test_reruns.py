@@ -33,6 +33,7 @@ TABLE_STEPS = (
     "cluster_utilization",
     "run_cluster_share",
     "run_utilization",
+    "run_costs_fully_loaded",
 )
 ROW_STEPS = ("run_registry", "budget_baselines", "run_events", "cluster_usage", "gpu_utilization")
 KEPT_TABLES = {
@@ -47,6 +48,7 @@ KEPT_TABLES = {
     "variance_causes": "all",
     "cluster_utilization": "all",
     "run_cluster_share": "all",
+    "run_costs_fully_loaded": "all",
     "cluster_intervals": "all",
     "gpu_utilization": "all",
     "run_utilization": "all",

@@ -45,6 +45,7 @@ LAYER_ASSETS = {
     "run_cluster_share",
     "gpu_utilization",
     "run_utilization",
+    "run_costs_fully_loaded",
 }
 
 
@@ -89,6 +90,7 @@ UPSTREAM = {
     },
     "run_costs": {"cost_allocations", "run_registry"},
     "unattributed_costs": {"focus_line_items", "cost_allocations"},
+    "run_costs_fully_loaded": {"cost_allocations", "unattributed_costs", "reconciliation"},
     "reconciliation": {"focus_line_items", "cost_allocations"},
     "budget_variance": {
         "budget_baselines",
@@ -146,6 +148,7 @@ UPSTREAM = {
         "cluster_utilization",
         "run_cluster_share",
         "run_utilization",
+        "run_costs_fully_loaded",
     },
 }
 

@@ -47,6 +47,7 @@ WRITER_LAYER = {
     "cluster_usage": "marts",
     "cluster_utilization": "marts",
     "run_cluster_share": "marts",
+    "run_costs_fully_loaded": "marts",
     "gpu_utilization": "inputs",
     "gpu_utilization_runs": "marts",
     "run_utilization": "marts",

@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from pipelines.budgets.assets import threshold_check_result
+from pipelines.budgets.delivery import current_alerts
 from pipelines.budgets.tables import build_budget_alerts
 from pipelines.config import load_config
 from pipelines.config_rules import ConfigError
@@ -48,11 +49,11 @@ thresholds: {warning: 0.8, over: 1.0}
 INSERT_ALLOCATION = """
 insert into cost_allocations (
     x_LineItemKey, x_SourceName, BillingPeriodStart, BillingCurrency, ChargePeriodStart,
-    ChargePeriodEnd, ProviderName, x_CostCategory, ResourceId, training_run, allocation_method,
-    allocation_ratio, billed_cost, effective_cost, gpu_hours
+    ChargePeriodEnd, ProviderName, SubAccountId, ServiceName, x_CostCategory, ResourceId, training_run,
+    allocation_method, allocation_ratio, billed_cost, effective_cost, gpu_hours
 )
-values ($key, 'test', date '2026-10-01', 'USD', $start, $end, 'AWS', $category, $resource, $run,
-        'tag', 1, $cost, $cost, $gpu_hours)
+values ($key, 'test', date '2026-10-01', 'USD', $start, $end, 'AWS', $account, $service, $category, $resource,
+        $run, $method, 1, $cost, $cost, $gpu_hours)
 """
 
 
@@ -66,6 +67,9 @@ def allocate(
     *,
     gpu_hours: str = "0",
     resource: str | None = None,
+    account: str | None = None,
+    service: str | None = None,
+    method: str | None = None,
 ) -> None:
     (count,) = conn.execute("select count(*) from cost_allocations").fetchone()
     conn.execute(
@@ -79,6 +83,9 @@ def allocate(
             "run": run,
             "cost": Decimal(cost),
             "gpu_hours": Decimal(gpu_hours),
+            "account": account,
+            "service": service,
+            "method": method or ("unattributed" if run is None else "tag"),
         },
     )
 
@@ -240,6 +247,73 @@ def test_configured_levels_move_the_crossings(warehouse: Connection, tmp_path: P
     assert not [key for key in rows if key[0] == "daily_spend_anomaly"]
     # the first stretch (7 hours) is not more than 7; the second is, on October 11, and never more than 30
     assert [key for key in rows if key[0] == "idle_gpus"] == [("idle_gpus", "i-idle", "warning", date(2026, 10, 11))]
+
+
+def test_spend_beyond_runs_alerts_per_cost_category_and_unattributed_account_and_service(
+    warehouse: Connection,
+) -> None:
+    # network: the NAT gateway of account 999, with no run, at 10 a day, then 40 on October 5 (4 x
+    # the median 10): the cost category's series and the account and service's both reach 3 x
+    for number, cost in ((1, "10"), (2, "10"), (3, "10"), (4, "10"), (5, "40")):
+        allocate(warehouse, None, "network", cost, day(number, 3), account="999", service="NAT Gateway")
+    # monitoring: 5 a day with no run; llm-new starts on October 5 at 100 a day, no anomaly of the
+    # category while it starts (its first 7 days are left out of the days judged), then 600 on
+    # October 13 against the median 105 of October 6-12: that spike is one
+    for number in range(1, 14):
+        allocate(warehouse, None, "monitoring", "5", day(number, 2), account="999", service="CloudWatch")
+        if number >= 5:
+            allocate(warehouse, "llm-new", "monitoring", "600" if number == 13 else "100", day(number, 2))
+    # a shared cluster's idle capacity, 10 a day then 100: not unattributed spend of its account
+    # (idle_gpus watches it), and too little to move the compute category
+    for number in range(1, 6):
+        cost = "100" if number == 5 else "10"
+        allocate(warehouse, None, "compute", cost, day(number, 4), account="999", service="EC2", method="idle_capacity")
+    rows = alert_rows(warehouse)
+
+    beyond_runs = warehouse.execute(
+        "select series, threshold, crossed_on, threshold_amount, observed, cumulative_cost from budget_alerts "
+        "where training_run is null and kind = 'daily_spend_anomaly' order by all"
+    ).fetchall()
+    assert beyond_runs == [
+        (
+            "spend of cost category monitoring (USD)",
+            "over",
+            date(2026, 10, 13),
+            Decimal(525),
+            Decimal(605),
+            Decimal(605),
+        ),
+        (
+            "spend of cost category monitoring (USD)",
+            "warning",
+            date(2026, 10, 13),
+            Decimal(315),
+            Decimal(605),
+            Decimal(605),
+        ),
+        ("spend of cost category network (USD)", "warning", date(2026, 10, 5), Decimal(30), Decimal(40), Decimal(40)),
+        (
+            "unattributed spend of account 999, service NAT Gateway (USD)",
+            "warning",
+            date(2026, 10, 5),
+            Decimal(30),
+            Decimal(40),
+            Decimal(40),
+        ),
+    ]
+    # the run's own alerts are unchanged: llm-new has no budget
+    assert not [key for key in rows if key[1] == "llm-new"]
+    alerts = {alert.alert_key: alert for alert in current_alerts(warehouse)}
+    network = alerts["spend of cost category network (USD):daily_spend_anomaly:warning:2026-10-05"]
+    assert (network.training_run, network.owner) == (None, None)
+    assert network.text() == (
+        "RunLedger: spend of cost category network (USD): spend of cost category network (USD) daily_spend_anomaly: "
+        "40.00 USD reached the warning level 30.00 USD on 2026-10-05, 3.00 x the trailing median"
+    )
+    # every alert has its own key: a run's anomalies on two days too
+    assert "llm-spiky:daily_spend_anomaly:warning:2026-10-05" in alerts
+    assert "llm-spiky:daily_spend_anomaly:warning:2026-10-06" in alerts
+    assert len(alerts) == warehouse.execute("select count(*) from budget_alerts").fetchone()[0]
 
 
 def test_each_kind_is_an_asset_check_warning_at_warning_and_error_at_over(warehouse: Connection) -> None:

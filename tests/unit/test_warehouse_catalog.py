@@ -37,6 +37,7 @@ PUBLIC = {
     "cluster_usage",
     "cluster_utilization",
     "run_cluster_share",
+    "run_costs_fully_loaded",
     "gpu_utilization",
     "gpu_utilization_runs",
     "run_utilization",

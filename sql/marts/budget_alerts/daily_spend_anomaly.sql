@@ -2,8 +2,8 @@
 
 -- Kind daily_spend_anomaly: a day's spend of lines a day long or shorter (usage, not month-long
 -- fees) against the median of the run's such days among the $anomaly_trailing_days calendar days
--- before it; from the run's first day with GPU-hours on (data preparation before training is no
--- baseline for training).
+-- before it (daily_spend_anomalies); from the run's first day with GPU-hours on (data preparation
+-- before training is no baseline for training).
 insert into budget_alert_crossings by name
 with usage_days as (
     select
@@ -17,8 +17,8 @@ with usage_days as (
     group by training_run, charge_day
 ),
 
-anomaly_days as (
-    select training_run, charge_day, day_cost
+anomaly_days as (  -- noqa: ST03
+    select training_run as series, charge_day, day_cost, day_cost as observed
     from (
         select
             *,
@@ -28,26 +28,9 @@ anomaly_days as (
     where first_gpu_day is null or charge_day >= first_gpu_day
 ),
 
-anomaly_medians as (
+anomaly_levels as (  -- noqa: ST03
     select
-        anomaly_days.training_run,
-        anomaly_days.charge_day,
-        anomaly_days.day_cost,
-        median(earlier_days.day_cost) as trailing_median,
-        count(*) as trailing_days
-    from anomaly_days
-    inner join anomaly_days as earlier_days
-        on anomaly_days.training_run = earlier_days.training_run
-        and earlier_days.charge_day >= anomaly_days.charge_day - cast($anomaly_trailing_days as integer)
-        and earlier_days.charge_day < anomaly_days.charge_day
-    group by anomaly_days.training_run, anomaly_days.charge_day, anomaly_days.day_cost
-),
-
-anomaly_levels as (
-    select
-        plans.training_run,
-        plans.currency,
-        plans.estimated_cost,
+        plans.training_run as series,
         threshold_names.threshold,
         case threshold_names.threshold
             when 'warning' then plans.daily_spend_anomaly_thresholds.warning
@@ -57,23 +40,30 @@ anomaly_levels as (
     cross join (values ('warning'), ('over')) as threshold_names (threshold)
 ),
 
+anomalies as (
+    select *
+    from daily_spend_anomalies(
+        anomaly_days,
+        anomaly_levels,
+        cast($anomaly_trailing_days as integer),
+        cast($anomaly_minimum_days as integer)
+    )
+),
+
 final as (
     select
-        anomaly_levels.training_run,
-        anomaly_levels.threshold,
-        anomaly_levels.threshold_fraction,
-        anomaly_levels.estimated_cost,
-        round(anomaly_medians.trailing_median * anomaly_levels.threshold_fraction, 10) as threshold_amount,
-        anomaly_medians.charge_day as crossed_on,
-        anomaly_levels.currency,
+        plans.training_run,
+        anomalies.threshold,
+        anomalies.threshold_fraction,
+        plans.estimated_cost,
+        anomalies.threshold_amount,
+        anomalies.charge_day as crossed_on,
+        plans.currency,
         'daily_spend_anomaly' as kind,
-        anomaly_levels.currency as unit,
-        anomaly_medians.day_cost as observed
-    from anomaly_medians
-    inner join anomaly_levels on anomaly_medians.training_run = anomaly_levels.training_run
-    where anomaly_medians.trailing_days >= cast($anomaly_minimum_days as integer)
-        and anomaly_medians.trailing_median > 0
-        and anomaly_medians.day_cost >= round(anomaly_medians.trailing_median * anomaly_levels.threshold_fraction, 10)
+        plans.currency as unit,
+        anomalies.observed
+    from anomalies
+    inner join budget_alert_plans as plans on anomalies.series = plans.training_run
 )
 
 select * from final;

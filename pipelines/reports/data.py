@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from pipelines.reports.clusters import RunCluster, load_run_clusters
+from pipelines.reports.recommendations import RunRecommendations, load_run_recommendations
 from pipelines.reports.utilization import UtilizationHour
 from pipelines.warehouse.sql import dict_rows, read_sql
 
@@ -332,6 +333,7 @@ class RunDetails:
     clusters: tuple[RunCluster, ...] = ()
     utilization: tuple[UtilizationHour, ...] = ()
     outside_window: tuple[OutsideWindow, ...] = ()
+    recommendations: RunRecommendations = field(default_factory=RunRecommendations)
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -390,8 +392,8 @@ def load_details(
 ) -> dict[str, RunDetails]:
     """Reads the runs' daily spend, top resources, budget alerts, waste, progress, GPU-hours by
     pricing, provisional spend, unused commitment charged to them, the clusters they ran on, their
-    GPU utilization and data wait by hour, unattributed neighbours and registered resources charged
-    outside their windows; picks each run's reconciliation rows.
+    GPU utilization and data wait by hour, unattributed neighbours, registered resources charged
+    outside their windows and recommendations; picks each run's reconciliation rows.
 
     Args:
         conn: warehouse connection.
@@ -413,6 +415,7 @@ def load_details(
     commitment_charges = _rows_by_run(conn, read_sql("reports/run_commitment_charges"), runs)
     clusters = load_run_clusters(conn, runs)
     utilization = _rows_by_run(conn, read_sql("reports/run_utilization"), runs)
+    recommendations = load_run_recommendations(conn, runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for row in fetch_rows(conn, read_sql("reports/run_alerts", "by_run"), {"training_runs": runs}):
         alerts[row.pop("report_run")].append(BudgetAlert(**row))
@@ -437,6 +440,7 @@ def load_details(
             clusters=tuple(clusters[training_run]),
             utilization=tuple(UtilizationHour(**row) for row in utilization[training_run]),
             outside_window=tuple(OutsideWindow(**row) for row in outside_window[training_run]),
+            recommendations=recommendations[training_run],
         )
     return details
 

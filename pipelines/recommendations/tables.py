@@ -59,7 +59,6 @@ def build_recommendations(conn: duckdb.DuckDBPyConnection, settings: Waste) -> i
                 "meter": row["meter"],
                 "colder_class": row["colder_class"],
                 "price_ratio": row["price_ratio"],
-                "source": row["source"],
                 "retrieved": row["retrieved"],
             }
             for row in storage_price_ratios()
@@ -71,7 +70,6 @@ def build_recommendations(conn: duckdb.DuckDBPyConnection, settings: Waste) -> i
                 ("meter", pa.string()),
                 ("colder_class", pa.string()),
                 ("price_ratio", RATIO),
-                ("source", pa.string()),
                 ("retrieved", pa.string()),
             ]
         ),

@@ -264,8 +264,8 @@ checkpoint_items as (
         'checkpoint_interval' as kind,
         currency,
         round((overhead_used - overhead_optimal) * gpus * rate, 10) as estimated_saving,
-        'checkpoint write time w ' || format('{:,.0f}', write_seconds) || ' s (' || write_source || '); ' || failures || ' failure'
-            || if(failures = 1, '', 's') || ' in ' || format('{:,.2f}', productive_hours)
+        'checkpoint write time w ' || format('{:,.0f}', write_seconds) || ' s (' || write_source || '); '
+            || failures || ' failure' || if(failures = 1, '', 's') || ' in ' || format('{:,.2f}', productive_hours)
             || ' productive hours: MTBF ' || format('{:,.2f}', mtbf) || ' h; a checkpoint every '
             || format('{:,.2f}', interval_used) || ' h on average (' || checkpoints
             || ' checkpoints); Young/Daly optimum sqrt(2 w MTBF) = ' || format('{:,.2f}', tau)
@@ -363,7 +363,6 @@ colder as (
         ratios.storage_class,
         ratios.colder_class,
         ratios.price_ratio,
-        ratios.source,
         ratios.retrieved
     from checkpoint_resources
     inner join ratios
@@ -379,19 +378,19 @@ cold_items as (
         training_run,
         'cold_checkpoints' as kind,
         any_value(currency) as currency,
-        round(
-            sum(decimal_divide(cost_after_end * 720 * 3600, seconds_after_end)) * (1 - any_value(price_ratio)), 10
-        ) as estimated_saving,
+        round(sum(per_month) * (1 - price_ratio), 10) as estimated_saving,
         'resource ' || resource_id || ': ' || format('{:,.2f}', sum(cost_after_end)) || ' charged from the run''s end '
             || strftime(any_value(end_time), '%Y-%m-%d %H:%M') || ' UTC to ' || strftime(max(last_charge), '%Y-%m-%d')
-            || ', ' || format('{:,.2f}', sum(decimal_divide(cost_after_end * 720 * 3600, seconds_after_end)))
-            || ' a month in ' || any_value(storage_class) || '; ' || any_value(colder_class) || ' is listed at '
-            || format('{:.1f}', 100 * any_value(price_ratio)) || ' % of its price (' || any_value(source) || ', '
-            || any_value(retrieved) || ')' as evidence,
-        'Move the checkpoints of ' || resource_id || ' that no restart needs to ' || any_value(colder_class)
+            || ', ' || format('{:,.2f}', sum(per_month)) || ' a month in ' || storage_class || '; ' || colder_class
+            || ' is listed at ' || format('{:.1f}', 100 * price_ratio) || ' % of its price (storage_price_ratios.csv, '
+            || 'read ' || any_value(retrieved) || ')' as evidence,
+        'Move the checkpoints of ' || resource_id || ' that no restart needs to ' || colder_class
             || ' (a lifecycle rule), or delete them.' as action
-    from colder
-    group by training_run, resource_id
+    from (
+        select *, decimal_divide(cost_after_end * 720 * 3600, seconds_after_end) as per_month
+        from colder
+    ) as monthly
+    group by training_run, resource_id, storage_class, colder_class, price_ratio
 ),
 
 items as (

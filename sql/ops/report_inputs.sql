@@ -2,10 +2,11 @@
 
 -- name: digest
 -- The digest of everything the reports show: a checksum of every cost_allocations row (the sum of
--- its rows' hashes: exact up to hash collisions, one pass, no sort), the waste items likewise, and
--- the small tables the reports read, row by row (the recommendations by checksum too). The reconciliation the reports show is a function
--- of the good loads (raw control totals; every change of focus_line_items is one) and
--- cost_allocations, so those `loads` rows stand for it: the view itself reads every line item.
+-- its rows' hashes: exact up to hash collisions, one pass, no sort), the waste items and the
+-- recommendations likewise, and the small tables the reports read, row by row. The reconciliation
+-- the reports show is a function of the good loads (raw control totals; every change of
+-- focus_line_items is one) and cost_allocations, so those `loads` rows stand for it: the view
+-- itself reads every line item.
 -- Equal digests mean reports already written stay valid.
 with allocations as (
     select concat_ws(':', coalesce(sum(cast(hash(cost_allocations) as hugeint)), 0), count(*)) as digest

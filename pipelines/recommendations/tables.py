@@ -21,24 +21,35 @@ from pipelines.waste.settings import Waste
 PRICE_RATIOS_FILE = Path(__file__).resolve().parent.parent / "data" / "storage_price_ratios.csv"
 PRICE_RATIOS_TABLE = "storage_price_ratios"
 MART_SQL = "marts/recommendations"
-RATIO = pa.decimal128(38, 10)
+
+
+PRICE_RATIOS_SCHEMA = pa.schema(
+    [
+        ("provider", pa.string()),
+        ("storage_class", pa.string()),
+        ("meter", pa.string()),
+        ("colder_class", pa.string()),
+        ("price_ratio", pa.decimal128(38, 10)),
+        ("retrieved", pa.string()),
+    ]
+)
+"""What the SQL reads of storage_price_ratios.csv: meters lower-cased (it matches lower-case
+SkuMeters), the ratio as an exact decimal."""
 
 
 @cache
-def storage_price_ratios() -> tuple[dict[str, object], ...]:
-    """The rows of storage_price_ratios.csv, meters lower-cased (the SQL matches lower-case
-    SkuMeters), ratios and prices as exact decimals."""
+def storage_price_ratios() -> pa.Table:
+    """The listed price ratios of colder storage classes (PRICE_RATIOS_SCHEMA)."""
     with PRICE_RATIOS_FILE.open(newline="") as handle:
-        return tuple(
+        rows = [
             {
-                **row,
+                **{column: row[column] for column in PRICE_RATIOS_SCHEMA.names},
                 "meter": row["meter"].lower(),
-                "storage_price": Decimal(row["storage_price"]),
-                "colder_price": Decimal(row["colder_price"]),
                 "price_ratio": Decimal(row["price_ratio"]),
             }
             for row in csv.DictReader(handle)
-        )
+        ]
+    return pa.Table.from_pylist(rows, schema=PRICE_RATIOS_SCHEMA)
 
 
 def build_recommendations(conn: duckdb.DuckDBPyConnection, settings: Waste) -> int:
@@ -51,30 +62,7 @@ def build_recommendations(conn: duckdb.DuckDBPyConnection, settings: Waste) -> i
     Returns:
         The number of recommendations written.
     """
-    ratios = pa.Table.from_pylist(
-        [
-            {
-                "provider": row["provider"],
-                "storage_class": row["storage_class"],
-                "meter": row["meter"],
-                "colder_class": row["colder_class"],
-                "price_ratio": row["price_ratio"],
-                "retrieved": row["retrieved"],
-            }
-            for row in storage_price_ratios()
-        ],
-        schema=pa.schema(
-            [
-                ("provider", pa.string()),
-                ("storage_class", pa.string()),
-                ("meter", pa.string()),
-                ("colder_class", pa.string()),
-                ("price_ratio", RATIO),
-                ("retrieved", pa.string()),
-            ]
-        ),
-    )
-    conn.register(PRICE_RATIOS_TABLE, ratios)
+    conn.register(PRICE_RATIOS_TABLE, storage_price_ratios())
     try:
         conn.execute(read_sql(MART_SQL, "delete"))
         conn.execute(read_sql(MART_SQL, "checkpoints"))

@@ -44,7 +44,7 @@ recomputed as (
     group by training_run
 ),
 
-run_events as (
+event_counts as (
     select
         training_run,
         count(*) filter (where event = 'failure') as failures,
@@ -64,21 +64,21 @@ joined as (
         costs.training_run,
         costs.currency,
         progress.productive_hours,
-        run_events.failures,
-        run_events.checkpoints,
-        run_events.timed_checkpoints,
-        coalesce(run_events.event_write_seconds, baselines.budget_write_seconds) as write_seconds,
+        event_counts.failures,
+        event_counts.checkpoints,
+        event_counts.timed_checkpoints,
+        coalesce(event_counts.event_write_seconds, baselines.budget_write_seconds) as write_seconds,
         if(
-            run_events.event_write_seconds is not null,
-            'the mean duration_seconds of ' || run_events.timed_checkpoints || ' checkpoint events',
+            event_counts.event_write_seconds is not null,
+            'the mean duration_seconds of ' || event_counts.timed_checkpoints || ' checkpoint events',
             'the budget''s checkpoint_write_seconds'
         ) as write_source,
-        run_events.gpus,
+        event_counts.gpus,
         decimal_divide(costs.compute_cost, costs.compute_gpu_hours) as rate,
         coalesce(recomputed.recompute_gpu_hours, 0) as recompute_gpu_hours,
-        run_events.training_run is not null as has_events
+        event_counts.training_run is not null as has_events
     from costs
-    left join run_events on costs.training_run = run_events.training_run
+    left join event_counts on costs.training_run = event_counts.training_run
     left join progress on costs.training_run = progress.training_run
     left join baselines on costs.training_run = baselines.training_run
     left join recomputed on costs.training_run = recomputed.training_run
@@ -89,7 +89,7 @@ final as (
         *,
         case
             when not has_events then 'no run events: add the run''s start, checkpoint, failure and end events'
-            when failures = 0 then 'no failures: with none the failure rate the interval depends on is unknown'
+            when failures = 0 then 'no failures: without one the mean time between failures is unknown'
             when checkpoints = 0 then 'no checkpoint events: the interval used is unknown'
             when write_seconds is null then 'no checkpoint write time: add duration_seconds to checkpoint events '
                 || 'or checkpoint_write_seconds to the budget'

@@ -141,13 +141,12 @@ def test_a_run_without_failures_has_no_checkpoint_interval_and_its_report_says_w
         ("colocate_data",),
         ("cold_checkpoints",),
     ]
-    assert ("checkpoint_interval", "no failures: with none the failure rate the interval depends on is unknown") in (
+    assert ("checkpoint_interval", "no failures: without one the mean time between failures is unknown") in (
         _rows(warehouse, "select kind, reason from recommendations_left_out where training_run = $r", r=RUN_3B)
     )
     section = _report(shared_demo, RUN_3B).split("## What to do next\n", 1)[1]
     assert (
-        "Left out: checkpoint interval: no failures: with none the failure rate the interval depends on is unknown."
-        in section
+        "Left out: checkpoint interval: no failures: without one the mean time between failures is unknown." in section
     )
 
 

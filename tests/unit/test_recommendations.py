@@ -106,7 +106,7 @@ def test_a_recommendation_missing_an_input_is_left_out_with_its_reason(warehouse
     assert (
         "no-failures",
         "checkpoint_interval",
-        "no failures: with none the failure rate the interval depends on is unknown",
+        "no failures: without one the mean time between failures is unknown",
     ) in left_out
     # all on demand: no committed rate to price the on-demand GPU-hours against; no telemetry
     assert {kind for run, kind, _ in left_out if run == "from-budget"} == {

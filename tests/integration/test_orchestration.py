@@ -44,6 +44,7 @@ GATES = {
     "provisional_spend": {"reconciliation"},
     "commitment_utilization": {"reconciliation"},
     "run_utilization": {"reconciliation"},
+    "recommendations": {"reconciliation"},
 }
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}
 SQL_COMMENT = re.compile(r"--[^\n]*")

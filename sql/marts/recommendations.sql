@@ -286,7 +286,7 @@ idle_items as (
         sum(waste_items.effective_cost) as estimated_saving,
         count(*) || ' resource item' || if(count(*) = 1, '', 's') || ' of the run charged after its end ('
             || format('{:,.2f}', sum(waste_items.gpu_hours)) || ' GPU-hours): the idle_after_run waste; the largest: '
-            || arg_max(waste_items.detail, waste_items.effective_cost) as evidence,
+            || first(waste_items.detail order by waste_items.effective_cost desc, waste_items.detail) as evidence,
         'Stop the run''s instances, volumes and log groups when training ends, e.g. with an end-of-job hook '
             || 'that terminates its nodes.' as action
     from waste_items
@@ -307,7 +307,8 @@ waste_kind_items as (
         case waste_items.kind
             when 'cross_region_transfer' then 'the cross_region_transfer waste: '
             else 'the low_utilization waste: '
-        end || string_agg(waste_items.detail, '; ' order by waste_items.effective_cost desc) as evidence,
+        end || string_agg(waste_items.detail, '; ' order by waste_items.effective_cost desc, waste_items.detail)
+            as evidence,
         case waste_items.kind
             when 'cross_region_transfer' then 'Keep the data the run reads and writes in the region of its GPUs, '
                 || 'and copy it elsewhere once after the run if a copy is needed.'

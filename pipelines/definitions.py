@@ -28,6 +28,7 @@ from pipelines.orchestration.settings import Orchestration
 from pipelines.orchestration.tables import with_table_schemas
 from pipelines.plans import assets as plans_assets
 from pipelines.progress import assets as progress_assets
+from pipelines.recommendations import assets as recommendations_assets
 from pipelines.reports import assets as reports_assets
 from pipelines.schedules import build_maintenance_schedule, build_nightly_schedule
 from pipelines.sensors import build_delivery_sensor
@@ -50,6 +51,7 @@ ASSET_MODULES = [
     waste_assets,
     telemetry_assets,
     budgets_assets,
+    recommendations_assets,
     reports_assets,
 ]
 

@@ -261,6 +261,7 @@ def run_nightly(
             log.line(f"  warning: alert not delivered: {failure}; the next run tries again")
     log.line(f"  waste: {_metadata(result, 'waste').get('rows', 0)} items")
     log.line(f"  variance causes: {_metadata(result, 'variance_causes').get('rows', 0)} rows")
+    log.line(f"  recommendations: {_metadata(result, 'recommendations').get('rows', 0)} rows")
     log.line(
         f"  provisional spend: {_metadata(result, 'provisional_spend').get('rows', 0)} runs with spend not billed yet"
     )

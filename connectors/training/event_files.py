@@ -2,7 +2,8 @@
 
 Each line: `training_run`, `time` (ISO-8601 with a UTC offset), `event` (start, checkpoint,
 failure, resume, end, metrics), `step` (an integer ≥ 0), optionally `gpus` (an integer > 0),
-`config_hash` (text), `tokens` (an integer ≥ 0: the tokens trained by the event) and the step
+`config_hash` (text), `tokens` (an integer ≥ 0: the tokens trained by the event), on a checkpoint
+`duration_seconds` (a number > 0: how long writing the checkpoint took), and the step
 timings `step_seconds` and `data_wait_seconds`: the seconds spent in training steps, and of them
 waiting for input data, over the window from the run's previous event to this one (numbers ≥ 0,
 read exactly as decimals, both or neither, the wait at most the step time). A `metrics` event
@@ -22,7 +23,8 @@ EVENT_KINDS = ("start", "checkpoint", "failure", "resume", "end", "metrics")
 METRICS_EVENT = "metrics"
 EVENT_FILE_SUFFIXES = (".jsonl", ".ndjson", ".json")
 REQUIRED_KEYS = ("training_run", "time", "event", "step")
-OPTIONAL_KEYS = ("gpus", "config_hash", "tokens", "step_seconds", "data_wait_seconds")
+OPTIONAL_KEYS = ("gpus", "config_hash", "tokens", "duration_seconds", "step_seconds", "data_wait_seconds")
+CHECKPOINT_EVENT = "checkpoint"
 TIMING_KEYS = ("step_seconds", "data_wait_seconds")
 SECONDS_LIMIT = Decimal(10) ** 28
 """Timings are stored as DECIMAL(38, 10): 28 digits before the point, so below 10^28."""
@@ -49,6 +51,7 @@ class RunEvent:
         step_seconds: seconds spent in training steps since the run's previous event, when timed.
         data_wait_seconds: of those, the seconds spent waiting for input data (given with
             step_seconds).
+        duration_seconds: on a checkpoint, the seconds writing it took, when logged.
     """
 
     training_run: str
@@ -61,6 +64,7 @@ class RunEvent:
     tokens: int | None = None
     step_seconds: Decimal | None = None
     data_wait_seconds: Decimal | None = None
+    duration_seconds: Decimal | None = None
 
 
 def event_files(path: Path) -> list[Path]:
@@ -145,7 +149,26 @@ def parse_event_line(line: str, origin: str) -> RunEvent:
         tokens=tokens,
         step_seconds=step_seconds,
         data_wait_seconds=data_wait_seconds,
+        duration_seconds=checkpoint_duration(document.get("duration_seconds"), event, origin),
     )
+
+
+def checkpoint_duration(duration_seconds: object, event: str, origin: str) -> Decimal | None:
+    """Checks a checkpoint's write time: a number > 0, on a checkpoint event only.
+
+    Args:
+        duration_seconds: the value given for `duration_seconds` (None: not given).
+        event: the event's kind.
+        origin: where the event was read, the start of every message.
+
+    Raises:
+        RunEventsError: `origin: duration_seconds: problem`.
+    """
+    if duration_seconds is None:
+        return None
+    if event != CHECKPOINT_EVENT:
+        raise RunEventsError(f"{origin}: duration_seconds: only a checkpoint event has a write time, not {event}")
+    return _seconds(duration_seconds, origin, "duration_seconds", positive=True)
 
 
 def step_timings(
@@ -220,11 +243,12 @@ def _integer(value: object, origin: str, key: str, *, minimum: int) -> int:
     return value
 
 
-def _seconds(value: object, origin: str, key: str) -> Decimal:
-    """A number of seconds ≥ 0 as an exact decimal (JSON numbers arrive as int or Decimal)."""
+def _seconds(value: object, origin: str, key: str, *, positive: bool = False) -> Decimal:
+    """A number of seconds ≥ 0 (> 0 when `positive`) as an exact decimal (JSON numbers arrive as
+    int or Decimal)."""
     number = Decimal(value) if isinstance(value, int | Decimal) and not isinstance(value, bool) else None
-    if number is None or not number.is_finite() or number < 0:
-        raise RunEventsError(f"{origin}: {key}: must be a number ≥ 0, got {_shown(value)}")
+    if number is None or not number.is_finite() or number < 0 or (positive and number == 0):
+        raise RunEventsError(f"{origin}: {key}: must be a number {'>' if positive else '≥'} 0, got {_shown(value)}")
     if number >= SECONDS_LIMIT:
         raise RunEventsError(f"{origin}: {key}: must be below 10^28 seconds, got {number}")
     return number

@@ -158,6 +158,7 @@ def baseline_rows(
     throughput) and tokens_per_step (for the tokens trained); its estimated_cost is
     round(estimated_gpu_hours x estimated_rate, 10). Only the
     storage row of a budget with `storage` carries checkpoints_retained (for the waste analysis).
+    Every row carries the budget's checkpoint_write_seconds (for the checkpoint_interval recommendation).
     Every row says its cost_behavior (`schema.cost_behavior`): the `fixed:` lines are fixed, the
     lines the sections derive elastic.
     Every Decimal is quantized to 10 places (DuckDB misreads bound Decimals with a positive
@@ -179,6 +180,7 @@ def baseline_rows(
     window = {"start": budget.window.start, "end": budget.window.end}
     rows = []
     gpu_hour_price = at_column_scale(budget.model.gpu_hour_price) if budget.model is not None else None
+    write_seconds = at_column_scale(budget.checkpoint_write_seconds) if budget.checkpoint_write_seconds else None
     for category, cost in result.costs.items():
         derived_compute = category == "compute" and budget.model is not None
         rows.append(
@@ -197,6 +199,7 @@ def baseline_rows(
                 "checkpoints_retained": (
                     budget.storage.checkpoints_retained if category == "storage" and budget.storage else None
                 ),
+                "checkpoint_write_seconds": write_seconds,
                 "thresholds": thresholds,
                 **levels,
                 "window": window,

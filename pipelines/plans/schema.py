@@ -262,6 +262,7 @@ class Budget(_Section):
     network: Network | None = None
     fixed: dict[str, NonNegativeNumber] = {}
     thresholds: Thresholds
+    checkpoint_write_seconds: PositiveNumber | None = None
 
     @field_validator("training_run")
     @classmethod

@@ -28,6 +28,7 @@ EVENTS_SCHEMA = pa.schema(
         ("tokens", pa.int64()),
         ("step_seconds", SECONDS),
         ("data_wait_seconds", SECONDS),
+        ("duration_seconds", SECONDS),
     ]
 )
 
@@ -89,6 +90,7 @@ def _write_events(conn: duckdb.DuckDBPyConnection, events_by_source: dict[str, l
                     "tokens": event.tokens,
                     "step_seconds": _ten_places(event.step_seconds),
                     "data_wait_seconds": _ten_places(event.data_wait_seconds),
+                    "duration_seconds": _ten_places(event.duration_seconds),
                 }
                 for event in events
             ],

@@ -16,6 +16,7 @@ from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.plans.assets import budget_baselines
 from pipelines.progress.assets import provisional_spend, run_events, run_progress
+from pipelines.recommendations.assets import recommendations
 from pipelines.reports import write_reports
 from pipelines.telemetry.assets import run_utilization
 from pipelines.waste.assets import waste
@@ -41,6 +42,7 @@ from pipelines.waste.assets import waste
         run_cluster_share,
         run_utilization,
         run_costs_fully_loaded,
+        recommendations,
     ],
     group_name="reports",
     owners=["team:finops"],

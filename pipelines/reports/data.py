@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from pipelines.reports.clusters import RunCluster, load_run_clusters
+from pipelines.reports.recommendations import RunRecommendations, load_run_recommendations
 from pipelines.reports.utilization import UtilizationHour
 from pipelines.warehouse.sql import dict_rows, read_sql
 
@@ -352,6 +353,7 @@ class RunDetails:
     utilization: tuple[UtilizationHour, ...] = ()
     outside_window: tuple[OutsideWindow, ...] = ()
     fully_loaded: tuple[FullyLoaded, ...] = ()
+    recommendations: RunRecommendations = field(default_factory=RunRecommendations)
 
 
 def fetch_rows(conn: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -411,8 +413,8 @@ def load_details(
     """Reads the runs' daily spend, top resources, budget alerts, waste, progress, GPU-hours by
     pricing, provisional spend, unused commitment charged to them, the clusters they ran on, their
     GPU utilization and data wait by hour, unattributed neighbours, registered resources charged
-    outside their windows and their fully loaded cost per period; picks each run's reconciliation
-    rows.
+    outside their windows, their fully loaded cost per period and recommendations; picks each run's
+    reconciliation rows.
 
     Args:
         conn: warehouse connection.
@@ -435,6 +437,7 @@ def load_details(
     clusters = load_run_clusters(conn, runs)
     utilization = _rows_by_run(conn, read_sql("reports/run_utilization"), runs)
     fully_loaded = _rows_by_run(conn, read_sql("reports/run_fully_loaded"), runs)
+    recommendations = load_run_recommendations(conn, runs)
     alerts: dict[str, list[BudgetAlert]] = {training_run: [] for training_run in runs}
     for row in fetch_rows(conn, read_sql("reports/run_alerts", "by_run"), {"training_runs": runs}):
         alerts[row.pop("report_run")].append(BudgetAlert(**row))
@@ -460,6 +463,7 @@ def load_details(
             utilization=tuple(UtilizationHour(**row) for row in utilization[training_run]),
             outside_window=tuple(OutsideWindow(**row) for row in outside_window[training_run]),
             fully_loaded=tuple(FullyLoaded(**row) for row in fully_loaded[training_run]),
+            recommendations=recommendations[training_run],
         )
     return details
 

@@ -24,6 +24,8 @@ from pipelines.reports.document import (
     text_cell,
     timestamp,
 )
+from pipelines.reports.recommendations import SECTION_TITLE as NEXT_STEPS_TITLE
+from pipelines.reports.recommendations import run_recommendation_blocks
 from pipelines.reports.run_budget import (
     actual_table,
     compute_blocks,
@@ -122,6 +124,7 @@ def run_document(overview: RunOverview, details: RunDetails, charts: Mapping[str
             unattributed_blocks(details.unattributed, details.outside_window),
         ),
     ]
+    sections.append(Section(NEXT_STEPS_TITLE, run_recommendation_blocks(details.recommendations)))
     byline = " · ".join(
         f"{label} {value}"
         for label, value in (

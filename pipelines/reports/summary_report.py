@@ -27,6 +27,7 @@ from pipelines.reports.document import (
     text_cell,
     timestamp,
 )
+from pipelines.reports.recommendations import Recommendation, top_recommendation_blocks
 from pipelines.reports.run_causes import why_paragraph
 from pipelines.reports.run_facts import AMOUNTS_NOTE, FULLY_LOADED_NOTE, WASTE_NOTE, as_of, gpu_hours_of, total_status
 
@@ -52,6 +53,7 @@ def summary_document(
     waste_ranking: Sequence[WasteRank] = (),
     clusters: Sequence[ClusterReport] = (),
     cluster_charts: Mapping[str, Chart] | None = None,
+    recommendations: Sequence[Recommendation] = (),
 ) -> Document:
     """Builds the summary of every run: one row each, totals, every budget alert, runs and
     owners ranked by waste share, each shared cluster's utilization and runs, and the
@@ -64,6 +66,7 @@ def summary_document(
         waste_ranking: runs, then owners, by the waste share of their attributed cost.
         clusters: every shared cluster, a section each (none without clusters).
         cluster_charts: their rendered utilization charts by `ClusterReport.chart_name`.
+        recommendations: the ten largest recommendations across runs.
     """
     links = {run.overview.header.training_run: run.report_link for run in runs}
     latest = max((as_of(run.overview) for run in runs if as_of(run.overview) is not None), default=None)
@@ -83,6 +86,7 @@ def summary_document(
             Section("Why each run is over or under", _why_blocks(runs)),
             Section("Budget alerts", _alerts_blocks(runs, alerts)),
             Section("Waste by run and owner", _waste_ranking_blocks(runs, waste_ranking)),
+            Section("What to do next: the ten largest savings", top_recommendation_blocks(recommendations, links)),
             *cluster_sections(clusters, cluster_charts or {}, links),
             Section(
                 "Unattributed spend per billing period",

@@ -39,6 +39,7 @@ from pipelines.reports.data import (
     load_waste_ranking,
 )
 from pipelines.reports.document import Chart
+from pipelines.reports.recommendations import load_top_recommendations
 from pipelines.reports.render import to_html, to_markdown
 from pipelines.reports.run_causes import variance_steps
 from pipelines.reports.run_facts import currency_of
@@ -67,6 +68,7 @@ REPORTS_OTHER_SQL = (
     "marts/unattributed_costs",
     "marts/run_cluster_share",
     "ops/report_inputs",
+    "marts/recommendations",
 )
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
@@ -441,7 +443,13 @@ def _write_summary(
     if charts_dir.is_dir():
         _remove_stale_charts(charts_dir, keep=chart_files)
     document = summary_document(
-        runs, load_period_shares(conn), load_alerts(conn), load_waste_ranking(conn), clusters, charts
+        runs,
+        load_period_shares(conn),
+        load_alerts(conn),
+        load_waste_ranking(conn),
+        clusters,
+        charts,
+        recommendations=load_top_recommendations(conn),
     )
     html_path = out_dir / SUMMARY_HTML
     markdown_path = out_dir / SUMMARY_MARKDOWN

@@ -23,7 +23,8 @@ final as (
         origin,
         tokens,
         step_seconds,
-        data_wait_seconds
+        data_wait_seconds,
+        duration_seconds
     from staged
 )
 

@@ -2,10 +2,11 @@
 
 -- name: digest
 -- The digest of everything the reports show: a checksum of every cost_allocations row (the sum of
--- its rows' hashes: exact up to hash collisions, one pass, no sort), the waste items likewise, and
--- the small tables the reports read, row by row. The reconciliation the reports show is a function
--- of the good loads (raw control totals; every change of focus_line_items is one) and
--- cost_allocations, so those `loads` rows stand for it: the view itself reads every line item.
+-- its rows' hashes: exact up to hash collisions, one pass, no sort), the waste items and the
+-- recommendations likewise, and the small tables the reports read, row by row. The reconciliation
+-- the reports show is a function of the good loads (raw control totals; every change of
+-- focus_line_items is one) and cost_allocations, so those `loads` rows stand for it: the view
+-- itself reads every line item.
 -- Equal digests mean reports already written stay valid.
 with allocations as (
     select concat_ws(':', coalesce(sum(cast(hash(cost_allocations) as hugeint)), 0), count(*)) as digest
@@ -76,14 +77,24 @@ provisional as (
     from provisional_spend
 ),
 
+recommended as (
+    select concat_ws(':', coalesce(sum(cast(hash(recommendations) as hugeint)), 0), count(*)) as digest
+    from recommendations
+),
+
+left_out as (
+    select concat_ws(':', coalesce(sum(cast(hash(recommendations_left_out) as hugeint)), 0), count(*)) as digest
+    from recommendations_left_out
+),
+
 final as (
     select md5(concat_ws(
         '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest,
         loads_recorded.digest, waste_items.digest, progress.digest, pricing.digest, causes.digest,
-        provisional.digest
+        provisional.digest, recommended.digest, left_out.digest
     )) as inputs_digest
     from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items, progress, pricing, causes,
-        provisional
+        provisional, recommended, left_out
 )
 
 select * from final;

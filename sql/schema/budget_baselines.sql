@@ -18,6 +18,8 @@ create table if not exists budget_baselines (
     estimated_wall_clock_hours decimal(38, 10),
     -- storage rows of budgets with `storage`: how many checkpoints the estimate keeps
     checkpoints_retained integer,
+    -- the budget's checkpoint_write_seconds, on every row of the run
+    checkpoint_write_seconds decimal(38, 10),
     thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)) not null,
     -- the levels of the thresholds besides cost, resolved from the budget and runledger.yaml
     gpu_hours_thresholds struct(warning decimal(38, 10), "over" decimal(38, 10)),
@@ -37,6 +39,7 @@ alter table budget_baselines add column if not exists checkpoints_retained integ
 alter table budget_baselines add column if not exists tokens_per_step bigint;
 alter table budget_baselines add column if not exists cost_behavior varchar;
 alter table budget_baselines add column if not exists estimated_wall_clock_hours decimal(38, 10);
+alter table budget_baselines add column if not exists checkpoint_write_seconds decimal(38, 10);
 alter table budget_baselines add column if not exists gpu_hours_thresholds struct(
     warning decimal(38, 10), "over" decimal(38, 10)
 );
@@ -94,6 +97,10 @@ comment on column budget_baselines.estimated_wall_clock_hours is
 comment on column budget_baselines.checkpoints_retained is
     'Storage row of a budget with storage: how many checkpoints the estimate keeps (the checkpoint_retention '
     'waste counts those beyond it); NULL on other rows.';
+comment on column budget_baselines.checkpoint_write_seconds is
+    'The budget''s checkpoint_write_seconds: the seconds writing one checkpoint takes, the write time of the '
+    'checkpoint_interval recommendation when the run''s checkpoint events give none; the same on every row of the '
+    'run, NULL when the budget gives none.';
 comment on column budget_baselines.thresholds is
     'The alert thresholds as fractions of the estimate, warning and over (0 < warning <= over); the same on every '
     'row of the run.';

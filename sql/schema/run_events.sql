@@ -12,13 +12,15 @@ create table if not exists run_events (
     origin varchar not null,         -- file:line, or the MLflow run it came from
     tokens bigint,                   -- tokens trained by the event, where the log counts them
     step_seconds decimal(38, 10),    -- seconds in training steps since the previous event
-    data_wait_seconds decimal(38, 10) -- of them, waiting for input data
+    data_wait_seconds decimal(38, 10), -- of them, waiting for input data
+    duration_seconds decimal(38, 10)  -- on a checkpoint: the seconds writing it took
 );
 
 -- warehouses created before these columns existed
 alter table run_events add column if not exists tokens bigint;
 alter table run_events add column if not exists step_seconds decimal(38, 10);
 alter table run_events add column if not exists data_wait_seconds decimal(38, 10);
+alter table run_events add column if not exists duration_seconds decimal(38, 10);
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -47,3 +49,6 @@ comment on column run_events.step_seconds is
 comment on column run_events.data_wait_seconds is
     'Of step_seconds, the seconds spent waiting for input data (given with step_seconds, at most it); NULL where '
     'not given.';
+comment on column run_events.duration_seconds is
+    'On a checkpoint event: the seconds writing the checkpoint took, where the event file gives them (the write '
+    'time w of the checkpoint_interval recommendation); NULL where not given.';

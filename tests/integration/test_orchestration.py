@@ -45,6 +45,7 @@ GATES = {
     "commitment_utilization": {"reconciliation"},
     "run_utilization": {"reconciliation"},
     "run_costs_fully_loaded": {"reconciliation"},
+    "recommendations": {"reconciliation"},
 }
 VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}
 SQL_COMMENT = re.compile(r"--[^\n]*")

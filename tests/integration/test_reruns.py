@@ -34,6 +34,7 @@ TABLE_STEPS = (
     "run_cluster_share",
     "run_utilization",
     "run_costs_fully_loaded",
+    "recommendations",
 )
 ROW_STEPS = ("run_registry", "budget_baselines", "run_events", "cluster_usage", "gpu_utilization")
 KEPT_TABLES = {
@@ -53,6 +54,8 @@ KEPT_TABLES = {
     "gpu_utilization": "all",
     "run_utilization": "all",
     "waste": "all",
+    "recommendations": "all",
+    "recommendations_left_out": "all",
     "budget_baselines": "training_run, cost_category",
     "run_events": "all",
     "run_registry": "training_run",

@@ -437,6 +437,11 @@ INVALID_BUDGETS = [
             "'llm-7b-pt-r1')"
         ),
     ),
+    (
+        "checkpoint write time zero",
+        _set("checkpoint_write_seconds", 0),
+        "checkpoint_write_seconds: must be greater than 0, got 0",
+    ),
     ("no gpus", _set("model.gpus", 0), "model.gpus: must be greater than 0, got 0"),
     ("fractional gpus", _set("model.gpus", 2.5), "model.gpus: input should be a valid integer"),
     ("zero peak", _set("model.gpu_peak_tflops", 0), "model.gpu_peak_tflops: must be greater"),

@@ -46,6 +46,7 @@ LAYER_ASSETS = {
     "gpu_utilization",
     "run_utilization",
     "run_costs_fully_loaded",
+    "recommendations",
 }
 
 
@@ -149,6 +150,19 @@ UPSTREAM = {
         "run_cluster_share",
         "run_utilization",
         "run_costs_fully_loaded",
+        "recommendations",
+    },
+    "recommendations": {
+        "focus_line_items",
+        "cost_allocations",
+        "run_costs",
+        "run_registry",
+        "budget_baselines",
+        "run_events",
+        "run_progress",
+        "run_utilization",
+        "waste",
+        "reconciliation",
     },
 }
 
@@ -242,7 +256,10 @@ def test_source_kinds_and_descriptions_say_which_engine_maps_them(demo_defs: dg.
 
 def test_every_asset_has_group_owner_kind_and_description(demo_defs: dg.Definitions) -> None:
     for key, spec in asset_specs(demo_defs).items():
-        groups = {"ingest", "clusters", "attribution", "telemetry", "budgets", "waste", "reports", "maintenance"}
+        groups = {
+            "ingest", "clusters", "attribution", "telemetry", "budgets", "waste", "recommendations", "reports",
+            "maintenance",
+        }  # fmt: skip
         assert spec.group_name in groups, key
         assert spec.owners == ["team:finops"], key
         assert spec.kinds, key

@@ -39,6 +39,8 @@ WRITER_LAYER = {
     "run_progress": "marts",
     "run_pricing": "marts",
     "variance_causes": "marts",
+    "recommendations": "marts",
+    "recommendations_left_out": "marts",
     "provisional_spend": "marts",
     "commitment_utilization": "marts",
     "cluster_intervals": "inputs",

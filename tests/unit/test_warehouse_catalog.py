@@ -41,6 +41,8 @@ PUBLIC = {
     "gpu_utilization",
     "gpu_utilization_runs",
     "run_utilization",
+    "recommendations",
+    "recommendations_left_out",
 }
 BOOKKEEPING = {
     "step_inputs",

@@ -427,6 +427,15 @@ TIMED = '{"training_run": "r", "time": "2026-10-05T01:00:00Z", "step": 9, '
             "step_seconds, data_wait_seconds: missing (a metrics event carries step_seconds and data_wait_seconds)",
         ),
         (
+            TIMED + '"event": "failure", "duration_seconds": 120}',
+            "duration_seconds: only a checkpoint event has a write time, not failure",
+        ),
+        (TIMED + '"event": "checkpoint", "duration_seconds": 0}', "duration_seconds: must be a number > 0, got 0"),
+        (
+            TIMED + '"event": "checkpoint", "duration_seconds": -5}',
+            "duration_seconds: must be a number > 0, got -5",
+        ),
+        (
             '{"training_run": "", "time": "2026-10-05T00:00:00Z", "event": "start", "step": 0}',
             "training_run: must be non-empty text",
         ),

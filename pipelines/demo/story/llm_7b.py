@@ -35,6 +35,7 @@ RUN_7B_NODES = 16
 RUN_7B_NODES_WITH_OWNER_TAG = 6
 RUN_7B_CHECKPOINT_GB = 98.0
 RUN_7B_CHECKPOINT_EVERY = timedelta(hours=6)
+RUN_7B_CHECKPOINT_WRITE_SECONDS = 120  # the write time of each checkpoint (checkpoint_interval recommendation)
 RUN_7B_CHECKPOINTS_KEPT_AFTER_CLEANUP = 5
 RUN_7B_CHECKPOINT_CLEANUP = datetime(2026, 11, 16)
 RUN_7B_VOLUME_GB = 2000.0
@@ -157,15 +158,17 @@ def _instance_id(node: int) -> str:
 
 
 def run_events() -> list[dict]:
-    """Checkpoints every six hours of wall clock; each crash loses the work since the last one,
-    and training resumes from it; training ends at RUN_7B_TRAINING_END. The telemetry day adds its
-    hourly step timings."""
+    """Checkpoints every six hours of wall clock, each written in two minutes; each crash loses the
+    work since the last one, and training resumes from it; training ends at RUN_7B_TRAINING_END.
+    The telemetry day adds its hourly step timings."""
 
     step_at = _step_at
     events = [run_event(RUN_7B, RUN_7B_START, "start", 0, gpus=RUN_7B_GPUS, config_hash=RUN_7B_CONFIG_HASH)]
     moment = RUN_7B_START + RUN_7B_CHECKPOINT_EVERY
     while moment <= RUN_7B_TRAINING_END:
-        events.append(run_event(RUN_7B, moment, "checkpoint", step_at(moment)))
+        events.append(
+            run_event(RUN_7B, moment, "checkpoint", step_at(moment), duration_seconds=RUN_7B_CHECKPOINT_WRITE_SECONDS)
+        )
         moment += RUN_7B_CHECKPOINT_EVERY
     for crash, resume in RUN_7B_FAILURES:
         events.append(run_event(RUN_7B, crash, "failure", step_at(crash)))

@@ -1,0 +1,1 @@
+"""Recommendations: what to do next, with the saving each action would have brought."""

@@ -4,7 +4,7 @@ import dagster as dg
 
 from pipelines.attribution.assets import cost_allocations, reconciliation, run_costs, run_registry, unattributed_costs
 from pipelines.attribution.clusters import cluster_utilization, run_cluster_share
-from pipelines.budgets.assets import budget_alerts, budget_variance, variance_causes
+from pipelines.budgets.assets import budget_alerts, budget_variance, group_budget_variance, variance_causes
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.plans.assets import budget_baselines
@@ -25,6 +25,7 @@ from pipelines.waste.assets import waste
         budget_baselines,
         budget_variance,
         budget_alerts,
+        group_budget_variance,
         waste,
         run_progress,
         variance_causes,

@@ -33,6 +33,7 @@ from pipelines.reports.data import (
     known_runs,
     load_alerts,
     load_details,
+    load_group_budgets,
     load_overviews,
     load_period_shares,
     load_reconciliation,
@@ -441,7 +442,13 @@ def _write_summary(
     if charts_dir.is_dir():
         _remove_stale_charts(charts_dir, keep=chart_files)
     document = summary_document(
-        runs, load_period_shares(conn), load_alerts(conn), load_waste_ranking(conn), clusters, charts
+        runs,
+        load_period_shares(conn),
+        load_alerts(conn),
+        load_waste_ranking(conn),
+        clusters,
+        charts,
+        group_budgets=load_group_budgets(conn),
     )
     html_path = out_dir / SUMMARY_HTML
     markdown_path = out_dir / SUMMARY_MARKDOWN

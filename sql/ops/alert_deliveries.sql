@@ -2,9 +2,10 @@
 -- pipelines/budgets/delivery.py, never rebuilt.
 
 -- name: alerts
--- Every alert budget_alerts holds now, under its stable key (run or GPU instance:kind:threshold; a
--- restatement that moves the crossing's day or amount keeps it), with the run's owner as run_costs
--- names it; amount is the cumulative cost of a cost alert, else the value observed in its unit.
+-- Every alert budget_alerts holds now, under its stable key (run, GPU instance or group budget
+-- scope_kind=scope@period:kind:threshold; a restatement that moves the crossing's day or amount
+-- keeps it), with the run's owner as run_costs names it (an owner's group budget: that owner);
+-- amount is the cumulative cost of a cost or group_budget alert, else the value observed in its unit.
 with alerts as (
     select * from budget_alerts
 ),
@@ -17,9 +18,18 @@ owners as (
 
 final as (
     select
-        concat_ws(':', coalesce(alerts.training_run, alerts.resource_id), alerts.kind, alerts.threshold) as alert_key,
+        concat_ws(
+            ':',
+            coalesce(
+                alerts.training_run,
+                alerts.resource_id,
+                format('{}={}@{}', alerts.scope_kind, alerts.scope, alerts.period)
+            ),
+            alerts.kind,
+            alerts.threshold
+        ) as alert_key,
         alerts.training_run,
-        owners.owner,
+        if(alerts.scope_kind = 'owner', alerts.scope, owners.owner) as owner,
         alerts.kind,
         alerts.threshold,
         alerts.threshold_fraction,
@@ -29,7 +39,10 @@ final as (
         if(alerts.kind = 'cost', alerts.cumulative_cost, alerts.observed) as amount,
         alerts.currency,
         alerts.unit,
-        alerts.detail
+        alerts.detail,
+        alerts.scope_kind,
+        alerts.scope,
+        alerts.period
     from alerts
     left join owners on owners.training_run = alerts.training_run
 )
@@ -67,10 +80,10 @@ where alert_key = $alert_key and destination = $destination and sequence = $sequ
 insert into alert_deliveries (
     alert_key, destination, sequence, event, training_run, owner, kind, threshold, crossed_on, amount,
     threshold_amount, currency, detail, status, attempts, first_attempted_at, last_attempted_at, delivered_at,
-    last_error
+    last_error, scope_kind, scope, period
 )
 values (
     $alert_key, $destination, $sequence, $event, $training_run, $owner, $kind, $threshold, $crossed_on, $amount,
     $threshold_amount, $currency, $detail, $status, $attempts, $first_attempted_at, $last_attempted_at,
-    $delivered_at, $last_error
+    $delivered_at, $last_error, $scope_kind, $scope, $period
 );

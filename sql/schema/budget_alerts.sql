@@ -36,8 +36,8 @@ alter table budget_alerts alter column estimated_cost drop not null;
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
 comment on table budget_alerts is
-    'Every threshold a run (or an idle GPU instance) crossed: one row per (kind, run or resource, threshold) '
-    'reached, and per day for daily_spend_anomaly. Kinds: cost (cumulative effective spend against the total '
+    'Every threshold a run (or an idle GPU instance, or a group budget''s scope) crossed: one row per (kind, run, '
+    'resource or group budget and period, threshold) reached, and per day for daily_spend_anomaly. Kinds: cost (cumulative effective spend against the total '
     'estimate), gpu_hours (GPU-hours against the estimate), wall_clock (wall-clock from the first start against the '
     'plan), storage (storage spend against the storage estimate), daily_spend_anomaly (a day far above the run''s '
     'trailing median), idle_gpus (GPU-instance hours with spend and no run), group_budget (a group budget''s scope''s '

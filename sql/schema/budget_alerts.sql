@@ -37,13 +37,13 @@ alter table budget_alerts alter column estimated_cost drop not null;
 -- docs/warehouse.md).
 comment on table budget_alerts is
     'Every threshold a run (or an idle GPU instance, or a group budget''s scope) crossed: one row per (kind, run, '
-    'resource or group budget and period, threshold) reached, and per day for daily_spend_anomaly. Kinds: cost (cumulative effective spend against the total '
-    'estimate), gpu_hours (GPU-hours against the estimate), wall_clock (wall-clock from the first start against the '
-    'plan), storage (storage spend against the storage estimate), daily_spend_anomaly (a day far above the run''s '
-    'trailing median), idle_gpus (GPU-instance hours with spend and no run), group_budget (a group budget''s scope''s '
-    'cumulative spend in a period against its amount). Rebuilt whole every run, so a restated '
-    'bill moves or removes a crossing; a crossing stays when later credits bring the spend back below it. Money is '
-    'DECIMAL(38,10) in the budget''s (or the bill''s) currency.';
+    'resource or group budget and period, threshold) reached, and per day for daily_spend_anomaly. Kinds: cost '
+    '(cumulative effective spend against the total estimate), gpu_hours (GPU-hours against the estimate), '
+    'wall_clock (wall-clock from the first start against the plan), storage (storage spend against the storage '
+    'estimate), daily_spend_anomaly (a day far above the run''s trailing median), idle_gpus (GPU-instance hours '
+    'with spend and no run), group_budget (a group budget''s scope''s cumulative spend in a period against its '
+    'amount). Rebuilt whole every run, so a restated bill moves or removes a crossing; a crossing stays when later '
+    'credits bring the spend back below it. Money is DECIMAL(38,10) in the budget''s (or the bill''s) currency.';
 comment on column budget_alerts.training_run is 'The budgeted run; NULL for idle_gpus and group_budget.';
 comment on column budget_alerts.threshold is 'warning or over.';
 comment on column budget_alerts.threshold_fraction is

@@ -338,6 +338,8 @@ def test_budget_alerts_mark_the_first_day_over_each_threshold(demo: tuple[Path, 
     expected = {}
     for path in sorted((root / ".runledger" / "demo" / "budgets").glob("*.yaml")):
         budget = yaml.safe_load(path.read_text())
+        if "scope" in budget:  # a group budget: test_group_budgets_of_the_sweep_and_the_platform_team...
+            continue
         run = budget["training_run"]
         (estimate,) = query(
             warehouse, f"select sum(estimated_cost) from budget_baselines where training_run = '{run}'"

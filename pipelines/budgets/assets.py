@@ -13,6 +13,7 @@ from pipelines.budgets.tables import (
     alert_parameters,
     build_budget_alerts,
     build_budget_variance,
+    build_group_budget_variance,
     elastic_categories,
 )
 from pipelines.config import RunLedgerConfig
@@ -55,6 +56,36 @@ BUDGET_VARIANCE = Mart(
 )
 budget_variance = BUDGET_VARIANCE.asset()
 
+GROUP_BUDGET_VARIANCE = Mart(
+    name="group_budget_variance",
+    group="budgets",
+    description="`group_budget_variance`: each group budget (a budget file with `scope:`: an experiment, owner, "
+    "dataset version, cluster or custom dimension) against the actual (effective) spend of every allocation "
+    "carrying its value, per billing period (monthly) or window, per budgeted category plus a `total` row: "
+    "variance, status and the forecast at the period's end. Rebuilt whole, only after reconciliation passed, and "
+    "only when a table it reads changed.",
+    # as_of comes from the usage lines of focus_line_items
+    inputs=(reads(budget_baselines, "group_budgets"), cost_allocations, FOCUS_LINE_ITEMS),
+    after=(reconciliation,),
+    build=build_group_budget_variance,
+    previews=(
+        Preview(
+            "totals",
+            ("marts/group_budget_variance", "totals"),
+            (
+                Column("scope_kind", "dimension"),
+                Column("scope", "scope"),
+                Column("period", "period"),
+                Column("estimated_cost", "budget", Format.AMOUNT),
+                Column("actual_cost", "actual", Format.AMOUNT),
+                Column("variance", "variance", Format.AMOUNT),
+                Column("status", "status"),
+            ),
+        ),
+    ),
+)
+group_budget_variance = GROUP_BUDGET_VARIANCE.asset()
+
 THRESHOLD_CHECKS = {
     "gpu_hours": "GPU-hours of each budgeted run stay below the warning share of its estimated GPU-hours.",
     "wall_clock": "Each budgeted run's wall-clock since its first start stays below the warning share of the "
@@ -68,6 +99,8 @@ THRESHOLD_CHECKS = {
     "thresholds.low_gpu_utilization.hours consecutive hours.",
     "data_loading_share": "No budgeted run's steps spend more than the warning share (0.15) of their time waiting "
     "for data for thresholds.data_loading_share.hours consecutive hours.",
+    "group_budget": "No group budget's scope (experiment, owner, ...) spends the warning share of its amount in a "
+    "period.",
 }
 """The asset checks of budget_alerts, one per threshold kind besides cost (named `<kind>_threshold`):
 warning crossings fail at WARN, over crossings at ERROR; none blocks the run."""
@@ -121,10 +154,16 @@ BUDGET_ALERTS = Mart(
     description="`budget_alerts`: the first day each budgeted run's cumulative effective spend, GPU-hours, "
     "wall-clock and storage spend reached its warning and its over threshold, the days far above a run's trailing "
     "median (and beyond runs, a cost category's or an account and service's unattributed spend), GPU instances idle "
-    "with no run, and stretches of low GPU utilization or of steps waiting for data; "
-    "rebuilt from the whole history every run, only after reconciliation passed, and only when a table it reads or "
-    "a threshold setting changed.",
-    inputs=(budget_baselines, cost_allocations, FOCUS_LINE_ITEMS, run_events, run_utilization),
+    "with no run, stretches of low GPU utilization or of steps waiting for data, and the first day each group "
+    "budget's scope spent its warning and over share of a period's amount; rebuilt from the whole history every "
+    "run, only after reconciliation passed, and only when a table it reads or a threshold setting changed.",
+    inputs=(
+        reads(budget_baselines, "budget_baselines", "group_budgets"),
+        cost_allocations,
+        FOCUS_LINE_ITEMS,
+        run_events,
+        run_utilization,
+    ),
     after=(reconciliation,),
     build=build_budget_alerts,
     sql=(ALERTS_SQL, *(f"{ALERTS_SQL}/{kind}" for kind in ALERT_KINDS), MACROS),

@@ -52,13 +52,16 @@ class AlertEvent:
         training_run: the run it is about; None for an idle GPU instance or a series beyond runs.
         owner: the run's owner, None when no tag or registry names one (or there is no run).
         kind: what was measured (`cost`, `gpu_hours`, `wall_clock`, `storage`,
-            `daily_spend_anomaly`, `idle_gpus`).
+            `daily_spend_anomaly`, `idle_gpus`, `group_budget`).
         threshold: `warning` or `over`.
         crossed_on: the day the threshold was reached.
         amount: a cost alert's cumulative amount at the end of that day, else the value observed.
         threshold_amount: the amount that reaches the threshold.
         currency: the budget's currency.
         detail: budget_alerts' sentence on an alert besides cost; None for cost.
+        scope_kind: a `group_budget` alert's dimension (experiment, owner, ...); None otherwise.
+        scope: a `group_budget` alert's dimension value; None otherwise.
+        period: a `group_budget` alert's period (YYYY-MM or the window's start date); None otherwise.
     """
 
     event: str
@@ -72,13 +75,16 @@ class AlertEvent:
     threshold_amount: Decimal | None
     currency: str | None
     detail: str | None = None
+    scope_kind: str | None = None
+    scope: str | None = None
+    period: str | None = None
 
     def text(self) -> str:
-        """The one-line message every destination gets: an alert without a run and owner names
-        only what it is about."""
+        """The one-line message every destination gets: a group budget's alert, or an alert without a
+        run and owner, names only what it is about."""
         who = (
             self.subject_name
-            if self.training_run is None and self.owner is None
+            if self.scope_kind or (self.training_run is None and self.owner is None)
             else f"{self.subject_name} (owner {self.owner or 'unknown'})"
         )
         if self.kind != "cost":
@@ -99,8 +105,11 @@ class AlertEvent:
 
     @property
     def subject_name(self) -> str:
-        """What the alert is about: its run, else the GPU instance of an `idle_gpus` alert or the
-        series of a `daily_spend_anomaly` beyond runs (the key's part before the kind)."""
+        """What the alert is about: its run, a group budget's scope and period (`owner ml-platform
+        (2026-10)`), else the GPU instance of an `idle_gpus` alert or the series of a
+        `daily_spend_anomaly` beyond runs (the key's part before the kind)."""
+        if self.scope_kind:
+            return f"{self.scope_kind} {self.scope} ({self.period})"
         return self.training_run or self.alert_key.split(f":{self.kind}:", 1)[0]
 
     def payload(self) -> dict[str, object]:
@@ -116,6 +125,9 @@ class AlertEvent:
             "crossed_on": None if self.crossed_on is None else self.crossed_on.isoformat(),
             "amount": None if self.amount is None else plain(self.amount),
             "currency": self.currency,
+            "scope_kind": self.scope_kind,
+            "scope": self.scope,
+            "period": self.period,
             "text": self.text(),
         }
 
@@ -166,6 +178,9 @@ class Delivery:
             "threshold_amount": alert.threshold_amount,
             "currency": alert.currency,
             "detail": alert.detail,
+            "scope_kind": alert.scope_kind,
+            "scope": alert.scope,
+            "period": alert.period,
             "status": self.status,
             "attempts": self.attempts,
             "first_attempted_at": self.first_attempted_at,
@@ -176,6 +191,9 @@ class Delivery:
 
 
 def _accepts(destination: Destination, owner: str | None) -> bool:
+    """A destination without `owners` takes every alert; one with `owners` the alerts of their runs
+    and of their owner group budgets (an alert with no owner: an idle GPU, a group budget of
+    another dimension, goes only to destinations without `owners`)."""
     return destination.owners is None or owner in destination.owners
 
 

@@ -1,4 +1,4 @@
-"""Writes `budget_variance` and `budget_alerts`; the caller owns the transaction."""
+"""Writes `budget_variance`, `group_budget_variance` and `budget_alerts`; the caller owns the transaction."""
 
 from __future__ import annotations
 
@@ -35,10 +35,43 @@ def build_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
     return written
 
 
+def build_group_budget_variance(conn: duckdb.DuckDBPyConnection) -> int:
+    """Rebuilds `group_budget_variance` from `group_budgets` and `cost_allocations`.
+
+    Args:
+        conn: a writable warehouse connection, inside the caller's transaction.
+
+    Returns:
+        The number of rows written.
+
+    Raises:
+        BudgetError: a group budget's scope has allocations billed in another currency than the budget.
+    """
+    mismatches = conn.execute(read_sql("marts/group_budget_variance", "currency_mismatches")).fetchall()
+    if mismatches:
+        raise BudgetError(
+            "\n".join(
+                currency_mismatch(budget_file, budget_currency, f"{scope_kind} {scope}", billing_currencies)
+                for budget_file, budget_currency, scope_kind, scope, billing_currencies in mismatches
+            )
+        )
+    (written,) = conn.execute(read_sql("marts/group_budget_variance", "insert")).fetchone()
+    return written
+
+
 def run_currencies(conn: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     """Every training run with spend attributed in `cost_allocations`, with the currencies it is billed in."""
     rows = conn.execute(read_sql("attribution/cost_allocations", "run_currencies")).fetchall()
     return dict(rows)
+
+
+def known_scope_values(conn: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
+    """Per dimension a group budget may scope (experiment, owner, dataset_version, cluster and each
+    custom dimension), every value `cost_allocations` carries."""
+    known: dict[str, set[str]] = {}
+    for scope_kind, scope in conn.execute(read_sql("marts/group_budget_variance", "known_values")).fetchall():
+        known.setdefault(scope_kind, set()).add(scope)
+    return known
 
 
 ALERTS_SQL = "marts/budget_alerts"
@@ -58,6 +91,7 @@ ALERT_KINDS = {
     "idle_gpus": ("idle_warning_hours", "idle_over_hours"),
     "utilization": (),
     "spend_anomaly": ("anomaly_trailing_days", "anomaly_minimum_days", "anomaly_warning", "anomaly_over"),
+    "group_budget": (),
 }
 
 

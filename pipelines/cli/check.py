@@ -30,9 +30,17 @@ def check(config_path: Path | None) -> None:
     from connectors.training.event_files import read_event_files
     from pipelines.attribution.overlaps import contradictions, registry_overlaps, registry_resources
     from pipelines.attribution.registry import load_registry
-    from pipelines.budgets.tables import run_currencies
+    from pipelines.budgets.tables import known_scope_values, run_currencies
     from pipelines.ingest.readers import reader_for
-    from pipelines.plans.files import load_budgets_with_files, require_budget_currencies, require_existing_runs
+    from pipelines.plans.files import (
+        BudgetFolder,
+        read_budget_folder,
+        require_budget_currencies,
+        require_existing_runs,
+        require_existing_scopes,
+        require_scope_dimensions,
+    )
+    from pipelines.plans.schema import SCOPE_KINDS
     from pipelines.sources.manual_costs.reader import ManualCostsReader
     from pipelines.sources.mappings import read_category_rules
     from pipelines.warehouse.connection import connect_read_only
@@ -48,7 +56,12 @@ def check(config_path: Path | None) -> None:
             return default
 
     runs = attempt(lambda: load_registry(config.runs_path) if config.runs_path else [], [])
-    budgets = attempt(lambda: load_budgets_with_files(config.budgets_path) if config.budgets_path else [], [])
+    folder = attempt(
+        lambda: read_budget_folder(config.budgets_path) if config.budgets_path else BudgetFolder([], []),
+        BudgetFolder([], []),
+    )
+    budgets = folder.runs
+    attempt(lambda: require_scope_dimensions(folder.groups, config.attribution.custom_dimensions), None)
     rules = attempt(lambda: read_category_rules(config.cost_categories_path), [])
     periods: dict[str, str] = {}
     manual_lines = 0
@@ -64,15 +77,30 @@ def check(config_path: Path | None) -> None:
         for s in config.run_events_sources
         if s.path
     )
-    billed, matched = None, {}
+    billed, matched, scope_values = None, {}, None
     if config.lake.exists() and not config.lake.legacy_file:
         conn = attempt(lambda: connect_read_only(config.lake), None)
         if conn is not None:
             try:
                 billed = attempt(lambda: run_currencies(conn), None)
                 matched = attempt(lambda: registry_resources(conn, runs), {})
+                scope_values = attempt(lambda: known_scope_values(conn), None)
             finally:
                 conn.close()
+    if scope_values is not None:  # before the first night no spend says which values exist
+        known = {
+            kind: set(scope_values.get(kind, ())) for kind in (*SCOPE_KINDS, *config.attribution.custom_dimensions)
+        }
+        for run in runs:
+            for kind in ("experiment", "owner", "dataset_version"):
+                if getattr(run, kind):
+                    known[kind].add(getattr(run, kind))
+        attempt(
+            lambda: require_existing_scopes(
+                folder.groups, known, where=f"the spend of {config.lake.describe()} or the run registry"
+            ),
+            None,
+        )
     attempt(
         lambda: require_existing_runs(
             budgets,
@@ -91,6 +119,7 @@ def check(config_path: Path | None) -> None:
         sys.exit(USAGE_ERROR if any(usage for _, usage in problems) else RUN_FAILED)
     click.echo(
         f"ok: {len(config.sources)} sources, {len(runs)} registered runs, {len(budgets)} budgets, "
+        f"{len(folder.groups)} group budgets, "
         f"{len(rules)} cost category rules, {len(config.attribution.shared)} shared-cost rules, "
         f"{run_events} run events in files, {manual_lines} manual cost lines ({config.base_dir})"
     )

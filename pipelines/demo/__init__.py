@@ -2,9 +2,9 @@
 
 `write_demo(root)` writes a complete demo project: `root/runledger.yaml` and, under
 `root/.runledger/demo/`, an AWS CUR 2.0 export (Parquet, Data Exports layout), a GCP detailed
-billing export (newline-delimited JSON, BigQuery schema), a run registry, three budgets, a
-Slurm cluster's accounting (`sacct --json`) with its node map, and saved Prometheus responses of
-the 7B run's GPU utilization.
+billing export (newline-delimited JSON, BigQuery schema), a run registry, three run budgets and two
+group budgets (the sweep's, a team's month), a Slurm cluster's accounting (`sacct --json`) with its
+node map, and saved Prometheus responses of the 7B run's GPU utilization.
 Every call writes the same bytes: one seeded `random.Random`, fixed timestamps, Parquet without
 creation times.
 
@@ -33,7 +33,7 @@ The story, October and November 2026:
 The package, from the story down:
 - `story/`: a module per run (`llm_7b`, `llm_13b`, `llm_3b`), one for the shared `p5_cluster`
   and one for `untagged` spend, each building its usage from the clouds' catalogs; the run
-  `registry`, the `budgets`, and the run `timeline` (checkpoints, event logs).
+  `registry`, the `budgets` and `group_budgets`, and the run `timeline` (checkpoints, event logs).
 - `aws/`: the `catalog` (accounts, instance types, products, Savings Plan and RI terms), CUR usage
   `lines`, period `charges` (commitment fees, credit, support, tax), the CUR `columns` and the
   `export` (deliveries, Parquet data files, manifests).
@@ -74,6 +74,7 @@ from pipelines.demo.prometheus.export import write_query_range
 from pipelines.demo.slurm.export import write_node_map, write_sacct_json
 from pipelines.demo.story import llm_3b, llm_7b, llm_13b, p5_cluster, untagged
 from pipelines.demo.story.budgets import BUDGETS
+from pipelines.demo.story.group_budgets import GROUP_BUDGETS
 from pipelines.demo.story.registry import RUN_REGISTRY
 
 SEED = 20261003
@@ -109,8 +110,8 @@ def write_demo(root: Path, data_end: datetime | None = None) -> Path:
     write_cur_export(root / AWS_EXPORT_FOLDER, aws_usage, rng, data_end)
     write_gcp_export(root / GCP_EXPORT_FOLDER, llm_3b.billing_rows(rng) + untagged.gcp_rows(rng), data_end)
     write_yaml(root / RUNS_FILE, {"runs": list(RUN_REGISTRY)})
-    for run, budget in BUDGETS.items():
-        write_yaml(root / BUDGETS_FOLDER / f"{run}.yaml", budget)
+    for name, budget in (BUDGETS | GROUP_BUDGETS).items():
+        write_yaml(root / BUDGETS_FOLDER / f"{name}.yaml", budget)
     for run, events in ((llm_7b.RUN_7B, llm_7b.run_events()), (llm_3b.RUN_3B, llm_3b.run_events())):
         if data_end is not None:
             events = [

@@ -6,6 +6,7 @@ so `0.023` stays 0.023, and `7.0e9`, which PyYAML leaves a string, parses to the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
@@ -15,7 +16,10 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    Discriminator,
+    Field,
     Strict,
+    Tag,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -98,6 +102,14 @@ def _require_mfu_fraction(value: Decimal) -> Decimal:
     return value
 
 
+def _require_currency_code(currency: str) -> str:
+    problem = currency_problem(currency)
+    if problem:
+        raise ValueError(f"{problem}, got {currency!r}")
+    return currency
+
+
+CurrencyCode = Annotated[str, AfterValidator(_require_currency_code)]
 PositiveNumber = Annotated[Decimal, AfterValidator(_require_positive), AfterValidator(require_storable)]
 NonNegativeNumber = Annotated[Decimal, AfterValidator(_require_non_negative), AfterValidator(require_storable)]
 MfuFraction = Annotated[Decimal, AfterValidator(_require_mfu_fraction)]
@@ -232,18 +244,11 @@ class Network(_Section):
     price_gb: NonNegativeNumber
 
 
-class Thresholds(_Section):
-    """Status thresholds as fractions of the estimate, and the run's own levels of the thresholds
-    besides cost (each None: runledger.yaml's `thresholds:`, else these cost fractions)."""
+class CostThresholds(_Section):
+    """Status thresholds as fractions of the estimate (of a run) or of the amount (of a group)."""
 
     warning: PositiveNumber
     over: PositiveNumber
-    gpu_hours: ThresholdLevels | None = None
-    wall_clock: ThresholdLevels | None = None
-    storage: ThresholdLevels | None = None
-    daily_spend_anomaly: ThresholdLevels | None = None
-    low_gpu_utilization: LowGpuUtilization | None = None
-    data_loading_share: DataLoadingShare | None = None
 
     @field_validator("over")
     @classmethod
@@ -251,11 +256,23 @@ class Thresholds(_Section):
         return not_below(over, info.data.get("warning"), "thresholds.warning")
 
 
+class Thresholds(CostThresholds):
+    """Status thresholds as fractions of the estimate, and the run's own levels of the thresholds
+    besides cost (each None: runledger.yaml's `thresholds:`, else these cost fractions)."""
+
+    gpu_hours: ThresholdLevels | None = None
+    wall_clock: ThresholdLevels | None = None
+    storage: ThresholdLevels | None = None
+    daily_spend_anomaly: ThresholdLevels | None = None
+    low_gpu_utilization: LowGpuUtilization | None = None
+    data_loading_share: DataLoadingShare | None = None
+
+
 class Budget(_Section):
     """One run's budget baseline, as written in `budgets/<run>.yaml`."""
 
     training_run: str
-    currency: str
+    currency: CurrencyCode
     window: Window
     model: ResourceModel | None = None
     storage: Storage | None = None
@@ -270,14 +287,6 @@ class Budget(_Section):
         if not training_run.strip() or training_run != training_run.strip():
             raise ValueError(f"must be the run id without surrounding blanks, got {training_run!r}")
         return training_run
-
-    @field_validator("currency")
-    @classmethod
-    def _currency_code(cls, currency: str) -> str:
-        problem = currency_problem(currency)
-        if problem:
-            raise ValueError(f"{problem}, got {currency!r}")
-        return currency
 
     @field_validator("storage")
     @classmethod
@@ -311,6 +320,103 @@ class Budget(_Section):
         return self
 
 
+SCOPE_KINDS = ("experiment", "owner", "dataset_version", "cluster")
+"""The dimensions a group budget's `scope` may name besides a custom dimension of attribution.dimensions."""
+
+AMOUNT_TOTAL = "total"
+AMOUNT_CATEGORIES = "per category"
+"""The two forms of a group budget's `amount` (pydantic names them in an error's key path)."""
+
+YEAR_MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
+
+
+class GroupBudget(_Section):
+    """A budget of every run and resource carrying one dimension value (a sweep's experiment, a
+    team's owner, ...), as written in `budgets/<name>.yaml` with `scope:` in place of `training_run:`.
+
+    `amount` is the budget of each period: one number (the total) or an amount per cost category
+    (the total being their sum). `period: monthly` budgets every billing period from `from`
+    (YYYY-MM) on; `window` budgets the days [start, end) once.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    scope: dict[str, str]
+    currency: CurrencyCode
+    period: Literal["monthly"] | None = None
+    window: Window | None = None
+    amount: Annotated[
+        Annotated[PositiveNumber, Tag(AMOUNT_TOTAL)] | Annotated[dict[str, NonNegativeNumber], Tag(AMOUNT_CATEGORIES)],
+        Discriminator(lambda value: AMOUNT_CATEGORIES if isinstance(value, dict) else AMOUNT_TOTAL),
+    ]
+    thresholds: CostThresholds
+    from_: str | None = Field(default=None, alias="from")
+
+    @field_validator("scope")
+    @classmethod
+    def _one_dimension(cls, scope: dict[str, str]) -> dict[str, str]:
+        if len(scope) != 1:
+            raise ValueError(
+                f"must name exactly one dimension and its value, e.g. {{owner: team-llm}}, got {len(scope)} keys"
+            )
+        ((kind, value),) = scope.items()
+        if kind == "training_run":
+            raise InvalidValue("a run's budget is written with `training_run:` instead of `scope:`", key=kind)
+        if not value.strip() or value != value.strip():
+            raise InvalidValue(f"must be the dimension's value without surrounding blanks, got {value!r}", key=kind)
+        return scope
+
+    @field_validator("amount")
+    @classmethod
+    def _amount_categories(cls, amount: Decimal | dict[str, Decimal]) -> Decimal | dict[str, Decimal]:
+        if isinstance(amount, dict):
+            if not amount:
+                raise ValueError("must be a number (the total) or give at least one cost category's amount")
+            for category in amount:
+                if category not in COST_CATEGORIES:
+                    raise InvalidValue(f"unknown cost category; use one of {', '.join(COST_CATEGORIES)}", key=category)
+            require_storable(sum(amount.values(), Decimal(0)))
+        return amount
+
+    @field_validator("from_")
+    @classmethod
+    def _year_month(cls, from_: str | None) -> str | None:
+        if from_ is not None and not YEAR_MONTH.fullmatch(from_):
+            raise ValueError(f"must be a billing period as YYYY-MM (e.g. 2026-10), got {from_!r}")
+        return from_
+
+    @model_validator(mode="after")
+    def _one_period(self) -> GroupBudget:
+        if (self.period is None) == (self.window is None):
+            raise InvalidValue(
+                "give either `period: monthly` or a `window:` with start and end, not both and not neither",
+                key="period",
+            )
+        if self.from_ is not None and self.window is not None:
+            raise InvalidValue("applies to `period: monthly` only; a window starts at window.start", key="from")
+        return self
+
+    @property
+    def scope_kind(self) -> str:
+        """The dimension the budget scopes (`experiment`, `owner`, ... or a custom dimension)."""
+        return next(iter(self.scope))
+
+    @property
+    def scope_value(self) -> str:
+        """The dimension value whose spend the budget counts."""
+        return next(iter(self.scope.values()))
+
+    @property
+    def period_name(self) -> str:
+        """`monthly`, or the window's start date: with the scope, what identifies the budget."""
+        return self.period or self.window.start.isoformat()
+
+    @property
+    def amounts(self) -> dict[str, Decimal]:
+        """The amount per cost category, `total` for a budget given as one number."""
+        return self.amount if isinstance(self.amount, dict) else {"total": self.amount}
+
+
 SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
     (): Budget,
     ("window",): Window,
@@ -325,4 +431,11 @@ SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
     ("thresholds", "low_gpu_utilization"): LowGpuUtilization,
     ("thresholds", "data_loading_share"): DataLoadingShare,
 }
-"""The model of each section of a budget file, by its key path (the file itself at `()`)."""
+"""The model of each section of a run's budget file, by its key path (the file itself at `()`)."""
+
+GROUP_SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
+    (): GroupBudget,
+    ("window",): Window,
+    ("thresholds",): CostThresholds,
+}
+"""The model of each section of a group budget file, by its key path."""

@@ -1,5 +1,6 @@
-"""Budget alerts as both reports list them: every kind, a run's, an idle GPU instance's or a
-series' of spend beyond runs, each with the level it reached, the value measured and the first day."""
+"""Budget alerts as both reports list them: every kind, a run's, an idle GPU instance's, a group
+budget's or a series' of spend beyond runs, each with the level it reached, the value measured and
+the first day."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ KIND_LABELS = {
     "idle_gpus": "idle GPU instance",
     "low_gpu_utilization": "low GPU utilization",
     "data_loading_share": "steps waiting for data",
+    "group_budget": "group budget",
 }
 SHARE_UNIT = "share"  # the telemetry kinds' unit: a fraction, shown as a percentage
 # what a level of each kind is a fraction of; a daily spend anomaly's level is a multiple of the
@@ -28,12 +30,14 @@ PLANS = {
     "gpu_hours": "the planned GPU-hours",
     "wall_clock": "the planned wall-clock hours",
     "storage": "the storage estimate",
+    "group_budget": "the period's budget",
 }
 ALERTS_NOTE = (
     "First reached on: the first UTC day at whose end the measure reached the level, recomputed "
     "from the data each night. Spend then: a run's cumulative effective spend at the end of that day; "
     "for an idle GPU instance, the cost of its idle stretch so far; for a daily spend anomaly beyond runs (a cost "
-    "category's spend, an account and service's unattributed spend), that day's spend of it."
+    "category's spend, an account and service's unattributed spend), that day's spend of it; for a group budget, "
+    "its scope's spend in the period."
 )
 
 
@@ -75,7 +79,7 @@ def alerts_blocks(
     table = Table(
         columns=(
             "Kind",
-            "Run, GPU instance or spend",
+            "Run, GPU instance, group or spend",
             "Threshold",
             "First reached on (UTC)",
             "Observed that day",
@@ -90,6 +94,8 @@ def alerts_blocks(
 
 
 def _subject(alert: BudgetAlert, links: Mapping[str, str | None]) -> Cell:
+    if alert.scope_kind is not None:
+        return Cell(f"{alert.scope_kind} {alert.scope} ({alert.period})")
     if alert.training_run is None:
         return text_cell(alert.resource_id or alert.series)
     return Cell(alert.training_run, link=links.get(alert.training_run))

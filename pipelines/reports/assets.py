@@ -11,7 +11,7 @@ from pipelines.attribution.assets import (
     unattributed_costs,
 )
 from pipelines.attribution.clusters import cluster_utilization, run_cluster_share
-from pipelines.budgets.assets import budget_alerts, budget_variance, variance_causes
+from pipelines.budgets.assets import budget_alerts, budget_variance, group_budget_variance, variance_causes
 from pipelines.ingest.assets import FOCUS_LINE_ITEMS
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.plans.assets import budget_baselines
@@ -33,6 +33,7 @@ from pipelines.waste.assets import waste
         budget_baselines,
         budget_variance,
         budget_alerts,
+        group_budget_variance,
         waste,
         run_progress,
         variance_causes,

@@ -98,9 +98,9 @@ class TopResources:
 
 @dataclass(frozen=True)
 class BudgetAlert:
-    """A `budget_alerts` row: the first day a run (or an idle GPU instance, or a series of spend
-    beyond runs: `series`) reached a level of one kind (`cost`, `gpu_hours`, `wall_clock`,
-    `storage`, `daily_spend_anomaly`, `idle_gpus`)."""
+    """A `budget_alerts` row: the first day a run (or an idle GPU instance, a group budget's scope,
+    or a series of spend beyond runs: `series`) reached a level of one kind (`cost`, `gpu_hours`,
+    `wall_clock`, `storage`, `daily_spend_anomaly`, `idle_gpus`, `group_budget`, ...)."""
 
     kind: str
     training_run: str | None
@@ -114,6 +114,9 @@ class BudgetAlert:
     cumulative_cost: Decimal
     currency: str | None
     series: str | None = None
+    scope_kind: str | None = None
+    scope: str | None = None
+    period: str | None = None
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,22 @@ class WasteRank:
     attributed_cost: Decimal
     waste_cost: Decimal
     waste_share: Decimal | None
+
+
+@dataclass(frozen=True)
+class GroupBudgetPeriod:
+    """A `group_budget_variance` total row: one period of a group budget's scope."""
+
+    scope_kind: str
+    scope: str
+    period: str
+    currency: str
+    estimated_cost: Decimal
+    actual_cost: Decimal
+    variance: Decimal
+    variance_pct: Decimal | None
+    status: str
+    forecast_at_completion: Decimal | None
 
 
 @dataclass(frozen=True)
@@ -471,6 +490,11 @@ def load_details(
 def load_waste_ranking(conn: duckdb.DuckDBPyConnection) -> list[WasteRank]:
     """Reads every run, then every owner, ranked by the waste share of their attributed cost."""
     return [WasteRank(**row) for row in fetch_rows(conn, read_sql("reports/waste_ranking"))]
+
+
+def load_group_budgets(conn: duckdb.DuckDBPyConnection) -> list[GroupBudgetPeriod]:
+    """Reads every group budget's periods (their total rows), by scope and period."""
+    return [GroupBudgetPeriod(**row) for row in fetch_rows(conn, read_sql("reports/group_budgets"))]
 
 
 def _top_resources(rows: list[dict[str, Any]]) -> TopResources:

@@ -1,6 +1,6 @@
 """The summary of every run as a `Document`: one row per run with totals per currency, every
-budget alert, runs and owners ranked by waste share, a section per shared cluster, and the
-unattributed share per billing period."""
+budget alert, each group budget's periods, runs and owners ranked by waste share, a section per
+shared cluster, and the unattributed share per billing period."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from pipelines.reports.alerts import alerts_blocks
 from pipelines.reports.clusters import ClusterReport, cluster_sections
-from pipelines.reports.data import BudgetAlert, PeriodShare, RunOverview, WasteRank
+from pipelines.reports.data import BudgetAlert, GroupBudgetPeriod, PeriodShare, RunOverview, WasteRank
 from pipelines.reports.document import (
     MISSING,
     Block,
@@ -24,6 +24,7 @@ from pipelines.reports.document import (
     hours,
     money,
     percent,
+    status_cell,
     text_cell,
     timestamp,
 )
@@ -54,6 +55,7 @@ def summary_document(
     clusters: Sequence[ClusterReport] = (),
     cluster_charts: Mapping[str, Chart] | None = None,
     recommendations: Sequence[Recommendation] = (),
+    group_budgets: Sequence[GroupBudgetPeriod] = (),
 ) -> Document:
     """Builds the summary of every run: one row each, totals, every budget alert, runs and
     owners ranked by waste share, each shared cluster's utilization and runs, and the
@@ -67,6 +69,7 @@ def summary_document(
         clusters: every shared cluster, a section each (none without clusters).
         cluster_charts: their rendered utilization charts by `ClusterReport.chart_name`.
         recommendations: the ten largest recommendations across runs.
+        group_budgets: each group budget's periods (the section is left out without any).
     """
     links = {run.overview.header.training_run: run.report_link for run in runs}
     latest = max((as_of(run.overview) for run in runs if as_of(run.overview) is not None), default=None)
@@ -85,6 +88,7 @@ def summary_document(
             ),
             Section("Why each run is over or under", _why_blocks(runs)),
             Section("Budget alerts", _alerts_blocks(runs, alerts)),
+            *((Section("Group budgets", _group_budget_blocks(group_budgets)),) if group_budgets else ()),
             Section("Waste by run and owner", _waste_ranking_blocks(runs, waste_ranking)),
             Section("What to do next: the ten largest savings", top_recommendation_blocks(recommendations, links)),
             *cluster_sections(clusters, cluster_charts or {}, links),
@@ -113,6 +117,48 @@ def _alerts_blocks(runs: Sequence[SummaryRun], alerts: Sequence[BudgetAlert]) ->
         links={run.overview.header.training_run: run.report_link for run in runs},
         statuses={run.overview.header.training_run: total_status(run.overview) for run in runs},
     )
+
+
+GROUP_BUDGETS_NOTE = (
+    "A group budget counts every allocation carrying its scope's value (by tag or from its run): budgets "
+    "that overlap each count the same spend. Period: a billing period (YYYY-MM) of a monthly budget, or a "
+    "window's start date. Forecast: the spend so far pro rata to the period's elapsed days."
+)
+
+
+def _group_budget_blocks(periods: Sequence[GroupBudgetPeriod]) -> tuple[Block, ...]:
+    rows = [
+        (
+            Cell(period.scope_kind),
+            Cell(period.scope),
+            Cell(period.period),
+            text_cell(period.currency),
+            Cell(money(period.estimated_cost)),
+            Cell(money(period.actual_cost)),
+            Cell(money(period.variance)),
+            Cell(percent(period.variance_pct)),
+            status_cell(period.status),
+            Cell(money(period.forecast_at_completion)),
+        )
+        for period in periods
+    ]
+    table = Table(
+        columns=(
+            "Dimension",
+            "Scope",
+            "Period",
+            "Currency",
+            "Budget",
+            "Actual",
+            "Variance",
+            "Variance %",
+            "Status",
+            "Forecast",
+        ),
+        rows=tuple(rows),
+        numeric_columns=frozenset({4, 5, 6, 7, 9}),
+    )
+    return table, Paragraph(GROUP_BUDGETS_NOTE)
 
 
 def _waste_ranking_blocks(runs: Sequence[SummaryRun], ranking: Sequence[WasteRank]) -> tuple[Block, ...]:

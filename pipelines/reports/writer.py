@@ -33,6 +33,7 @@ from pipelines.reports.data import (
     known_runs,
     load_alerts,
     load_details,
+    load_group_budgets,
     load_overviews,
     load_period_shares,
     load_reconciliation,
@@ -450,6 +451,7 @@ def _write_summary(
         clusters,
         charts,
         recommendations=load_top_recommendations(conn),
+        group_budgets=load_group_budgets(conn),
     )
     html_path = out_dir / SUMMARY_HTML
     markdown_path = out_dir / SUMMARY_MARKDOWN

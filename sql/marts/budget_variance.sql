@@ -6,7 +6,7 @@
 -- periods), plus one row cost_category = 'total'. Runs without a baseline are left out.
 -- $elastic_categories: the categories whose spend is elastic where the baseline has no line of
 -- them (pipelines.budgets.schema.cost_behavior).
--- Uses the macros decimal_divide, effective_mfu and run_as_of (sql/schema/macros.sql), created with
+-- Uses the macros budget_status, decimal_divide, effective_mfu and run_as_of (sql/schema/macros.sql), created with
 -- the schema, and the run's progress from run_progress (built before it).
 -- Every amount is DECIMAL(38, 10): sums and differences are exact; products are DECIMAL(38, 20)
 -- (exact below 1e18) and rounded back to 10 decimals; quotients come from decimal_divide because
@@ -245,17 +245,9 @@ final as (
         actual_cost,
         variance,
         decimal_divide(variance, estimated_cost) as variance_pct,
-        -- within +-10 % of the reference: on_track while the run trains, within once it ended
-        case
-            when estimated_cost = 0 then if(actual_cost > 0, 'over', 'on_track')
-            when actual_cost >= over_from then 'over'
-            when forecast_method = 'actual' then
-                if(actual_cost < estimated_cost * cast(0.9 as decimal(2, 1)), 'under', 'within')
-            when actual_cost >= warning_from then 'warning'
-            when actual_cost > reference_cost * cast(1.1 as decimal(2, 1)) then 'warning'
-            when actual_cost < reference_cost * cast(0.9 as decimal(2, 1)) then 'under'
-            else 'on_track'
-        end as status,
+        budget_status(
+            estimated_cost, actual_cost, warning_from, over_from, reference_cost, forecast_method = 'actual'
+        ) as status,
         forecast_at_completion,
         forecast_method,
         estimated_gpu_hours,

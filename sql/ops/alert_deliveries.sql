@@ -2,10 +2,11 @@
 -- pipelines/budgets/delivery.py, never rebuilt.
 
 -- name: alerts
--- Every alert budget_alerts holds now, under its stable key (run, GPU instance or series:kind:threshold,
--- and for daily_spend_anomaly, one alert per day, :day; a restatement that moves another kind's
--- crossing day or amount keeps it), with the run's owner as run_costs names it (none without a
--- run); amount is the cumulative cost of a cost alert, else the value observed in its unit.
+-- Every alert budget_alerts holds now, under its stable key (run, GPU instance, series or group
+-- budget scope_kind=scope@period:kind:threshold, and for daily_spend_anomaly, one alert per day,
+-- :day; a restatement that moves another kind's crossing day or amount keeps it), with the run's
+-- owner as run_costs names it (an owner's group budget: that owner; none otherwise without a run);
+-- amount is the cumulative cost of a cost or group_budget alert, else the value observed in its unit.
 with alerts as (
     select * from budget_alerts
 ),
@@ -20,13 +21,18 @@ final as (
     select
         concat_ws(
             ':',
-            coalesce(alerts.training_run, alerts.resource_id, alerts.series),
+            coalesce(
+                alerts.training_run,
+                alerts.resource_id,
+                alerts.series,
+                format('{}={}@{}', alerts.scope_kind, alerts.scope, alerts.period)
+            ),
             alerts.kind,
             alerts.threshold,
             if(alerts.kind = 'daily_spend_anomaly', strftime(alerts.crossed_on, '%Y-%m-%d'), null)
         ) as alert_key,
         alerts.training_run,
-        owners.owner,
+        if(alerts.scope_kind = 'owner', alerts.scope, owners.owner) as owner,
         alerts.kind,
         alerts.threshold,
         alerts.threshold_fraction,
@@ -36,7 +42,10 @@ final as (
         if(alerts.kind = 'cost', alerts.cumulative_cost, alerts.observed) as amount,
         alerts.currency,
         alerts.unit,
-        alerts.detail
+        alerts.detail,
+        alerts.scope_kind,
+        alerts.scope,
+        alerts.period
     from alerts
     left join owners on owners.training_run = alerts.training_run
 )
@@ -74,10 +83,10 @@ where alert_key = $alert_key and destination = $destination and sequence = $sequ
 insert into alert_deliveries (
     alert_key, destination, sequence, event, training_run, owner, kind, threshold, crossed_on, amount,
     threshold_amount, currency, detail, status, attempts, first_attempted_at, last_attempted_at, delivered_at,
-    last_error
+    last_error, scope_kind, scope, period
 )
 values (
     $alert_key, $destination, $sequence, $event, $training_run, $owner, $kind, $threshold, $crossed_on, $amount,
     $threshold_amount, $currency, $detail, $status, $attempts, $first_attempted_at, $last_attempted_at,
-    $delivered_at, $last_error
+    $delivered_at, $last_error, $scope_kind, $scope, $period
 );

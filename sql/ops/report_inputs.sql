@@ -33,11 +33,19 @@ variance as (
 alerts as (
     select
         coalesce(
-            md5(string_agg(cast(budget_alerts as varchar), '|' order by kind, training_run, resource_id, threshold,
-                crossed_on)),
+            md5(string_agg(cast(budget_alerts as varchar), '|' order by kind, training_run, resource_id, scope_kind,
+                scope, period, threshold, crossed_on)),
             ''
         ) as digest
     from budget_alerts
+),
+
+group_variance as (
+    select
+        coalesce(
+            md5(string_agg(cast(group_budget_variance as varchar), '|' order by budget_file, period, cost_category)), ''
+        ) as digest
+    from group_budget_variance
 ),
 
 loads_recorded as (
@@ -91,10 +99,10 @@ final as (
     select md5(concat_ws(
         '#', allocations.digest, registry.digest, baselines.digest, variance.digest, alerts.digest,
         loads_recorded.digest, waste_items.digest, progress.digest, pricing.digest, causes.digest,
-        provisional.digest, recommended.digest, left_out.digest
+        provisional.digest, recommended.digest, left_out.digest, group_variance.digest
     )) as inputs_digest
     from allocations, registry, baselines, variance, alerts, loads_recorded, waste_items, progress, pricing, causes,
-        provisional, recommended, left_out
+        provisional, recommended, left_out, group_variance
 )
 
 select * from final;

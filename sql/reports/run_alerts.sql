@@ -1,8 +1,8 @@
 -- Budget alerts (budget_alerts) for the reports.
 
 -- name: all
--- Every threshold crossing of every kind, runs', idle GPU instances' and the series' beyond runs,
--- earliest first.
+-- Every threshold crossing of every kind, runs', idle GPU instances', group budgets' and the series'
+-- beyond runs, earliest first.
 select
     kind,
     training_run,
@@ -15,9 +15,14 @@ select
     observed,
     crossed_on,
     cumulative_cost,
-    currency
+    currency,
+    scope_kind,
+    scope,
+    period
 from budget_alerts
-order by crossed_on, kind, coalesce(training_run, resource_id, series), threshold_fraction, threshold;
+order by
+    crossed_on, kind, coalesce(training_run, resource_id, series), scope_kind, scope, period, threshold_fraction,
+    threshold;
 
 -- name: by_run
 -- The alerts of each run in $training_runs (report_run): its own, and those of the idle GPU

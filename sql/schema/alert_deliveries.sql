@@ -18,11 +18,17 @@ create table if not exists alert_deliveries (
     first_attempted_at timestamp not null,
     last_attempted_at timestamp not null,
     delivered_at timestamp,
-    last_error varchar
+    last_error varchar,
+    scope_kind varchar,
+    scope varchar,
+    period varchar
 );
 
 -- warehouses created before this column existed
 alter table alert_deliveries add column if not exists detail varchar;
+alter table alert_deliveries add column if not exists scope_kind varchar;
+alter table alert_deliveries add column if not exists scope varchar;
+alter table alert_deliveries add column if not exists period varchar;
 
 -- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
 -- docs/warehouse.md).
@@ -32,17 +38,21 @@ comment on table alert_deliveries is
     'crossed and once more when a restatement resolves it. A failed row is tried again by the next run. Holds no '
     'secret: URLs and logins stay in the environment. Money is DECIMAL(38,10); timestamps are UTC.';
 comment on column alert_deliveries.alert_key is
-    'The alert''s stable key, run (or GPU instance):kind:threshold (e.g. llm-7b-pt-r1:cost:warning): the same '
-    'alert keeps it when a restatement moves its day or amount.';
+    'The alert''s stable key, run (or GPU instance):kind:threshold (e.g. llm-7b-pt-r1:cost:warning), for a group '
+    'budget scope_kind=scope@period:group_budget:threshold (e.g. owner=ml-platform@2026-10:group_budget:warning): '
+    'the same alert keeps it when a restatement moves its day or amount.';
 comment on column alert_deliveries.destination is 'The destination''s name in alerts.destinations.';
 comment on column alert_deliveries.sequence is
     'The event''s number for this (alert, destination): 1 the first crossing, 2 its resolution, 3 a new crossing, ...';
 comment on column alert_deliveries.event is
     'crossed (the alert holds) or resolved (a restatement took a delivered crossing back).';
-comment on column alert_deliveries.training_run is 'The run the alert is about.';
-comment on column alert_deliveries.owner is 'The run''s owner (run_costs) when the event was first tried.';
+comment on column alert_deliveries.training_run is 'The run the alert is about; NULL for idle_gpus and group_budget.';
+comment on column alert_deliveries.owner is
+    'The run''s owner (run_costs) when the event was first tried; an owner''s group budget: that owner; NULL for the '
+    'other group budgets and idle_gpus.';
 comment on column alert_deliveries.kind is
-    'What was measured, as budget_alerts.kind: cost, gpu_hours, wall_clock, storage, daily_spend_anomaly or idle_gpus.';
+    'What was measured, as budget_alerts.kind: cost, gpu_hours, wall_clock, storage, daily_spend_anomaly, idle_gpus or '
+    'group_budget.';
 comment on column alert_deliveries.threshold is 'warning or over.';
 comment on column alert_deliveries.crossed_on is 'The day budget_alerts gave for the crossing.';
 comment on column alert_deliveries.amount is
@@ -63,3 +73,7 @@ comment on column alert_deliveries.delivered_at is 'When the destination accepte
 comment on column alert_deliveries.last_error is
     'Why the last attempt failed (e.g. HTTP 500, connection refused), with every secret value removed; NULL once '
     'delivered.';
+comment on column alert_deliveries.scope_kind is
+    'group_budget: the dimension of the group budget (budget_alerts.scope_kind); NULL for the other kinds.';
+comment on column alert_deliveries.scope is 'group_budget: the dimension''s value; NULL for the other kinds.';
+comment on column alert_deliveries.period is 'group_budget: the budget''s period; NULL for the other kinds.';

@@ -208,6 +208,23 @@ create or replace macro pricing_type(pricing_category, commitment_discount_type)
         else 'other'
     end;
 
+-- budget_status(estimated_cost, actual_cost, warning_from, over_from, reference_cost, ended): the
+-- one rule of a budget's status (budget_variance, group_budget_variance). over once actual reaches
+-- over_from (the over threshold x the estimate); once the budget's run or period has ended, under
+-- below 90 % of the estimate, else within; while it runs, warning from warning_from or above 110 %
+-- of reference_cost (what should have been spent by now), under below 90 % of it, else on_track.
+-- An estimate of 0 is over with any spend.
+create or replace macro budget_status(estimated_cost, actual_cost, warning_from, over_from, reference_cost, ended) as
+    case
+        when estimated_cost = 0 then if(actual_cost > 0, 'over', 'on_track')
+        when actual_cost >= over_from then 'over'
+        when ended then if(actual_cost < estimated_cost * cast(0.9 as decimal(2, 1)), 'under', 'within')
+        when actual_cost >= warning_from then 'warning'
+        when actual_cost > reference_cost * cast(1.1 as decimal(2, 1)) then 'warning'
+        when actual_cost < reference_cost * cast(0.9 as decimal(2, 1)) then 'under'
+        else 'on_track'
+    end;
+
 -- The table macros below read warehouse tables, which DuckDB resolves when a macro is created:
 -- create_schema creates them after the tables.
 
@@ -409,29 +426,37 @@ final as (
 
 select * from final;
 
--- run_day_parts(): every run's effective spend per UTC charge day and cost category, each
--- allocation spread over its charge period. An allocation inside one UTC day falls on that day
+-- allocation_day_parts(): every allocation's effective spend per UTC charge day, each allocation
+-- spread over its charge period, with the allocation's dimensions (training_run, experiment,
+-- dataset_version, owner, custom_dimensions, cluster), source, currency, billing period (its first
+-- day), cost category and allocation method. An allocation inside one UTC day falls on that day
 -- (ChargePeriodStart, else BillingPeriodStart); a longer one (a month's RI or Savings Plan fee,
 -- tax, support, a credit) is spread by the seconds of each day it covers: every day but the last
 -- gets round(cost x its seconds / the period's seconds, 10) (decimal_divide), the last day the
 -- remainder, so the day parts of an allocation sum exactly to it. The one rule of every daily
--- series, cumulative curve and threshold crossing. first_usage_day: the run's first charge day
--- of its own spend (allocated by tag, resource tags or the registry, not by a shared rule).
-create or replace macro run_day_parts() as table
+-- series, cumulative curve and threshold crossing (run_day_parts, group_budget_days).
+create or replace macro allocation_day_parts() as table
 with allocations as (
     select
+        x_SourceName as source_name,
+        BillingCurrency as currency,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
         training_run,
+        experiment,
+        dataset_version,
+        owner,
+        custom_dimensions,
+        cluster,
         x_CostCategory as cost_category,
         allocation_method,
         coalesce(ChargePeriodStart, BillingPeriodStart) as charge_start,
         ChargePeriodEnd as charge_end,
         effective_cost
     from cost_allocations
-    where training_run is not null
 ),
 
 one_day as (
-    select training_run, cost_category, allocation_method, cast(charge_start as date) as charge_day, effective_cost
+    select * exclude (charge_start, charge_end), cast(charge_start as date) as charge_day
     from allocations
     where charge_end is null or charge_end <= date_trunc('day', charge_start) + interval 1 day
 ),
@@ -468,19 +493,30 @@ day_shares as (
 
 spread as (
     select
-        training_run,
-        cost_category,
-        allocation_method,
+        * exclude (
+            part_of, charge_start, charge_end, period_seconds, day_start, effective_cost, rounded_part, is_last_day
+        ),
         cast(day_start as date) as charge_day,
         if(is_last_day, effective_cost - (sum(rounded_part) over (partition by part_of) - rounded_part), rounded_part)
             as effective_cost
     from day_shares
 ),
 
-parts as (
+final as (
     select * from one_day
-    union all
+    union all by name
     select * from spread
+)
+
+select * from final;
+
+-- run_day_parts(): every run's effective spend per UTC charge day and cost category
+-- (allocation_day_parts). first_usage_day: the run's first charge day of its own spend (allocated
+-- by tag, resource tags or the registry, not by a shared rule).
+create or replace macro run_day_parts() as table
+with parts as (
+    select * from allocation_day_parts()
+    where training_run is not null
 ),
 
 final as (
@@ -532,6 +568,90 @@ final as (
     select * from listed
     union all
     select * from tagged
+)
+
+select * from final;
+
+-- group_budget_days(): the spend of every group budget's scope per period, UTC charge day, cost
+-- category, source and currency (allocation_day_parts): every allocation whose dimension named by
+-- scope_kind (experiment, owner, dataset_version, cluster, else that key of custom_dimensions)
+-- equals the scope. A monthly budget's periods are billing periods (its allocations' billing
+-- period, from from_period on), period 'YYYY-MM'; a window budget's one period is the charge days
+-- in [start, end), period its start date as text. period_start, period_end: the period's days,
+-- [start, end). as_of: the period's "now", the earliest as_of of the sources carrying its spend
+-- (source_as_of), as a run's (run_as_of).
+create or replace macro group_budget_days() as table
+with budgets as (
+    select
+        budget_file,
+        any_value(scope_kind) as scope_kind,
+        any_value(scope) as scope,
+        any_value(period_kind) as period_kind,
+        any_value("window") as budget_window,
+        any_value(from_period) as from_period
+    from group_budgets
+    group by budget_file
+),
+
+parts as (
+    select * from allocation_day_parts()
+),
+
+scope_parts as (
+    select
+        budgets.budget_file,
+        budgets.scope_kind,
+        budgets.scope,
+        budgets.period_kind,
+        budgets.budget_window,
+        parts.billing_period,
+        parts.source_name,
+        parts.currency,
+        parts.cost_category,
+        parts.charge_day,
+        parts.effective_cost
+    from budgets
+    inner join parts
+        on budgets.scope = case budgets.scope_kind
+            when 'experiment' then parts.experiment
+            when 'owner' then parts.owner
+            when 'dataset_version' then parts.dataset_version
+            when 'cluster' then parts.cluster
+            else parts.custom_dimensions[budgets.scope_kind]
+        end
+    where (
+        budgets.period_kind = 'monthly'
+        and parts.billing_period >= coalesce(budgets.from_period, parts.billing_period)
+    )
+    or (
+            budgets.period_kind = 'window'
+            and parts.charge_day >= budgets.budget_window['start']
+            and parts.charge_day < budgets.budget_window['end']
+        )
+),
+
+sources_as_of as (
+    select * from source_as_of()
+),
+
+final as (
+    select
+        budget_file,
+        scope_kind,
+        scope,
+        if(period_kind = 'monthly', strftime(billing_period, '%Y-%m'), strftime(budget_window['start'], '%Y-%m-%d'))
+            as period,
+        if(period_kind = 'monthly', billing_period, budget_window['start']) as period_start,
+        if(period_kind = 'monthly', cast(billing_period + interval 1 month as date), budget_window['end'])
+            as period_end,
+        scope_parts.source_name,
+        currency,
+        cost_category,
+        charge_day,
+        effective_cost,
+        min(sources_as_of.as_of) over (partition by budget_file, period) as as_of
+    from scope_parts
+    left join sources_as_of on scope_parts.source_name = sources_as_of.source_name
 )
 
 select * from final;

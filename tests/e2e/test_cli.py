@@ -207,6 +207,33 @@ def test_check_names_a_budget_in_another_currency_than_its_run_is_billed_in(demo
     )
 
 
+def test_check_lists_the_known_values_of_a_group_budget_scope_that_matches_nothing(demo: Path, tmp_path: Path) -> None:
+    budgets = tmp_path / "budgets"
+    budgets.mkdir()
+    group = "currency: USD\nperiod: monthly\namount: 3000\nthresholds: {warning: 0.8, over: 1.0}\n"
+    typo = budgets / "platform.yaml"
+    typo.write_text("scope: {owner: ml-platfrom}\n" + group)
+    team = budgets / "team.yaml"
+    team.write_text("scope: {team: llm}\n" + group)
+    (budgets / "sweep.yaml").write_text("scope: {experiment: lr-sweep-1b}\n" + group)  # known: no problem
+    config = tmp_path / "runledger.yaml"
+    runs = demo.parent / ".runledger" / "demo" / "runs.yaml"
+    config.write_text(
+        f"warehouse: {lake_of(demo.parent).sqlite_file.parent}\nbudgets: {budgets}\nattribution: {{runs: {runs}}}\n"
+    )
+    assert invoke("check", "--config", str(config)) == (
+        2,
+        (
+            f"error: {team}: scope.team: not a dimension RunLedger attributes; use one of experiment, owner, "
+            "dataset_version, cluster (a custom dimension is added under attribution.dimensions in runledger.yaml)\n"
+            f"error: {typo}: scope.owner: no owner 'ml-platfrom' in the spend of the lake "
+            f"{lake_of(demo.parent).sqlite_file.parent} or the run registry, so the budget counts no spend; known "
+            "values (closest first): ml-platform, carol, bob, erin, dana, alice\n"
+            "check: 2 problems found, nothing was run\n"
+        ),
+    )
+
+
 def test_estimate_from_run_scales_the_demo_pilot_to_a_13b_run(demo: Path, tmp_path: Path) -> None:
     out = tmp_path / "llm-13b.yaml"
     code, output = invoke(

@@ -355,6 +355,8 @@ def test_budget_alerts_mark_the_first_day_over_each_threshold(demo: tuple[Path, 
     expected = {}
     for path in sorted((root / ".runledger" / "demo" / "budgets").glob("*.yaml")):
         budget = yaml.safe_load(path.read_text())
+        if "scope" in budget:  # a group budget: test_group_budgets_of_the_sweep_and_the_platform_team...
+            continue
         run = budget["training_run"]
         (estimate,) = query(
             warehouse, f"select sum(estimated_cost) from budget_baselines where training_run = '{run}'"
@@ -812,7 +814,7 @@ def test_the_thresholds_besides_cost_fire_where_the_demo_runs_cross_them(demo: t
     _, warehouse = demo
     crossings = query(
         warehouse,
-        "select kind, coalesce(training_run, resource_id), threshold, crossed_on, round(observed, 2) "
+        "select kind, coalesce(training_run, resource_id, scope), threshold, crossed_on, round(observed, 2) "
         "from budget_alerts where kind <> 'cost' order by all",
     )
 
@@ -823,6 +825,10 @@ def test_the_thresholds_besides_cost_fire_where_the_demo_runs_cross_them(demo: t
         # at 1.1); llm-3b-pt-gcp's 5,760 of 5,850 raise nothing
         ("gpu_hours", "llm-7b-pt-r1", "over", date(2026, 10, 10), Decimal("23808.00")),
         ("gpu_hours", "llm-7b-pt-r1", "warning", date(2026, 10, 9), Decimal("21504.00")),
+        # Dana's sweep: budgeted at 6,000 for its twelve trials, it spent 6,140.40 by the end of its
+        # second day, the unbudgeted two-node follow-up run included (7,021.04 in all)
+        ("group_budget", "lr-sweep-1b", "over", date(2026, 11, 18), Decimal("6140.40")),
+        ("group_budget", "lr-sweep-1b", "warning", date(2026, 11, 18), Decimal("6140.40")),
         # the p5-cluster's node p5-004, held by no job for 7 hours on its first day (an hour some job
         # held is the cluster's utilization, not idle)
         ("idle_gpus", "i-0c5e7f9a1b3d20004", "warning", date(2026, 11, 17), Decimal("7.00")),
@@ -848,16 +854,71 @@ def test_the_thresholds_besides_cost_fire_where_the_demo_runs_cross_them(demo: t
     assert query(warehouse, "select count(*) from provisional_spend") == [(0,)]
 
 
+def test_group_budgets_of_the_sweep_and_the_platform_team_against_their_allocations(demo: tuple[Path, Path]) -> None:
+    """The demo's group budgets: Dana's sweep (experiment lr-sweep-1b, 6,000 of compute over its
+    three days on the cluster) and ml-platform's 3,000 a month, each actual summed here from the
+    allocations carrying the scope's value."""
+    root, warehouse = demo
+    (sweep,) = query(
+        warehouse,
+        "select sum(effective_cost) from cost_allocations where experiment = 'lr-sweep-1b' "
+        "and ChargePeriodStart >= '2026-11-17' and ChargePeriodStart < '2026-11-20'",
+    )
+    platform = dict(
+        query(
+            warehouse,
+            "select strftime(BillingPeriodStart, '%Y-%m'), sum(effective_cost) from cost_allocations "
+            "where owner = 'ml-platform' group by 1",
+        )
+    )
+    (as_of,) = query(warehouse, "select as_of from group_budget_variance where period = '2026-11'")[0]
+    assert (sweep[0], platform, as_of) == (
+        Decimal("7021.04"),
+        {"2026-10": Decimal("2282.305738"), "2026-11": Decimal("1002.951062")},
+        datetime(2026, 11, 29),  # the newest GCP usage hour, the team's spend being GCP's
+    )
+    elapsed = Decimal(28) / Decimal(30)
+    november_forecast = (platform["2026-11"] / elapsed.quantize(Decimal("1e-10"), ROUND_HALF_UP)).quantize(
+        Decimal("1e-10"), ROUND_HALF_UP
+    )
+    rows = query(
+        warehouse,
+        "select scope_kind, scope, period, cost_category, estimated_cost, actual_cost, variance, variance_pct, status, "
+        "forecast_at_completion from group_budget_variance order by all",
+    )
+    assert rows == [
+        # the sweep is over: the twelve trials' 732.5 GPU-hours fit its plan, the follow-up run on two
+        # whole nodes (288 GPU-hours) did not
+        ("experiment", "lr-sweep-1b", "2026-11-17", "compute", 6000, sweep[0], sweep[0] - 6000,
+         Decimal("0.1701733333"), "over", sweep[0]),
+        ("experiment", "lr-sweep-1b", "2026-11-17", "total", 6000, sweep[0], sweep[0] - 6000,
+         Decimal("0.1701733333"), "over", sweep[0]),
+        ("owner", "ml-platform", "2026-10", "total", 3000, platform["2026-10"], platform["2026-10"] - 3000,
+         Decimal("-0.2392314207"), "under", platform["2026-10"]),
+        # 28 of November's 30 days behind the data's as_of: forecast pro rata
+        ("owner", "ml-platform", "2026-11", "total", 3000, platform["2026-11"], platform["2026-11"] - 3000,
+         Decimal("-0.6656829793"), "under", november_forecast),
+    ]  # fmt: skip
+    summary = (root / ".runledger" / "reports" / "summary.md").read_text()
+    section = summary.split("## Group budgets\n", 1)[1].split("\n## ", 1)[0]
+    assert (
+        "| experiment | lr-sweep-1b | 2026-11-17 | USD | 6,000.00 | 7,021.04 | 1,021.04 | 17.0 % | **Over** "
+        "| 7,021.04 |"
+    ) in section
+    assert "| owner | ml-platform | 2026-11 | USD | 3,000.00 | 1,002.95 | -1,997.05 | -66.6 % | **Under** |" in section
+
+
 def test_the_summary_lists_every_budget_alert_and_a_run_report_its_own(demo: tuple[Path, Path]) -> None:
     """Before, the summary listed the 3 cost crossings of the 19 `runledger run` counted, and no
-    report named the idle GPU instances."""
+    report named the idle GPU instances (now 15: the budgets warn at their estimate, and the
+    sweep's group budget crossed both levels)."""
     root, warehouse = demo
     reports = root / ".runledger" / "reports"
     ((count,),) = query(warehouse, "select count(*) from budget_alerts")
     summary = (reports / "summary.md").read_text()
     section = summary.split("## Budget alerts\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")][2:]  # after the header
-    assert count == len(rows) == 13
+    assert count == len(rows) == 15
     assert (
         "| idle GPU instance | i-0e7d5c4b3a2910042 | warning | 2026-10-12 | 7.0 hours | 6.0 hours | 39.70 USD | — |"
         in rows
@@ -874,7 +935,12 @@ def test_the_summary_lists_every_budget_alert_and_a_run_report_its_own(demo: tup
         "| idle GPU instance",
         "| low GPU utilization",
         "| steps waiting for data",
+        "| group budget",
     }
+    assert (
+        "| group budget | experiment lr-sweep-1b (2026-11-17) | over | 2026-11-18 | 6,140.40 USD "
+        "| 6,000.00 USD (100.0 % of the period's budget) | 6,140.40 USD | — |"
+    ) in rows
     assert (
         "| low GPU utilization | [llm-7b-pt-r1](llm-7b-pt-r1/report.md) | warning | 2026-10-06 | 47.5 % | 50.0 % |"
     ) in "\n".join(rows)

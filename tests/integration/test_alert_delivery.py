@@ -9,7 +9,8 @@ import logging
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import dagster as dg
@@ -115,6 +116,9 @@ def night(shared_demo: SharedDemo, tmp_path_factory: pytest.TempPathFactory) -> 
         config = copy_demo_inputs(shared_demo, root)
         config.write_text(config.read_text() + alerts_config(http, smtp))
         warn_3b_early(config)
+        # the demo's group budgets held back as the kinds besides cost are; a test below adds its own
+        for budget in group_budget_files(config):
+            budget.unlink()
         env.setenv("RUNLEDGER_SLACK_WEBHOOK_URL", http.url + SECRETS["RUNLEDGER_SLACK_WEBHOOK_URL"])
         env.setenv("RUNLEDGER_ALERT_WEBHOOK_URL", http.url + SECRETS["RUNLEDGER_ALERT_WEBHOOK_URL"])
         # nothing listens there: every attempt is refused
@@ -144,6 +148,12 @@ def night(shared_demo: SharedDemo, tmp_path_factory: pytest.TempPathFactory) -> 
             log_text="\n".join(records),
             second_ledger=query(config, LEDGER),
         )
+
+
+def group_budget_files(config: Path) -> list[Path]:
+    """The budget files of the project with `scope:`."""
+    folder = config.parent / ".runledger" / "demo" / "budgets"
+    return [path for path in sorted(folder.glob("*.yaml")) if "scope" in yaml.safe_load(path.read_text())]
 
 
 def expected_alerts(config: Path) -> list[dict[str, object]]:
@@ -425,3 +435,74 @@ def test_the_alerts_besides_cost_are_delivered_with_their_sentence(night: Night,
         # an alert without a run (the idle instance) has no owner to name
         who = body["training_run"] and f"{body['training_run']} (owner {owner or 'unknown'})"
         assert body["text"] == f"RunLedger: {who or body['alert_key'].rsplit(':', 2)[0]}: {detail}"
+
+
+def test_an_owners_monthly_group_budget_crossing_is_delivered_once(night: Night, copy: Path) -> None:
+    """alice's team budgets 100,000 a month; her 7B run spends 117,098.89 in October. The owner's
+    alerts reach every destination, her email included (owners: [alice]); an experiment's reach only
+    the destinations without an owners filter. A second delivery sends nothing new."""
+    budgets = copy.parent / ".runledger" / "demo" / "budgets"
+    group = "currency: USD\nperiod: monthly\namount: 100000\nthresholds: {warning: 0.8, over: 1.0}\n"
+    (budgets / "team-alice.yaml").write_text("scope: {owner: alice}\n" + group)
+    (budgets / "scaling-7b.yaml").write_text("scope: {experiment: scaling-7b}\n" + group)
+    http_before, mail_before = len(night.http.requests), len(night.smtp.messages)
+
+    result, _ = deliver(copy, "budget_baselines", "budget_alerts", "alert_deliveries")
+
+    assert result.success
+    alerts = query(
+        copy,
+        "select scope_kind, scope, period, threshold, crossed_on, cumulative_cost, detail from budget_alerts "
+        "where kind = 'group_budget' order by all",
+    )
+    ((october,),) = query(
+        copy,
+        "select sum(effective_cost) from cost_allocations where owner = 'alice' and BillingPeriodStart = '2026-10-01'",
+    )
+    assert october == Decimal("117098.8852353505")
+    assert [row[:5] for row in alerts] == [
+        (kind, value, "2026-10", threshold, day)
+        for kind, value in (("experiment", "scaling-7b"), ("owner", "alice"))
+        for threshold, day in (("over", date(2026, 10, 9)), ("warning", date(2026, 10, 8)))
+    ]
+    hooks = [body for path, body in night.http.requests[http_before:] if path == SECRETS["RUNLEDGER_ALERT_WEBHOOK_URL"]]
+    over = next(body for body in hooks if body["alert_key"] == "owner=alice@2026-10:group_budget:over")
+    ((amount, detail),) = [(row[5], row[6]) for row in alerts if row[1] == "alice" and row[3] == "over"]
+    assert over | {"text": None} == {
+        "event": "crossed",
+        "alert_key": "owner=alice@2026-10:group_budget:over",
+        "training_run": None,
+        "owner": "alice",
+        "kind": "group_budget",
+        "threshold": "over",
+        "threshold_amount": "100000.0000000000",
+        "crossed_on": "2026-10-09",
+        "amount": plain(amount),
+        "currency": "USD",
+        "scope_kind": "owner",
+        "scope": "alice",
+        "period": "2026-10",
+        "text": None,
+    }
+    assert over["text"] == f"RunLedger: owner alice (2026-10): {detail}"
+    assert (
+        detail.startswith("owner alice (2026-10) group_budget: ") and "reached the over level 100000.00 USD" in detail
+    )
+    assert sorted(body["alert_key"] for body in hooks) == [
+        "experiment=scaling-7b@2026-10:group_budget:over",
+        "experiment=scaling-7b@2026-10:group_budget:warning",
+        "owner=alice@2026-10:group_budget:over",
+        "owner=alice@2026-10:group_budget:warning",
+    ]
+    slack = [body["text"] for path, body in night.http.requests[http_before:] if path.startswith("/slack/")]
+    assert sorted(slack) == sorted(body["text"] for body in hooks)
+    # a subject longer than a header line is folded before its first word, which parsing keeps as a blank
+    assert sorted(mail["Subject"].strip() for mail in night.smtp.messages[mail_before:]) == [
+        "[RunLedger] owner alice (2026-10): group_budget over threshold crossed",
+        "[RunLedger] owner alice (2026-10): group_budget warning threshold crossed",
+    ]
+
+    http_now, mail_now = len(night.http.requests), len(night.smtp.messages)
+    result, _ = deliver(copy, "budget_alerts", "alert_deliveries")
+    assert result.success
+    assert (len(night.http.requests), len(night.smtp.messages)) == (http_now, mail_now)  # delivered once

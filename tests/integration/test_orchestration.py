@@ -37,6 +37,7 @@ CUR_EXPORT = Path(".runledger/demo/aws/cur2-demo")
 # computed from numbers reconciliation found unbalanced (its blocking check stops them).
 GATES = {
     "budget_variance": {"reconciliation"},
+    "group_budget_variance": {"reconciliation"},
     "budget_alerts": {"reconciliation"},
     "waste": {"reconciliation"},
     "run_progress": {"reconciliation"},

@@ -25,6 +25,7 @@ TABLE_STEPS = (
     "run_costs",
     "unattributed_costs",
     "budget_variance",
+    "group_budget_variance",
     "budget_alerts",
     "run_progress",
     "provisional_spend",
@@ -36,11 +37,12 @@ TABLE_STEPS = (
     "run_costs_fully_loaded",
     "recommendations",
 )
-ROW_STEPS = ("run_registry", "budget_baselines", "run_events", "cluster_usage", "gpu_utilization")
+ROW_STEPS = ("run_registry", "budget_baselines", "group_budgets", "run_events", "cluster_usage", "gpu_utilization")
 KEPT_TABLES = {
     "run_costs": "training_run, cost_category, billing_period, currency",
     "unattributed_costs": "all",
     "budget_variance": "training_run, cost_category",
+    "group_budget_variance": "all",
     "budget_alerts": "all",
     "run_progress": "training_run",
     "run_pricing": "all",
@@ -57,6 +59,7 @@ KEPT_TABLES = {
     "recommendations": "all",
     "recommendations_left_out": "all",
     "budget_baselines": "training_run, cost_category",
+    "group_budgets": "all",
     "run_events": "all",
     "run_registry": "training_run",
 }
@@ -93,7 +96,10 @@ def contents(config: Path) -> dict[str, list[tuple]]:
 def test_a_night_with_nothing_new_keeps_every_table_and_skips_each_step(project: Path) -> None:
     before_records, before = recorded(project), contents(project)
     assert set(before_records) >= {*TABLE_STEPS, *ROW_STEPS, "waste"}
-    assert all(before[table] for table in ("budget_variance", "budget_alerts", "run_progress", "run_events"))
+    assert all(
+        before[table]
+        for table in ("budget_variance", "group_budget_variance", "budget_alerts", "run_progress", "run_events")
+    )
 
     run_nightly(project, echo=lambda line: None)
 

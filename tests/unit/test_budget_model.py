@@ -14,7 +14,13 @@ import yaml
 
 from pipelines.plans.estimate import baseline_rows, estimate
 from pipelines.plans.estimate_text import format_estimate
-from pipelines.plans.files import BudgetError, load_budget, load_budgets_with_files
+from pipelines.plans.files import (
+    BudgetError,
+    load_budget,
+    load_budgets_with_files,
+    read_budget_folder,
+    require_scope_dimensions,
+)
 
 WORKED_EXAMPLE = textwrap.dedent(
     """\
@@ -586,3 +592,108 @@ def test_problems_of_all_files_are_reported_together(tmp_path: Path) -> None:
 def test_missing_budget_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(BudgetError, match="budget folder does not exist"):
         load_budgets_with_files(tmp_path / "budgets")
+
+
+TEAM_BUDGET = textwrap.dedent(
+    """\
+    scope: {owner: team-llm}
+    currency: USD
+    period: monthly
+    from: 2026-10
+    amount: {compute: 80000, storage: 20000}
+    thresholds: {warning: 0.8, over: 1.0}
+    """
+)
+
+
+def test_a_scope_file_is_a_group_budget_beside_the_run_budgets(tmp_path: Path) -> None:
+    write(tmp_path, "llm-7b.yaml", WORKED_EXAMPLE)
+    write(tmp_path, "team.yaml", TEAM_BUDGET)
+    write(
+        tmp_path,
+        "sweep.yaml",
+        "scope: {experiment: lr-sweep}\ncurrency: USD\nwindow: {start: 2026-11-17, end: 2026-11-20}\n"
+        "amount: 6000\nthresholds: {warning: 0.8, over: 1.0}\n",
+    )
+
+    folder = read_budget_folder(tmp_path)
+
+    assert [budget.training_run for budget, _ in folder.runs] == ["llm-7b-pt-r1"]
+    assert [(group.scope_kind, group.scope_value, group.period_name, group.amounts) for group, _ in folder.groups] == [
+        ("experiment", "lr-sweep", "2026-11-17", {"total": Decimal(6000)}),
+        ("owner", "team-llm", "monthly", {"compute": Decimal(80000), "storage": Decimal(20000)}),
+    ]
+    assert load_budgets_with_files(tmp_path) == folder.runs  # the run budgets' readers see them alone
+
+
+INVALID_GROUP_BUDGETS = [
+    ("both kinds", "training_run: llm-7b\n", "scope: cannot be given together with `training_run`"),
+    ("two dimensions", "scope: {owner: a, experiment: b}\n", "scope: must name exactly one dimension"),
+    ("a run as scope", "scope: {training_run: llm-7b}\n", "scope.training_run: a run's budget is written with"),
+    ("blank value", "scope: {owner: ' '}\n", "scope.owner: must be the dimension's value without surrounding"),
+    ("unknown category", "amount: {gpus: 5}\n", "amount.gpus: unknown cost category; use one of compute,"),
+    ("negative category", "amount: {compute: -5}\n", "amount.compute: must be 0 or more, got -5"),
+    ("zero total", "amount: 0\n", "amount: must be greater than 0, got 0"),
+    ("not a month", "from: 2026-13\n", "from: must be a billing period as YYYY-MM (e.g. 2026-10), got '2026-13'"),
+    ("no period", "period: null\n", "period: give either `period: monthly` or a `window:`"),
+    ("weekly", "period: weekly\n", "period: input should be 'monthly', got 'weekly'"),
+    ("over below warning", "thresholds: {warning: 0.9, over: 0.8}\n", "thresholds.over: must be at least"),
+    ("unknown key", "owner_email: a@b\n",
+     "owner_email: unknown key; remove it or fix its spelling (expected one of: scope, currency, period, window,"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [case[1:] for case in INVALID_GROUP_BUDGETS],
+    ids=[case[0] for case in INVALID_GROUP_BUDGETS],
+)
+def test_invalid_group_budget_names_file_and_key(tmp_path: Path, change: str, expected: str) -> None:
+    document = yaml.safe_load(TEAM_BUDGET) | yaml.safe_load(change)
+    path = write(tmp_path, "team.yaml", yaml.safe_dump(document))
+
+    with pytest.raises(BudgetError) as raised:
+        read_budget_folder(tmp_path)
+
+    assert str(raised.value).startswith(f"{path}: {expected}")
+
+
+def test_neither_a_run_nor_a_scope_names_both_keys(tmp_path: Path) -> None:
+    document = yaml.safe_load(WORKED_EXAMPLE)
+    del document["training_run"]
+    path = write(tmp_path, "what.yaml", yaml.safe_dump(document))
+
+    with pytest.raises(BudgetError) as raised:
+        read_budget_folder(tmp_path)
+
+    assert str(raised.value) == (
+        f"{path}: training_run: required key is missing; add it (or `scope:` for a group's budget: an experiment, "
+        "owner, ...)"
+    )
+
+
+def test_two_group_budgets_of_one_scope_and_period_are_an_error_and_overlaps_are_not(tmp_path: Path) -> None:
+    first = write(tmp_path, "a.yaml", TEAM_BUDGET)
+    write(tmp_path, "b.yaml", TEAM_BUDGET.replace("owner: team-llm", "experiment: lr-sweep"))  # overlaps: allowed
+    third = write(tmp_path, "c.yaml", TEAM_BUDGET.replace("amount: {compute: 80000, storage: 20000}", "amount: 5"))
+
+    with pytest.raises(BudgetError) as raised:
+        read_budget_folder(tmp_path)
+
+    assert str(raised.value) == (
+        f"{third}: scope: 'owner: team-llm (monthly)' is already budgeted in {first}; keep one budget file per scope "
+        "and period"
+    )
+
+
+def test_a_scope_of_a_dimension_runledger_does_not_attribute_names_the_allowed_ones(tmp_path: Path) -> None:
+    path = write(tmp_path, "team.yaml", TEAM_BUDGET.replace("owner: team-llm", "team: llm"))
+
+    with pytest.raises(BudgetError) as raised:
+        require_scope_dimensions(read_budget_folder(tmp_path).groups, ["environment"])
+
+    assert str(raised.value) == (
+        f"{path}: scope.team: not a dimension RunLedger attributes; use one of experiment, owner, dataset_version, "
+        "cluster, environment (a custom dimension is added under attribution.dimensions in runledger.yaml)"
+    )
+    require_scope_dimensions(read_budget_folder(tmp_path).groups, ["team"])  # a custom dimension: accepted

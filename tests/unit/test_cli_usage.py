@@ -355,3 +355,26 @@ def test_a_usage_or_config_error_is_said_before_anything_heavy_is_loaded(
     )
     assert message in result.stderr
     assert result.stdout.splitlines()[-1] == "exit 2 []"
+
+
+def test_check_names_the_file_and_key_of_a_bad_group_budget(tmp_path: Path) -> None:
+    config = tmp_path / "runledger.yaml"
+    config.write_text("budgets: budgets\n")
+    (tmp_path / "budgets").mkdir()
+    sweep = tmp_path / "budgets" / "sweep.yaml"
+    sweep.write_text(
+        "scope: {experiment: lr-sweep}\ncurrency: USD\nperiod: monthly\nwindow: {start: 2026-11-17, end: 2026-11-20}\n"
+        "amount: {compute: 6000, gpus: 10}\nthresholds: {warning: 0.8, over: 1.0}\n"
+    )
+    both = tmp_path / "budgets" / "both.yaml"
+    both.write_text("training_run: llm-7b\nscope: {owner: alice}\n")
+    assert invoke("check", "--config", str(config)) == (
+        2,
+        (
+            f"error: {both}: scope: cannot be given together with `training_run`: a budget file budgets one run "
+            "(`training_run:`) or one group of runs and resources (`scope:`); split it into two files\n"
+            f"{sweep}: amount.gpus: unknown cost category; use one of compute, storage, network, data, monitoring, "
+            "support, tax, other, labor, data_labeling, tooling, on_prem, migration, opportunity\n"
+            "check: 1 problem found, nothing was run\n"
+        ),
+    )

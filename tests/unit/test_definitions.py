@@ -31,6 +31,7 @@ LAYER_ASSETS = {
     "unattributed_costs",
     "reconciliation",
     "budget_variance",
+    "group_budget_variance",
     "budget_alerts",
     "alert_deliveries",
     "post_mortem_reports",
@@ -109,6 +110,7 @@ UPSTREAM = {
         "run_events",
         "run_utilization",
     },
+    "group_budget_variance": {"budget_baselines", "cost_allocations", "reconciliation", "focus_line_items"},
     "alert_deliveries": {"budget_alerts", "run_costs"},
     "waste": {
         "focus_line_items",
@@ -141,6 +143,7 @@ UPSTREAM = {
         "budget_baselines",
         "budget_variance",
         "budget_alerts",
+        "group_budget_variance",
         "waste",
         "run_progress",
         "variance_causes",
@@ -293,6 +296,7 @@ def test_checks_blocking_and_warning(demo_defs: dg.Definitions) -> None:
         ("budget_alerts", "idle_gpus_threshold"),
         ("budget_alerts", "low_gpu_utilization_threshold"),
         ("budget_alerts", "data_loading_share_threshold"),
+        ("budget_alerts", "group_budget_threshold"),
         ("run_utilization", "unattributed_gpu_hours"),
     }
     assert {name for (_, name), spec in checks.items() if spec.blocking} == {"conservation", "zero_differences"}

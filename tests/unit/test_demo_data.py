@@ -293,7 +293,11 @@ def test_registry_and_budgets_name_the_three_runs(demo_root: Path) -> None:
     registry = _registry(demo_root)
     assert set(registry) == RUNS
     assert all(isinstance(run["start"], datetime) and run["start"] < run["end"] for run in registry.values())
-    budgets = sorted((demo_root / ".runledger/demo/budgets").glob("*.yaml"))
+    files = sorted((demo_root / ".runledger/demo/budgets").glob("*.yaml"))
+    groups = {path.stem: _read_yaml(path)["scope"] for path in files if "scope" in _read_yaml(path)}
+    # beside them, the sweep's and the platform team's group budgets (pipelines/demo/story/group_budgets.py)
+    assert groups == {"lr-sweep-1b": {"experiment": "lr-sweep-1b"}, "team-ml-platform": {"owner": "ml-platform"}}
+    budgets = [path for path in files if path.stem not in groups]
     assert {path.stem for path in budgets} == RUNS
     for path in budgets:
         budget = _read_yaml(path)

@@ -24,6 +24,8 @@ PUBLIC = {
     "reconciliation",
     "budget_baselines",
     "budget_variance",
+    "group_budgets",
+    "group_budget_variance",
     "budget_alerts",
     "alert_deliveries",
     "run_events",

@@ -110,14 +110,8 @@ select * from final;
 -- takes it (the last end event, else, without events, the registry window's end).
 -- $checkpoint_resources: lower-case globs on the ResourceId of storage lines (config `waste:`).
 create or replace temp table recommendation_checkpoint_storage as
-with registry as (
-    select training_run, window_end from run_registry
-),
-
-events as (
-    select training_run, max(event_time) filter (where event = 'end') as end_time
-    from run_state_events()
-    group by training_run
+with run_ends as (
+    select * from run_end_times()
 ),
 
 storage_lines as (
@@ -129,14 +123,6 @@ storage_lines as (
 allocations as (
     select * from cost_allocations
     where training_run is not null and x_CostCategory = 'storage'
-),
-
-run_ends as (
-    select
-        coalesce(events.training_run, registry.training_run) as training_run,
-        case when events.training_run is not null then events.end_time else registry.window_end end as end_time
-    from events
-    full outer join registry on events.training_run = registry.training_run
 ),
 
 checkpoint_parts as (

@@ -36,10 +36,6 @@ baselines as (
     select * from budget_baselines
 ),
 
-registry as (
-    select * from run_registry
-),
-
 events as (
     select * from run_state_events()
 ),
@@ -63,19 +59,7 @@ runs as (
 ),
 
 run_ends as (
-    -- a run with events ends at its last end event (none yet: it is still running);
-    -- a run without events at its registry window's end
-    select
-        runs.training_run,
-        case when event_ends.training_run is not null then event_ends.end_time else registry.window_end end as end_time,
-        case when event_ends.training_run is not null then 'end event' else 'registry window end' end as end_source
-    from runs
-    left join (
-        select training_run, max(event_time) filter (where event = 'end') as end_time
-        from events
-        group by training_run
-    ) as event_ends on runs.training_run = event_ends.training_run
-    left join registry on runs.training_run = registry.training_run
+    select * from run_end_times()
 ),
 
 parts as (

@@ -378,6 +378,31 @@ create or replace macro run_state_events() as table
 select * from run_events
 where event <> 'metrics';
 
+-- run_end_times(): when each run ended, as the waste analysis and the recommendations take it: its
+-- last `end` event (NULL while a run with events has none yet: it is still running), else, for a
+-- run without events, its registry window's end; end_source says which.
+create or replace macro run_end_times() as table
+with event_ends as (
+    select training_run, max(event_time) filter (where event = 'end') as end_time
+    from run_state_events()
+    group by training_run
+),
+
+registry as (
+    select training_run, window_end from run_registry
+),
+
+final as (
+    select
+        coalesce(event_ends.training_run, registry.training_run) as training_run,
+        if(event_ends.training_run is not null, event_ends.end_time, registry.window_end) as end_time,
+        if(event_ends.training_run is not null, 'end event', 'registry window end') as end_source
+    from event_ends
+    full outer join registry on event_ends.training_run = registry.training_run
+)
+
+select * from final;
+
 -- run_as_of(): the data's "now" per training run, from its sources' source_as_of. A run's as_of
 -- is the earliest as_of of the sources carrying its spend (its bill is complete only that far),
 -- else (no spend, or none from a source with usage) the latest as_of of any source; NULL while no

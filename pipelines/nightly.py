@@ -227,14 +227,18 @@ def run_nightly(
         log.begin("inputs")
         result = _materialize(job, graph.pre_partition, log, instance)
         runs = _metadata(result, "run_registry").get("runs", 0)
-        budgets = _metadata(result, "budget_baselines").get("budgets", 0)
+        plans = _metadata(result, "budget_baselines")
+        budgets = plans.get("budgets", 0)
+        groups = plans.get("group_budgets", 0)
+        group_budgets = f", {groups} group budgets" if groups else ""
         events = _metadata(result, "run_events").get("events", 0)
         intervals = _metadata(result, "cluster_usage").get("intervals", 0)
         clusters = f"; cluster usage intervals: {intervals:,}" if config.scheduler_sources else ""
         gpu_hours = _metadata(result, "gpu_utilization").get("gpu_hours", 0)
         telemetry = f"; GPU telemetry: {gpu_hours:,} GPU-hours" if config.telemetry_sources else ""
         log.end(
-            f"  run registry: {runs} runs; budgets: {budgets} baselines; run events: {events:,}{clusters}{telemetry}"
+            f"  run registry: {runs} runs; budgets: {budgets} baselines{group_budgets}; run events: {events:,}"
+            f"{clusters}{telemetry}"
         )
         for period in billing_periods:
             log.begin(f"{period:%Y-%m}")

@@ -70,7 +70,7 @@ SECONDS = r" \((\d+\.\d) s\)"
 STAGE_ENDS = [
     # the 7B run's 24 hourly step timings are events too; its 128 GPUs' telemetry day is 3,072 GPU-hours
     (
-        r"  run registry: 3 runs; budgets: 3 baselines; run events: 107; cluster usage intervals: 26; "
+        r"  run registry: 3 runs; budgets: 3 baselines, 2 group budgets; run events: 107; cluster usage intervals: 26; "
         r"GPU telemetry: 3,072 GPU-hours"
     ),
     # the p5-cluster's 288 node lines split among its jobs and idle capacity: 194 parts more

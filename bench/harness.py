@@ -52,7 +52,9 @@ STAGES = {
     "cluster_utilization": "views",
     "run_cluster_share": "views",
     "run_utilization": "views",
+    "run_costs_fully_loaded": "views",
     "budget_variance": "budget_variance",
+    "group_budget_variance": "budget_variance",
     "budget_alerts": "budget_variance",
     "alert_deliveries": "budget_variance",
     "waste": "waste",
@@ -71,6 +73,7 @@ STAGE_ORDER = (
     "provisional_spend",
     "waste",
     "variance_causes",
+    "recommendations",
     "reports",
 )
 GIB = 2**30

@@ -377,7 +377,7 @@ def test_the_upkeep_deletes_data_files_the_catalog_does_not_know(demo_project: P
     assert upkeep.orphaned_files == 3
     assert not any(path.exists() for path in left) and writing_now.exists()
     with reading(project) as conn:
-        assert conn.execute("select count(*) from run_costs").fetchone() == (31,)
+        assert conn.execute("select count(*) from run_costs").fetchone() == (32,)
 
 
 def test_a_second_configuration_writing_the_lake_is_refused_and_changes_nothing(

@@ -62,7 +62,7 @@ def test_the_nightly_job_writes_a_postgres_and_s3_lake(
     result = CliRunner().invoke(main, ["run", "--config", str(config)])
     assert result.exit_code == 0, result.output
     assert "reconciliation: 4 source periods, all differences 0" in result.output
-    assert "llm-7b-pt-r1" in result.output and "20.10  over" in result.output
+    assert "llm-7b-pt-r1" in result.output and "19.50  over" in result.output
     assert any(key.startswith("runledger/main/focus_line_items/") for key in _objects(moto_endpoint, bucket))
     assert psql(postgres_server, database, "select count(*) from ducklake_snapshot").strip() != "0"
     with reading(config) as conn:

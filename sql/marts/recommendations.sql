@@ -5,6 +5,28 @@
 delete from recommendations;
 delete from recommendations_left_out;
 
+-- name: price_ratios
+-- The listed price ratios of colder storage classes (temp table storage_price_ratios) from the
+-- repository's pipelines/data/storage_price_ratios.csv ($file): meters lower-cased, as the
+-- lower-case SkuMeters they match, the ratio as an exact decimal.
+create or replace temp table storage_price_ratios as
+select
+    provider,
+    storage_class,
+    lower(meter) as meter,
+    colder_class,
+    cast(price_ratio as decimal(38, 10)) as price_ratio,
+    retrieved
+from read_csv(
+    $file,
+    header = true,
+    columns = {
+        'provider': 'varchar', 'storage_class': 'varchar', 'meter': 'varchar', 'colder_class': 'varchar',
+        'location': 'varchar', 'price_unit': 'varchar', 'storage_price': 'varchar', 'colder_price': 'varchar',
+        'price_ratio': 'varchar', 'source': 'varchar', 'retrieved': 'varchar'
+    }
+);
+
 -- name: checkpoints
 -- The inputs of each run's checkpoint_interval (temp table recommendation_checkpoints): productive
 -- hours (run_progress), failures and checkpoints (run events), the write time w in seconds (the mean

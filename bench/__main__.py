@@ -133,11 +133,153 @@ def run(
     type=click.IntRange(min=1),
     help="Run the billing periods with Dagster's multiprocess executor, this many at once.",
 )
-def nightly(config_path: Path, stats_path: Path, processes: int | None) -> None:
+@click.option("--memory-limit", help="DuckDB's memory limit in every process of the job (default: the product's).")
+@click.option(
+    "--threads", type=click.IntRange(min=1), help="DuckDB's threads in every process (default: one per core)."
+)
+@click.option("--loads-only", is_flag=True, help="With --processes: the load steps only, not the rest of the job.")
+def nightly(
+    config_path: Path,
+    stats_path: Path,
+    processes: int | None,
+    memory_limit: str | None,
+    threads: int | None,
+    loads_only: bool,
+) -> None:
     """Internal: the nightly job in this process, as the harness measures it ($DAGSTER_HOME set)."""
     from bench.child import run_nightly_job
+    from bench.parallel import DuckDBLimits
 
-    run_nightly_job(config_path, stats_path, processes=processes)
+    if loads_only and not processes:
+        raise click.UsageError("--loads-only needs --processes")
+    run_nightly_job(
+        config_path, stats_path, processes=processes, limits=DuckDBLimits(memory_limit, threads), loads_only=loads_only
+    )
+
+
+def _size(_context: click.Context, _parameter: click.Parameter, value: str) -> int:
+    try:
+        return parse_size(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _limits(_context: click.Context, _parameter: click.Parameter, value: str) -> tuple[str, ...]:
+    from bench.memory import parse_limits
+
+    try:
+        return parse_limits(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _data_options(function):
+    """The options `memory` and `scale-out` share with `run`: the size, the cache and work folders,
+    the runs per data set and the timeout."""
+    for option in reversed(
+        (
+            click.option(
+                "--size",
+                default="5M",
+                show_default=True,
+                callback=_size,
+                help="Line items (10k, 1M, 5M …), two periods.",
+            ),
+            click.option(
+                "--cache-dir",
+                type=click.Path(file_okay=False, path_type=Path),
+                default=Path(".bench-data"),
+                show_default=True,
+                help="Where generated data sets are kept and reused (`run`'s cache).",
+            ),
+            click.option(
+                "--work-dir",
+                type=click.Path(file_okay=False, path_type=Path),
+                default=Path(".bench-work"),
+                show_default=True,
+                help="Where the lakes go (the size's work folder is replaced).",
+            ),
+            click.option(
+                "--runs",
+                type=click.IntRange(min=1),
+                default=RUNS,
+                show_default=True,
+                help="Training runs in the data set.",
+            ),
+            click.option(
+                "--timeout",
+                "timeout_seconds",
+                type=float,
+                default=7200,
+                show_default=True,
+                help="Seconds after which any one measured process is killed.",
+            ),
+        )
+    ):
+        function = option(function)
+    return function
+
+
+def _options(size: int, cache_dir: Path, work_dir: Path, runs: int, timeout_seconds: float):
+    from bench.harness import BenchOptions
+
+    return BenchOptions(
+        sizes=(size,),
+        cache_dir=cache_dir,
+        work_dir=work_dir,
+        results_dir=work_dir,
+        converter=False,
+        timeout_seconds=timeout_seconds,
+        runs=runs,
+    )
+
+
+@main.command("memory")
+@_data_options
+@click.option(
+    "--limits",
+    default="2.5GiB,2GiB",
+    show_default=True,
+    callback=_limits,
+    help="DuckDB memory limits, comma-separated; the first is the one the others are compared with.",
+)
+def memory(
+    size: int, cache_dir: Path, work_dir: Path, runs: int, timeout_seconds: float, limits: tuple[str, ...]
+) -> None:
+    """The full nightly job on one cached data set at each memory limit: wall seconds, seconds and
+    peak memory per stage, side by side."""
+    import json
+
+    from bench.harness import BenchFailed
+    from bench.memory import format_memory_limits, measure_memory_limits
+
+    options = _options(size, cache_dir, work_dir, runs, timeout_seconds)
+    try:
+        result = measure_memory_limits(size, limits, options, echo=click.echo)
+    except BenchFailed as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(format_memory_limits(result))
+    click.echo(json.dumps(result))
+
+
+@main.command("scale-out")
+@_data_options
+def scale_out(size: int, cache_dir: Path, work_dir: Path, runs: int, timeout_seconds: float) -> None:
+    """One worker against two: both billing periods loaded into one PostgreSQL + S3 lake by one
+    process, then by two at once, one DuckDB thread each; the speed-up, and each lake's totals
+    checked against the raw export."""
+    import json
+
+    from bench.harness import BenchFailed
+    from bench.scale_out import format_scale_out, measure_scale_out
+
+    options = _options(size, cache_dir, work_dir, runs, timeout_seconds)
+    try:
+        result = measure_scale_out(size, options, echo=click.echo)
+    except (BenchFailed, RuntimeError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(format_scale_out(result))
+    click.echo(json.dumps(result))
 
 
 @main.command("yardstick")

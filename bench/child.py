@@ -8,11 +8,15 @@ import json
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 import duckdb
 
 from bench.sqlfiles import read_bench_sql
+
+if TYPE_CHECKING:
+    from bench.parallel import DuckDBLimits
 
 
 def _steps(instance: dg.DagsterInstance) -> list[dict]:
@@ -32,24 +36,38 @@ def _steps(instance: dg.DagsterInstance) -> list[dict]:
     return steps
 
 
-def run_nightly_job(config_path: Path, stats_path: Path, processes: int | None = None) -> None:
+def run_nightly_job(
+    config_path: Path,
+    stats_path: Path,
+    processes: int | None = None,
+    limits: DuckDBLimits | None = None,
+    loads_only: bool = False,
+) -> None:
     """`runledger run` on `config_path` in this process, or with `processes` the job of
     `bench.parallel` on that many processes; the steps' times go to `stats_path`.
 
     `$DAGSTER_HOME` must name a fresh instance folder (the parent sets it), so that the steps
     can be read back from its event log.
+
+    Args:
+        config_path: the data set's runledger.yaml.
+        stats_path: where the steps' start and end times are written (JSON).
+        processes: run `bench.parallel`'s job with this many steps at once (None: the nightly job).
+        limits: DuckDB's memory limit and threads in every process of the job.
+        loads_only: with `processes`, only the load steps (`bench.parallel.parallel_loads`).
     """
+    from bench.parallel import DuckDBLimits, parallel_run_config
     from pipelines.nightly import RunFailed, run_nightly
 
+    limits = limits or DuckDBLimits()
+    limits.apply()
     started = time.time()
     if processes:
-        from bench.parallel import parallel_run_config
-
         with dg.DagsterInstance.get() as instance:
             result = dg.execute_job(
-                dg.reconstructable(_parallel_job),
+                dg.reconstructable(_parallel_loads if loads_only else _parallel_job),
                 instance=instance,
-                run_config=parallel_run_config(config_path.resolve(), processes),
+                run_config=parallel_run_config(config_path.resolve(), processes, limits, finish=not loads_only),
             )
             if not result.success:
                 raise RunFailed("the multiprocess nightly job failed; see the steps' errors above")
@@ -67,18 +85,24 @@ def _parallel_job() -> dg.JobDefinition:
     return parallel_nightly
 
 
+def _parallel_loads() -> dg.JobDefinition:
+    from bench.parallel import parallel_loads
+
+    return parallel_loads
+
+
 def run_yardstick(files: list[str], lake_folder: Path) -> None:
     """The plain DuckDB normalize pass: the delivery's files into one table of a new embedded lake
     in `lake_folder` (replaced), attached as the product attaches its lake. Prints the rows
     written and the statement's seconds as JSON."""
-    from pipelines.warehouse.connection import MEMORY_LIMIT
+    from pipelines.warehouse.connection import duckdb_limits
     from pipelines.warehouse.lake import Lake, attach, open_duckdb
 
     shutil.rmtree(lake_folder, ignore_errors=True)
     lake = Lake.in_folder(lake_folder)
     lake_folder.mkdir(parents=True)
     lake.spill_dir.mkdir(parents=True, exist_ok=True)
-    conn = open_duckdb(lake, {"memory_limit": MEMORY_LIMIT, "temp_directory": str(lake.spill_dir)})
+    conn = open_duckdb(lake, {**duckdb_limits(), "temp_directory": str(lake.spill_dir)})
     try:
         attach(conn, lake, read_only=False)
         started = time.perf_counter()

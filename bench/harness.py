@@ -247,14 +247,17 @@ def _nightly(
     *,
     config_path: Path | None = None,
     processes: int | None = None,
+    arguments: tuple[str, ...] = (),
 ) -> dict:
     """One measured `runledger run` on the work folder's lake as it stands (or the multiprocess
-    job on `processes` processes, on the lake `config_path` names); rows/s of `rows` line items."""
+    job on `processes` processes, on the lake `config_path` names); rows/s of `rows` line items.
+    `arguments` are more options of `python -m bench nightly` (DuckDB's limits, `--loads-only`)."""
     home = _fresh_dagster_home(work.root / "dagster" / label)
     stats_path = home / "steps.json"
     command = ["nightly", "--config", str(config_path or work.config_path), "--stats", str(stats_path)]
     if processes:
         command.extend(["--processes", str(processes)])
+    command.extend(arguments)
     load_before = _load()
     measurement = _checked(
         run_measured(_python(*command), env={"DAGSTER_HOME": str(home)}, timeout_seconds=options.timeout_seconds),

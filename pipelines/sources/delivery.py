@@ -20,7 +20,7 @@ import duckdb
 
 from pipelines.sources.mappings import MappingRule, fill_mapping_tables
 from pipelines.warehouse.comments import execute_ddl
-from pipelines.warehouse.connection import MEMORY_LIMIT
+from pipelines.warehouse.connection import duckdb_limits
 from pipelines.warehouse.sql import dict_rows, read_sql, read_sql_file
 
 
@@ -105,7 +105,7 @@ def memory_connection() -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB within the warehouse's memory limit; rows need no order (their
     x_LineItemKey numbers them), so a staging file is written as it is computed."""
     return duckdb.connect(
-        config={"python_enable_replacements": False, "memory_limit": MEMORY_LIMIT, "preserve_insertion_order": False}
+        config={"python_enable_replacements": False, "preserve_insertion_order": False, **duckdb_limits()}
     )
 
 

@@ -26,6 +26,9 @@ VIEWS = ("marts/reconciliation", "marts/waste_by_run", "marts/cluster_usage", "m
 # aggregates) to the lake's spill folder, so memory stays flat as the bill grows. At 2.5 GiB a
 # 10M-line period's attribution is no slower than at 3 GiB (69.5 s vs 75.5 s).
 MEMORY_LIMIT = "2.5GiB"
+# What the bench changes, in its own processes only, to measure another memory limit or one
+# DuckDB thread per process (`limit_duckdb`); empty otherwise.
+_LIMITS: dict[str, object] = {}
 
 
 def _schema_files() -> list[str]:
@@ -95,9 +98,25 @@ def _schema_is_current(conn: duckdb.DuckDBPyConnection) -> bool:
     return recorded == schema_digest()
 
 
+def duckdb_limits() -> dict[str, object]:
+    """The settings that bound every DuckDB this process opens: MEMORY_LIMIT, unless the bench
+    changed it (`limit_duckdb`)."""
+    return {"memory_limit": MEMORY_LIMIT, **_LIMITS}
+
+
+def limit_duckdb(*, memory_limit: str | None = None, threads: int | None = None) -> None:
+    """Internal, for the bench: the DuckDBs this process opens from now on work within
+    `memory_limit` instead of MEMORY_LIMIT, and on `threads` threads instead of one per core
+    (None leaves a setting as it is). Call it before the first connection."""
+    if memory_limit is not None:
+        _LIMITS["memory_limit"] = memory_limit
+    if threads is not None:
+        _LIMITS["threads"] = threads
+
+
 def _settings(lake: Lake) -> dict[str, object]:
     lake.spill_dir.mkdir(parents=True, exist_ok=True)
-    return {"memory_limit": MEMORY_LIMIT, "temp_directory": str(lake.spill_dir)}
+    return {**duckdb_limits(), "temp_directory": str(lake.spill_dir)}
 
 
 def require_current_format(lake: Lake) -> None:
@@ -208,7 +227,7 @@ def connect(lake: Lake) -> duckdb.DuckDBPyConnection:
     """A writable connection to the lake, its schema created or brought up to date first.
 
     The lake is the connection's default catalog: a name in a query means one of its tables or
-    views. DuckDB works within MEMORY_LIMIT and spills to the lake's spill folder.
+    views. DuckDB works within MEMORY_LIMIT (`duckdb_limits`) and spills to the lake's spill folder.
 
     Raises:
         LakeError: the lake holds a warehouse file of an earlier version (`runledger migrate`).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import resource
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -78,6 +79,11 @@ def lake_totals(lake: Lake) -> list[dict]:
         conn.close()
 
 
+def _own_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def speed_up(one: float, many: float) -> float:
     """How many times faster `many` workers did the work `one` did in `one` seconds."""
     return round(one / many, 3)
@@ -132,6 +138,7 @@ def measure_scale_out(
         with patch.dict(os.environ, environment):
             for workers in dict.fromkeys((1, processes)):
                 config_path = _s3_team_config(work, server, endpoint, workers)
+                cpu_before = _own_cpu_seconds()
                 measured = _nightly(
                     work,
                     rows,
@@ -144,6 +151,8 @@ def measure_scale_out(
                 totals = lake_totals(load_config(config_path).lake)
                 if totals != expected:
                     raise BenchFailed(f"the lake loaded by {workers} process(es) holds {totals}, the export {expected}")
+                # the moto server (and the RSS sampler) run in this process, on the same cores
+                measured["s3_server_cpu_seconds"] = round(_own_cpu_seconds() - cpu_before, 3)
                 result[f"processes_{workers}"] = {**measured, "totals": totals}
                 echo(
                     f"{size_label(rows)}: {workers} process(es) × {THREADS_PER_PROCESS} thread: "
@@ -170,7 +179,8 @@ def format_scale_out(result: dict) -> str:
     for workers, measured in ((1, one), (processes, many)):
         label = f"{workers} process{'es' if workers > 1 else ''} × {threads} thread"
         lines.append(
-            f"  {label}: {measured['wall_seconds']:,.1f} s wall (load steps {measured['ingest_wall_seconds']:,.1f} s)"
+            f"  {label}: {measured['wall_seconds']:,.1f} s wall (load steps {measured['ingest_wall_seconds']:,.1f} s; "
+            f"S3 server and sampler {measured['s3_server_cpu_seconds']:,.1f} s of CPU)"
         )
     gain = result["load_gain_per_added_worker"]
     lines.append(

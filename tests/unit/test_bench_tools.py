@@ -95,8 +95,8 @@ def test_the_scale_out_summary_gives_both_variants_the_speed_ups_and_the_totals(
         "size": "5M",
         "processes": 2,
         "threads_per_process": 1,
-        "processes_1": {"wall_seconds": 130.0, "ingest_wall_seconds": 120.0},
-        "processes_2": {"wall_seconds": 80.0, "ingest_wall_seconds": 70.0},
+        "processes_1": {"wall_seconds": 130.0, "ingest_wall_seconds": 120.0, "s3_server_cpu_seconds": 6.0},
+        "processes_2": {"wall_seconds": 80.0, "ingest_wall_seconds": 70.0, "s3_server_cpu_seconds": 6.5},
         "speed_up": speed_up(130.0, 80.0),
         "load_speed_up": speed_up(120.0, 70.0),
         "load_gain_per_added_worker": gain_per_added_worker(speed_up(120.0, 70.0), 2),
@@ -106,8 +106,8 @@ def test_the_scale_out_summary_gives_both_variants_the_speed_ups_and_the_totals(
     }
     assert format_scale_out(result).splitlines() == [
         "5M line items, two billing periods into one PostgreSQL + S3 lake, 1 DuckDB thread per process:",
-        "  1 process × 1 thread: 130.0 s wall (load steps 120.0 s)",
-        "  2 processes × 1 thread: 80.0 s wall (load steps 70.0 s)",
+        "  1 process × 1 thread: 130.0 s wall (load steps 120.0 s; S3 server and sampler 6.0 s of CPU)",
+        "  2 processes × 1 thread: 80.0 s wall (load steps 70.0 s; S3 server and sampler 6.5 s of CPU)",
         "  speed-up: 1.62× wall, 1.71× over the load steps (+0.71 per added worker)",
         "  totals in every lake, as in the raw export:",
         "    2026-10 USD: 2,500,000 line items, BilledCost 123.4500000000",

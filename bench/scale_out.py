@@ -79,6 +79,10 @@ def lake_totals(lake: Lake) -> list[dict]:
         conn.close()
 
 
+def _workers(processes: int) -> str:
+    return f"{processes} process" + ("es" if processes > 1 else "")
+
+
 def _own_cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -150,12 +154,12 @@ def measure_scale_out(
                 )
                 totals = lake_totals(load_config(config_path).lake)
                 if totals != expected:
-                    raise BenchFailed(f"the lake loaded by {workers} process(es) holds {totals}, the export {expected}")
+                    raise BenchFailed(f"the lake loaded by {_workers(workers)} holds {totals}, the export {expected}")
                 # the moto server (and the RSS sampler) run in this process, on the same cores
                 measured["s3_server_cpu_seconds"] = round(_own_cpu_seconds() - cpu_before, 3)
                 result[f"processes_{workers}"] = {**measured, "totals": totals}
                 echo(
-                    f"{size_label(rows)}: {workers} process(es) × {THREADS_PER_PROCESS} thread: "
+                    f"{size_label(rows)}: {_workers(workers)} × {THREADS_PER_PROCESS} thread: "
                     f"{measured['wall_seconds']:,.1f} s (load steps {measured['ingest_wall_seconds']:,.1f} s), "
                     "totals as the export's"
                 )
@@ -177,7 +181,7 @@ def format_scale_out(result: dict) -> str:
     title = f"{result['size']} line items, two billing periods into one PostgreSQL + S3 lake"
     lines = [f"{title}, {threads} DuckDB thread per process:"]
     for workers, measured in ((1, one), (processes, many)):
-        label = f"{workers} process{'es' if workers > 1 else ''} × {threads} thread"
+        label = f"{_workers(workers)} × {threads} thread"
         lines.append(
             f"  {label}: {measured['wall_seconds']:,.1f} s wall (load steps {measured['ingest_wall_seconds']:,.1f} s; "
             f"S3 server and sampler {measured['s3_server_cpu_seconds']:,.1f} s of CPU)"

@@ -2,6 +2,7 @@
 arithmetic and tables they print, and the DuckDB settings they give the measured processes."""
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,6 +13,7 @@ from bench.parallel import DuckDBLimits, load_step_name, parallel_run_config
 from bench.scale_out import format_scale_out, gain_per_added_worker, speed_up
 from pipelines.sources.delivery import memory_connection
 from pipelines.warehouse import connection
+from pipelines.warehouse.lake import Lake, open_duckdb
 
 GIB = 2**30
 
@@ -123,12 +125,18 @@ def _setting(name: str) -> object:
     return value
 
 
-def test_the_bench_limits_duckdb_in_its_own_process_only(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_bench_limits_duckdb_in_its_own_process_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(connection, "_LIMITS", {})
     assert _setting("memory_limit") == "2.5 GiB"
     DuckDBLimits(memory_limit="2GiB", threads=1).apply()
     assert (_setting("memory_limit"), _setting("threads")) == ("2.0 GiB", 1)
-    assert connection.duckdb_limits() == {"memory_limit": "2GiB", "threads": 1}
+    lake = Lake.in_folder(tmp_path / "lake")
+    writer = open_duckdb(lake, connection._settings(lake))
+    try:
+        settings = writer.execute("select current_setting('memory_limit'), current_setting('threads')").fetchall()
+    finally:
+        writer.close()
+    assert settings == [("2.0 GiB", 1)]
 
 
 def test_each_step_of_the_multiprocess_job_gets_the_limits() -> None:

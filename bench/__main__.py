@@ -67,6 +67,12 @@ def main() -> None:
     "(a local throwaway cluster), one process and then two, one per billing period (sizes up to 5M).",
 )
 @click.option(
+    "--cli/--no-cli",
+    default=True,
+    show_default=True,
+    help="Also time the CLI's start-up on the demo project (`runledger demo` into the work folder), once.",
+)
+@click.option(
     "--timeout",
     "timeout_seconds",
     type=float,
@@ -88,6 +94,7 @@ def run(
     results_dir: Path,
     converter: bool,
     multiprocess: bool,
+    cli: bool,
     timeout_seconds: float,
     runs: int,
 ) -> None:
@@ -102,6 +109,7 @@ def run(
         results_dir=results_dir,
         converter=converter,
         multiprocess=multiprocess,
+        cli=cli,
         timeout_seconds=timeout_seconds,
         runs=runs,
     )
@@ -109,6 +117,8 @@ def run(
     click.echo(format_results(results))
     click.echo(f"results: {path} (bench took {results['total_seconds']:,.0f} s)")
     failed = [size["size"] for size in results["sizes"] if "failed" in size]
+    if "failed" in results.get("cli", {}):
+        failed.append("the CLI on the demo")
     if failed:
         raise click.ClickException(f"the bench failed at {', '.join(failed)}: the error is in {path}")
 

@@ -2,7 +2,8 @@
 job end to end on a fresh lake, again with nothing new, the six analyst questions, a night with
 ten revised budgets, a night after the last month is re-delivered; the yardstick DuckDB pass over
 the same files into a lake of its own; focus-converter; each in its own measured process tree.
-Results printed as a table with every target beside its figure and written as JSON."""
+Once per bench run, the CLI's start-up on the demo project (`cli_startup`). Results printed as a
+table with every target beside its figure and written as JSON."""
 
 from __future__ import annotations
 
@@ -36,6 +37,24 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DAGSTER_YAML = REPO_ROOT / "pipelines" / "orchestration" / "dagster.yaml"
 REPORT_HTML = f"{REPORT_STEM}.html"
 CONVERTER = REPO_ROOT / ".venv-focus-converter" / "bin" / "focus-converter"
+RUNLEDGER = Path(sys.executable).with_name("runledger")
+# What the CLI's start-up is measured against: a bare Python process that imports DuckDB and runs
+# one statement.
+BARE_DUCKDB = (sys.executable, "-c", "import duckdb; duckdb.sql('select 1').fetchall()")
+# The demo's budgeted pre-training run, whose report `report --run` finds up to date.
+CLI_REPORT_RUN = "llm-7b-pt-r1"
+# Each command a user types in the demo's folder (its runledger.yaml found there), with the exit
+# code it must end with: the bare DuckDB process first, every ratio is to it.
+CLI_COMMANDS = {
+    "bare": (BARE_DUCKDB, 0),
+    "help": ((str(RUNLEDGER), "--help"), 0),
+    "usage": ((str(RUNLEDGER), "run", "--period", "2026-13"), 2),
+    "config": ((str(RUNLEDGER), "check", "--config", "missing.yaml"), 2),
+    "check": ((str(RUNLEDGER), "check"), 0),
+    "query": ((str(RUNLEDGER), "query", "select * from run_costs"), 0),
+    "report": ((str(RUNLEDGER), "report", "--run", CLI_REPORT_RUN), 0),
+}
+CLI_REPEATS = 3
 # Pipeline stages in the order they run; a step key not listed is reported under its own name.
 STAGES = {
     "run_registry": "setup",
@@ -99,6 +118,7 @@ class BenchOptions:
         results_dir: where the JSON result goes.
         converter: also run focus-converter (when its venv exists).
         multiprocess: also run the nightly job with the multiprocess executor.
+        cli: also measure the CLI's start-up on the demo (`cli_startup`).
         timeout_seconds: longest any one measured process may run.
         runs: training runs in each data set.
     """
@@ -109,6 +129,7 @@ class BenchOptions:
     results_dir: Path
     converter: bool = True
     multiprocess: bool = False
+    cli: bool = True
     timeout_seconds: float = 7200
     runs: int = RUNS
 
@@ -511,6 +532,69 @@ def _bench_size_or_failure(rows: int, options: BenchOptions, echo=print) -> dict
         return {"size": size_label(rows), "rows": rows, "runs": options.runs, "failed": str(error)}
 
 
+def _demo_environment() -> dict[str, str]:
+    """This environment without a configuration or Dagster instance of its own: a command finds
+    the demo's runledger.yaml in its folder, and the demo's night records into a temporary instance."""
+    return {name: value for name, value in os.environ.items() if name not in ("RUNLEDGER_CONFIG", "DAGSTER_HOME")}
+
+
+def _shown(command: tuple[str, ...]) -> str:
+    return " ".join((Path(command[0]).name, *command[1:]))
+
+
+def cli_startup(demo_dir: Path, echo=print) -> dict:
+    """The CLI's start-up as a user meets it on the demo project in `demo_dir` (after its first
+    night): the wall seconds of each of `CLI_COMMANDS`, run `CLI_REPEATS` times in turn (a load
+    that changes meanwhile weighs on every command alike), and their medians.
+
+    Raises:
+        BenchFailed: a command ended with another exit code than its own.
+    """
+    environment = _demo_environment()
+    # the run's report up to date for this very request, as a second `report --run` finds it
+    subprocess.run(CLI_COMMANDS["report"][0], cwd=demo_dir, env=environment, capture_output=True, check=False)
+    load_before = _load()
+    seconds: dict[str, list[float]] = {name: [] for name in CLI_COMMANDS}
+    for _ in range(CLI_REPEATS):
+        for name, (command, exit_code) in CLI_COMMANDS.items():
+            start = time.perf_counter()
+            done = subprocess.run(command, cwd=demo_dir, env=environment, capture_output=True, check=False)
+            seconds[name].append(round(time.perf_counter() - start, 4))
+            if done.returncode != exit_code:
+                output = done.stderr.decode()[-2000:]
+                raise BenchFailed(f"{_shown(command)} exited {done.returncode}, not {exit_code}:\n{output}")
+    commands = {
+        name: {
+            "command": _shown(command),
+            "seconds": sorted(times),
+            "median_seconds": sorted(times)[len(times) // 2],
+        }
+        for (name, (command, _)), times in zip(CLI_COMMANDS.items(), seconds.values(), strict=True)
+    }
+    echo(
+        "CLI on the demo: "
+        + ", ".join(f"{name} {command['median_seconds']:.2f} s" for name, command in commands.items())
+    )
+    return {"load_average": {"before": load_before, "after": _load()}, "commands": commands}
+
+
+def _cli_on_the_demo(options: BenchOptions, echo=print) -> dict:
+    """`runledger demo` into the work folder, then `cli_startup` on it; a failure is recorded
+    (`failed`), the sizes' figures are kept."""
+    demo_dir = options.work_dir / "cli-demo"
+    shutil.rmtree(demo_dir, ignore_errors=True)
+    done = subprocess.run(
+        [str(RUNLEDGER), "demo", "--dir", str(demo_dir)], env=_demo_environment(), capture_output=True, check=False
+    )
+    try:
+        if done.returncode != 0:
+            raise BenchFailed(f"runledger demo failed (exit {done.returncode}):\n{done.stderr.decode()[-2000:]}")
+        return cli_startup(demo_dir, echo)
+    except BenchFailed as error:
+        echo(f"CLI: {str(error).splitlines()[0]}")
+        return {"failed": str(error)}
+
+
 def run_bench(options: BenchOptions, echo=print) -> tuple[dict, Path]:
     """Benches every size; returns the results and the JSON file they were written to. A size
     whose measurement failed is recorded with `failed` (the error and the output's tail)."""
@@ -522,6 +606,8 @@ def run_bench(options: BenchOptions, echo=print) -> tuple[dict, Path]:
         "machine": machine(),
         "sizes": [_bench_size_or_failure(rows, options, echo) for rows in options.sizes],
     }
+    if options.cli:
+        results["cli"] = _cli_on_the_demo(options, echo)
     results["total_seconds"] = round((datetime.now(UTC) - started).total_seconds(), 1)
     options.results_dir.mkdir(parents=True, exist_ok=True)
     path = options.results_dir / f"{started:%Y-%m-%dT%H%M}-{commit}.json"

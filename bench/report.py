@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.targets import Figure, figures
+from bench.targets import Figure, cli_figures, figures
 
 GIB = 2**30
 MEASUREMENTS = (
@@ -39,7 +39,8 @@ def _size_figures(results: dict) -> list[tuple[dict, list[Figure]]]:
 def format_results(results: dict) -> str:
     """Per size: every stage of the nightly job, then each measured process (nights, yardsticks,
     converter, multiprocess) with seconds, rows/s, peak GiB and the 1-minute load average before
-    it, the questions' median seconds, then every target with its figure."""
+    it, the questions' median seconds, then every target with its figure; then the CLI on the demo:
+    each command's median seconds and its targets."""
     machine = results["machine"]
     heading = f"RunLedger bench, commit {results['commit']}, started {results['started_at']}, "
     lines = [
@@ -77,14 +78,50 @@ def format_results(results: dict) -> str:
             f"{size['size']:>5}  {figure.name:<58} {figure.measured:<32} {figure.target:<12} {_met(figure)}"
             for figure in measured
         )
+    lines.extend(_cli_lines(results.get("cli")))
     return "\n".join(lines)
 
 
+def _cli_lines(cli: dict | None) -> list[str]:
+    if cli is None:
+        return []
+    if "failed" in cli:
+        return ["", f"{'demo':>5}  CLI FAILED: {cli['failed'].splitlines()[0]}"]
+    load = f"{cli['load_average']['before'][0]:.1f}"
+    lines = [
+        "",
+        f"{'demo':>5}  {'CLI command (median of 3 wall seconds)':<48} {'seconds':>9} {'':>11} {'':>8} {load:>5}",
+    ]
+    lines.extend(
+        f"{'demo':>5}  {command['command'][:48]:<48} {command['median_seconds']:>9.2f}"
+        for command in cli["commands"].values()
+    )
+    lines.append("")
+    lines.append(f"{'demo':>5}  {'target':<58} {'measured':<32} {'target':<12} ")
+    lines.extend(
+        f"{'demo':>5}  {figure.name:<58} {figure.measured:<32} {figure.target:<12} {_met(figure)}"
+        for figure in cli_figures(cli)
+    )
+    return lines
+
+
 def format_targets_markdown(results: dict) -> str:
-    """Every target as a Markdown table: one column per measured size, the target beside it."""
-    by_size = _size_figures(results)
+    """Every target as a Markdown table: one column per measured size, the target beside it; the
+    CLI's targets on the demo in a table of their own below it."""
+    lines = _sizes_markdown(_size_figures(results))
+    cli = results.get("cli")
+    if cli and "failed" not in cli:
+        lines += ["", "| CLI on the demo | target | measured |", "|---|---|---:|"]
+        lines.extend(
+            f"| {figure.name.removeprefix('CLI: ')} | {figure.target} | {figure.measured}{_mark(figure)} |"
+            for figure in cli_figures(cli)
+        )
+    return "\n".join(lines)
+
+
+def _sizes_markdown(by_size: list[tuple[dict, list[Figure]]]) -> list[str]:
     if not by_size:
-        return "No size was measured."
+        return ["No size was measured."]
     # in the order of the last size, which has every figure (the growth of memory needs a size before)
     names = [figure.name for figure in by_size[-1][1]]
     targets: dict[str, str] = {}
@@ -92,8 +129,7 @@ def format_targets_markdown(results: dict) -> str:
     for size, measured in by_size:
         for figure in measured:
             targets.setdefault(figure.name, figure.target)
-            mark = {True: " ✓", False: " ✗", None: ""}[figure.met]
-            cells[(figure.name, size["size"])] = f"{figure.measured}{mark}"
+            cells[(figure.name, size["size"])] = f"{figure.measured}{_mark(figure)}"
     labels = [size["size"] for size, _ in by_size]
     lines = [
         f"| figure | target | {' | '.join(labels)} |",
@@ -103,4 +139,8 @@ def format_targets_markdown(results: dict) -> str:
         f"| {name} | {targets[name]} | {' | '.join(cells.get((name, label), '') for label in labels)} |"
         for name in names
     )
-    return "\n".join(lines)
+    return lines
+
+
+def _mark(figure: Figure) -> str:
+    return {True: " ✓", False: " ✗", None: ""}[figure.met]

@@ -8,7 +8,6 @@ turns it into exit code 2.
 from __future__ import annotations
 
 import csv
-import os
 import tempfile
 from pathlib import Path
 from urllib.parse import urlparse
@@ -17,7 +16,8 @@ from pydantic import Field, ValidationError, field_validator
 
 from pipelines.attribution.settings import Attribution
 from pipelines.budgets.settings import Alerts
-from pipelines.config_rules import ConfigError, StrictModel, read_yaml, repeated, shorten
+from pipelines.config_file import read_config_document
+from pipelines.config_rules import ConfigError, StrictModel, repeated, shorten
 from pipelines.orchestration.settings import Orchestration
 from pipelines.plans.settings import AlertThresholds
 from pipelines.sources.kind import SourceSettings
@@ -26,9 +26,6 @@ from pipelines.sources.run_events.settings import RunEventsSource
 from pipelines.warehouse.lake import CATALOG_FILE, DUCKDB_HEADER, SQLITE_HEADER, Lake, starts_with
 from pipelines.warehouse.settings import LAKE_FOLDER, LEGACY_WAREHOUSE_FILE, TeamWarehouse, WarehouseSetting
 from pipelines.waste.settings import Waste
-
-CONFIG_ENV_VAR = "RUNLEDGER_CONFIG"
-DEFAULT_CONFIG_FILE = "runledger.yaml"
 
 
 class RunLedgerConfig(StrictModel):
@@ -175,11 +172,6 @@ class RunLedgerConfig(StrictModel):
         return table
 
 
-def default_config_path() -> Path:
-    """`$RUNLEDGER_CONFIG`, else `./runledger.yaml` (read when called, never at import)."""
-    return Path(os.environ.get(CONFIG_ENV_VAR) or DEFAULT_CONFIG_FILE)
-
-
 def _key_path(location: tuple[int | str, ...], document: object = None) -> str:
     """`runs[1].weight`; an entry of a list with an `id` in `document` (the file as read) is named
     by it too: `runs[1] (id probe).weight`."""
@@ -224,17 +216,21 @@ def load_config(path: Path | None = None, *, writer: bool = False) -> RunLedgerC
     Raises:
         ConfigError: naming the file and key at fault.
     """
-    path = (path or default_config_path()).resolve()
-    document = read_yaml(path)
-    if document is None or document == {}:
-        raise ConfigError(
-            f"{path}: the file is empty: name the billing exports under `sources:` (docs/configuration.md; "
-            "`runledger demo` writes a complete example)"
-        )
-    if not isinstance(document, dict):
-        raise ConfigError(f"{path}: the top level must be a mapping of keys (warehouse, sources, …)")
-    if "base_dir" in document:
-        raise ConfigError(f"{path}: base_dir: unknown key")
+    return config_from_document(*read_config_document(path), writer=writer)
+
+
+def config_from_document(path: Path, document: dict, *, writer: bool = False) -> RunLedgerConfig:
+    """The configuration of `runledger.yaml` as `read_config_document` read it, validated, the
+    files it names checked to exist.
+
+    Args:
+        path: the config file (resolved).
+        document: its top-level mapping.
+        writer: the caller writes the lake: its folders must be writable by this process.
+
+    Raises:
+        ConfigError: naming the file and key at fault.
+    """
     try:
         config = RunLedgerConfig.model_validate({**document, "base_dir": path.parent})
     except ValidationError as error:

@@ -19,7 +19,8 @@ from pipelines.attribution import assets as attribution_assets
 from pipelines.attribution import clusters as attribution_clusters
 from pipelines.budgets import assets as budgets_assets
 from pipelines.clusters import assets as clusters_assets
-from pipelines.config import RunLedgerConfig, default_config_path, load_config
+from pipelines.config import RunLedgerConfig, load_config
+from pipelines.config_file import default_config_path
 from pipelines.config_rules import ConfigError
 from pipelines.ingest.assets import build_focus_line_items, build_source_load_asset, source_asset_key
 from pipelines.maintenance.assets import lake_maintenance

@@ -3,8 +3,9 @@
 The child (`python -m pipelines.query`) first asks the kernel to refuse it every file write
 outside a fresh spill folder and every TCP connection the lake does not need
 (`pipelines.warehouse.sandbox`), then opens a reader's connection, itself locked
-(`connect_read_only`), runs the statement and streams the result back as Arrow IPC, batch by
-batch. Whatever the SQL says, neither DuckDB nor an extension can then change a byte of the lake
+(`connect_read_only`), runs the statement and streams the result back batch by batch, as lines
+of JSON whose values keep their type (`_encoded`, `_decoded`): plain data, nothing the
+parent runs. Whatever the SQL says, neither DuckDB nor an extension can then change a byte of the lake
 or anything else, or reach another host. The parent only checks the statement's kind, for a
 clear message, and formats the rows as they arrive; whatever ends it (the last row, a signal,
 `--timeout`, a closed stdout), it stops and reaps the child and removes the spill folder.
@@ -12,6 +13,7 @@ clear message, and formats the rows as they arrive; whatever ends it (the last r
 
 from __future__ import annotations
 
+import base64
 import ctypes
 import dataclasses
 import json
@@ -21,15 +23,16 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from datetime import datetime
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import IO
 from urllib.parse import urlparse
+from uuid import UUID
 
 import duckdb
-import pyarrow as pa
 
 from pipelines.warehouse.connection import connect_read_only, require_readable
 from pipelines.warehouse.lake import Lake, LakeError, install_extensions
@@ -157,12 +160,13 @@ class QueryResult:
 
     Attributes:
         columns: the result's column names.
-        batches: its rows in batches (Arrow record batches), in order; exhausting it checks that
-            the query ended well (it raises as `query_lake` does when it did not).
+        rows: its rows as they arrive, in order (a DECIMAL or HUGEINT as a `Decimal`, a struct or
+            map as a dict); exhausting it checks that the query ended well (it raises as
+            `query_lake` does when it did not).
     """
 
     columns: list[str]
-    batches: Iterator[pa.RecordBatch]
+    rows: Iterator[tuple]
 
 
 @contextmanager
@@ -210,12 +214,11 @@ def query_lake(lake: Lake, sql: str, at: int | datetime | None = None) -> Iterat
                 signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
             with child.stdin:
                 child.stdin.write(json.dumps(request).encode())
-            try:
-                reader = pa.ipc.open_stream(child.stdout)
-            except pa.ArrowInvalid:
+            header = _read_line(child.stdout)
+            if header is None:
                 _require_success(child, errors)
-                raise LakeError("the query process ended without a result") from None
-            yield QueryResult(reader.schema.names, _batches(reader, child, errors))
+                raise LakeError("the query process ended without a result")
+            yield QueryResult(header, _rows(child, errors))
         finally:
             if child is not None:
                 if child.poll() is None:
@@ -224,9 +227,18 @@ def query_lake(lake: Lake, sql: str, at: int | datetime | None = None) -> Iterat
                 child.stdout.close()
 
 
-def _batches(reader: pa.RecordBatchReader, child: subprocess.Popen, errors: IO[bytes]) -> Iterator[pa.RecordBatch]:
-    with suppress(pa.ArrowInvalid):  # a stream cut short: the child's exit code says why
-        yield from reader
+def _read_line(stream: IO[bytes]) -> list | None:
+    """The next line the child wrote, decoded; None at the end or a line cut short (the child's
+    exit code says why)."""
+    line = stream.readline()
+    if not line.endswith(b"\n"):
+        return None
+    return json.loads(line, object_hook=_decoded)
+
+
+def _rows(child: subprocess.Popen, errors: IO[bytes]) -> Iterator[tuple]:
+    while (batch := _read_line(child.stdout)) is not None:
+        yield from map(tuple, batch)
     _require_success(child, errors)
 
 
@@ -253,9 +265,80 @@ def _die_with_parent(parent: int) -> None:
         sys.exit(1)
 
 
+# How a value that JSON has no type for travels from the child (`_encoded`): an object of one
+# key, the tag, its value in JSON; every JSON object of the stream is one of these.
+_DECODERS: dict[str, Callable[[object], object]] = {
+    "d": Decimal,
+    "D": date.fromisoformat,
+    "T": datetime.fromisoformat,
+    "t": time.fromisoformat,
+    "i": lambda parts: timedelta(*parts),
+    "b": base64.b64decode,
+    "s": dict,  # a struct: its fields as [name, value] pairs, in order
+    "m": dict,  # a map: its entries as [key, value] pairs (a key of any type)
+}
+
+
+def _decoded(tagged: dict) -> object:
+    ((tag, value),) = tagged.items()
+    return _DECODERS[tag](value)
+
+
+def _tagged(value: object) -> dict | str:
+    """A value of a row that JSON has no type for, as `_decoded` reads it back."""
+    if isinstance(value, Decimal):
+        return {"d": str(value)}  # exact, its scale kept (0E-10 reads back as 0E-10)
+    if isinstance(value, datetime):
+        return {"T": value.isoformat()}
+    if isinstance(value, date):
+        return {"D": value.isoformat()}
+    if isinstance(value, time):
+        return {"t": value.isoformat()}
+    if isinstance(value, timedelta):
+        return {"i": [value.days, value.seconds, value.microseconds]}
+    if isinstance(value, bytes):
+        return {"b": base64.b64encode(value).decode()}
+    if isinstance(value, UUID):
+        return str(value)
+    raise TypeError(f"a value of type {type(value).__name__} cannot be sent")
+
+
+def _converter(column_type: duckdb.typing.DuckDBPyType) -> Callable[[object], object] | None:
+    """What a value of `column_type` becomes before it is written (None: as DuckDB returns it):
+    a HUGEINT a `Decimal` (a sum of integers may not fit a float or JSON reader's number), a
+    struct or map its pairs, tagged."""
+    kind = column_type.id
+    if kind in ("hugeint", "uhugeint"):
+        return Decimal
+    if kind in ("list", "array"):
+        item = _converter(column_type.children[0][1])
+        return None if item is None else lambda values: [item(v) if v is not None else None for v in values]
+    if kind == "struct":
+        fields = {name: _converter(child) for name, child in column_type.children}
+        return lambda values: {
+            "s": [[k, fields[k](v) if fields[k] and v is not None else v] for k, v in values.items()]
+        }
+    if kind == "map":
+        key, item = (_converter(child) for _, child in column_type.children)
+        return lambda values: {
+            "m": [[key(k) if key else k, item(v) if item and v is not None else v] for k, v in values.items()]
+        }
+    return None
+
+
+def _encoded(rows: list[tuple], converters: list[Callable[[object], object] | None]) -> bytes:
+    """Rows as one line of JSON, each value of a type JSON lacks tagged (`_tagged`)."""
+    if any(converters):
+        rows = [
+            [value if convert is None or value is None else convert(value) for value, convert in zip(row, converters)]
+            for row in rows
+        ]
+    return json.dumps(rows, default=_tagged, ensure_ascii=False).encode() + b"\n"
+
+
 def _serve(request: dict) -> None:
-    """The child: confined first, then the one statement; its rows to stdout as an Arrow IPC
-    stream, batch by batch as DuckDB produces them."""
+    """The child: confined first, then the one statement; its column names, then its rows, to
+    stdout, a line of JSON per batch as DuckDB produces them."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING_SIGNALS)  # blocked by the parent while it started this
     _die_with_parent(request["parent"])
     spill = Path(request["spill"])
@@ -273,11 +356,14 @@ def _serve(request: dict) -> None:
     at = request["at"]
     conn = connect_read_only(lake, datetime.fromisoformat(at) if isinstance(at, str) else at)
     try:
-        reader = conn.execute(request["sql"]).to_arrow_reader(BATCH_ROWS)
-        with pa.ipc.new_stream(sys.stdout.buffer, reader.schema) as stream:
-            for batch in reader:
-                stream.write_batch(batch)
-    except (duckdb.Error, pa.ArrowException) as error:
+        cursor = conn.execute(request["sql"])
+        converters = [_converter(column_type) for _, column_type, *_ in cursor.description]
+        out = sys.stdout.buffer
+        out.write(json.dumps([name for name, *_ in cursor.description]).encode() + b"\n")
+        while rows := cursor.fetchmany(BATCH_ROWS):
+            out.write(_encoded(rows, converters))
+            out.flush()
+    except (duckdb.Error, TypeError) as error:
         print(query_failed(error), file=sys.stderr)
         sys.exit(QUERY_REFUSED)
     finally:

@@ -9,7 +9,6 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from pipelines.config_rules import StrictModel, Weight, require_split_weights, unique_names
-from pipelines.warehouse.catalog import table_columns
 
 DEFAULT_DIMENSIONS = {
     "training_run": ["training_run", "training-run", "TrainingRun", "run_id"],
@@ -29,6 +28,8 @@ def shared_match_columns() -> tuple[str, ...]:
     """The text columns of `focus_line_items` (as its DDL creates them) a shared-cost rule may
     match (sql/attribution/shared_matches.sql): every one but the line's key, file and the key it
     was derived from."""
+    from pipelines.warehouse.catalog import table_columns  # the warehouse's DDL, read when a rule is checked
+
     columns = table_columns("focus_line_items")
     return tuple(name for name, type_ in columns.items() if type_ == "VARCHAR" and name not in LINE_IDENTITY_COLUMNS)
 

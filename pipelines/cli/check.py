@@ -9,7 +9,15 @@ from typing import TypeVar
 
 import click
 
-from pipelines.cli.common import RUN_FAILED, USAGE_ERROR, config_option, echo_err, handle_errors, is_usage_error
+from pipelines.cli.common import (
+    RUN_FAILED,
+    USAGE_ERROR,
+    config_option,
+    echo_err,
+    handle_errors,
+    is_usage_error,
+    load_config,
+)
 
 T = TypeVar("T")
 
@@ -23,8 +31,6 @@ T = TypeVar("T")
 @config_option
 @handle_errors
 def check(config_path: Path | None) -> None:
-    from pipelines.config import load_config
-
     config = load_config(config_path)  # without it nothing else can be checked: its error alone, exit 2
 
     from connectors.training.event_files import read_event_files
@@ -41,7 +47,7 @@ def check(config_path: Path | None) -> None:
         require_scope_dimensions,
     )
     from pipelines.plans.schema import SCOPE_KINDS
-    from pipelines.sources.manual_costs.reader import ManualCostsReader
+    from pipelines.sources.manual_costs.settings import ManualCostsSource
     from pipelines.sources.mappings import read_category_rules
     from pipelines.warehouse.connection import connect_read_only
 
@@ -70,7 +76,7 @@ def check(config_path: Path | None) -> None:
         found = attempt(reader.billing_periods, None, source.name) if reader is not None else None
         if found is not None:
             periods[source.name] = ", ".join(f"{period:%Y-%m}" for period in found) or "none yet"
-        if isinstance(reader, ManualCostsReader) and found is not None:
+        if isinstance(source, ManualCostsSource) and found is not None:
             manual_lines += reader.line_count
     run_events = sum(
         attempt(lambda s=s: len(read_event_files(config.resolve(s.path))), 0, s.name)

@@ -10,8 +10,12 @@ from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from functools import wraps
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from pipelines.config import RunLedgerConfig
 
 RUN_FAILED = 1
 USAGE_ERROR = 2
@@ -24,7 +28,7 @@ def echo_err(message: str) -> None:
 # The errors the user fixes in the command or the configuration (exit 2), by module and name: an
 # error can only be one of them when its module was imported, so telling one costs no import.
 USAGE_ERRORS = (
-    ("pipelines.config_rules", "ConfigError"),
+    ("pipelines.config_file", "ConfigError"),
     ("pipelines.plans.files", "BudgetError"),
     ("pipelines.budgets.pilot", "PilotError"),
     ("pipelines.sources.mappings", "MappingError"),
@@ -69,6 +73,22 @@ def handle_errors(command: Callable) -> Callable:
 
 class UsageProblem(ValueError):
     """A command was called in a way it cannot serve (exit 2)."""
+
+
+def load_config(config_path: Path | None, *, writer: bool = False) -> RunLedgerConfig:
+    """The configuration (`pipelines.config.load_config`), its file read before the settings
+    models are imported: a missing or malformed file is said at once.
+
+    Raises:
+        ConfigError: naming the file and key at fault.
+    """
+    from pipelines.config_file import read_config_document
+
+    path, document = read_config_document(config_path)
+
+    from pipelines.config import config_from_document
+
+    return config_from_document(path, document, writer=writer)
 
 
 def config_option(command: Callable) -> Callable:

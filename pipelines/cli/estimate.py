@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from pipelines.cli.common import UsageProblem, config_option, handle_errors
+from pipelines.cli.common import UsageProblem, config_option, handle_errors, load_config
 from pipelines.plans.methods import TRAINING_FLOPS_PER_PARAMETER
 
 if TYPE_CHECKING:
@@ -96,7 +96,6 @@ def _scaled_estimate(pilot: str, config_path: Path | None, options: dict[str, ob
     from datetime import UTC, datetime
 
     from pipelines.budgets.pilot import Target, pilot_budget, read_pilot, scale_pilot
-    from pipelines.config import load_config
     from pipelines.plans.files import load_budgets_with_files
     from pipelines.warehouse.connection import connect_read_only
 

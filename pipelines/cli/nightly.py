@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from pipelines.cli.common import config_option, echo_err, handle_errors, parse_period, require_partitions
+from pipelines.cli.common import config_option, echo_err, handle_errors, load_config, parse_period, require_partitions
 from pipelines.cli.output import TerminalProgress, print_table, printable
 
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ def _run_nightly(
 
 
 def _print_summary(config_path: Path | None, reports: list[str]) -> None:
-    from pipelines.config import load_config
     from pipelines.warehouse.connection import connect_read_only
     from pipelines.warehouse.sql import read_sql
 
@@ -146,8 +145,6 @@ def demo(target: Path) -> None:
 )
 @handle_errors
 def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool, take_over_lake: bool) -> None:
-    from pipelines.config import load_config
-
     billing_periods = [parse_period(p) for p in periods]
     load_config(config_path, writer=True)  # a bad configuration said before Dagster is loaded
     require_partitions(periods, billing_periods)
@@ -162,7 +159,6 @@ def run(config_path: Path | None, periods: tuple[str, ...], full_refresh: bool, 
 @config_option
 @handle_errors
 def repair(config_path: Path | None) -> None:
-    from pipelines.config import load_config
     from pipelines.warehouse.connection import connect, require_readable
     from pipelines.warehouse.locks import writer_lock
     from pipelines.warehouse.repair import repair_lake

@@ -4,17 +4,21 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-from pipelines.cli.common import AT_HELP, UsageProblem, config_option, echo_err, handle_errors, parse_at, parse_period
+from pipelines.cli.common import (
+    AT_HELP,
+    UsageProblem,
+    config_option,
+    echo_err,
+    handle_errors,
+    load_config,
+    parse_at,
+    parse_period,
+)
 from pipelines.cli.output import print_table, write_csv, write_json
-
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 # `runledger query --timeout`'s default, in seconds (kept here, out of pipelines.query, so that
 # `runledger -h` imports no DuckDB).
@@ -44,8 +48,6 @@ SIGNALLED = 128
 @click.argument("sql")
 @handle_errors
 def query(config_path: Path | None, output_format: str, at: str | None, timeout: float, sql: str) -> None:
-    from pipelines.config import load_config
-
     moment = parse_at(at)
     config = load_config(config_path)
 
@@ -54,15 +56,9 @@ def query(config_path: Path | None, output_format: str, at: str | None, timeout:
     write = {"table": print_table, "csv": write_csv, "json": write_json}[output_format]
     try:
         with stopped_by_signals(timeout), query_lake(config.lake, sql, moment) as result:
-            write(result.columns, _rows(result.batches))
+            write(result.columns, result.rows)
     except QueryStopped as stop:
         sys.exit(SIGNALLED + stop.signum)
-
-
-def _rows(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple]:
-    """The rows of a result's batches as they arrive (a map as a dict)."""
-    for batch in batches:
-        yield from zip(*(column.to_pylist(maps_as_pydicts="strict") for column in batch.columns))
 
 
 @click.group(help="Datasets from the warehouse for other tools.")
@@ -97,8 +93,6 @@ def export() -> None:
 @click.option("--source", "source_name", help="Only this billing source (sources[].name; default: every source).")
 @handle_errors
 def export_focus(config_path: Path | None, period: str, out: Path, export_format: str, source_name: str | None) -> None:
-    from pipelines.config import load_config
-
     billing_period = parse_period(period)
     config = load_config(config_path)
     known = [source.name for source in config.billing_sources]
@@ -146,20 +140,26 @@ def report(
     if moment is not None and out is None:
         raise UsageProblem("give --out DIR with --at: the reports of an earlier snapshot would replace today's")
 
-    from pipelines.config import load_config
-    from pipelines.reports import write_reports
+    config = load_config(config_path)
+
+    from pipelines.reports.report_set import code_digest, snapshot_digest, unchanged_report_set
     from pipelines.warehouse.connection import connect_read_only
     from pipelines.warehouse.repair import require_whole
 
-    config = load_config(config_path)
+    out_dir, runs = out or config.reports_path, [run_id] if run_id else None
     conn = connect_read_only(config.lake, moment)
     try:
         if at is None:
             require_whole(conn, config.lake)
-        try:
-            written = write_reports(conn, out or config.reports_path, [run_id] if run_id else None, png=png)
-        except ValueError as error:
-            raise UsageProblem(str(error)) from None
+        # reports already written from the snapshot read: said without importing what draws them
+        written = unchanged_report_set(out_dir, snapshot=snapshot_digest(conn, code_digest(png), runs))
+        if written is None:
+            from pipelines.reports import write_reports
+
+            try:
+                written = write_reports(conn, out_dir, runs, png=png)
+            except ValueError as error:
+                raise UsageProblem(str(error)) from None
     finally:
         conn.close()
     for path in written.paths:
@@ -172,7 +172,6 @@ def report(
 @config_option
 @handle_errors
 def migrate(config_path: Path | None) -> None:
-    from pipelines.config import load_config
     from pipelines.warehouse.migrate import migrate as migrate_file
 
     config = load_config(config_path, writer=True)

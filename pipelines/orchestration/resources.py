@@ -9,7 +9,8 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
-from pipelines.config import RunLedgerConfig, default_config_path, load_config
+from pipelines.config import RunLedgerConfig, load_config
+from pipelines.config_file import default_config_path
 from pipelines.warehouse.connection import connect, connect_read_only
 from pipelines.warehouse.locks import writer_lock
 from pipelines.warehouse.owners import claim_lake

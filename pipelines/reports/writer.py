@@ -42,12 +42,21 @@ from pipelines.reports.data import (
 from pipelines.reports.document import Chart
 from pipelines.reports.recommendations import load_top_recommendations
 from pipelines.reports.render import to_html, to_markdown
+from pipelines.reports.report_set import (
+    REPORT_SET_FILE,
+    ReportSet,
+    RunReportPaths,
+    code_digest,
+    report_set_record,
+    snapshot_digest,
+    unchanged_report_set,
+)
 from pipelines.reports.run_causes import variance_steps
 from pipelines.reports.run_facts import currency_of
 from pipelines.reports.run_report import SUMMARY_STEM, run_document
 from pipelines.reports.summary_report import SummaryRun, summary_document
 from pipelines.reports.utilization_chart import run_utilization_chart
-from pipelines.warehouse.sql import SQL_DIR, read_sql
+from pipelines.warehouse.sql import read_sql
 
 CHARTS_DIR = "charts"
 # Unlike the digests of the warehouse steps (pipelines/warehouse/step_inputs.py), the reports'
@@ -57,20 +66,6 @@ CHARTS_DIR = "charts"
 # A run's report is rewritten only when what it shows changed: the digest of its data and of
 # the code that draws it (this package's modules and the SQL they run) is kept beside it.
 INPUTS_DIGEST_FILE = ".inputs-sha256"
-# The whole set is not even read again when the warehouse content it shows is unchanged: its
-# digest and the files written are kept in the output folder.
-REPORT_SET_FILE = ".report-set.json"
-REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
-# The SQL the reports run besides sql/reports/*.sql: the macros those queries call, the marts'
-# statements data.py reads and the warehouse digest (files of sql/, without `.sql`).
-REPORTS_OTHER_SQL = (
-    "schema/macros",
-    "marts/reconciliation",
-    "marts/unattributed_costs",
-    "marts/run_cluster_share",
-    "ops/report_inputs",
-    "marts/recommendations",
-)
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
 SVG_SUFFIX = ".svg"
@@ -90,58 +85,6 @@ SVG_ID_REFERENCE = re.compile(r'(\bid="|url\(#|href="#)([^")]+)')
 # prepares the next runs' charts and writes finished reports, few enough that rendered charts do
 # not pile up in memory.
 RUNS_IN_PROGRESS = 8
-
-
-@dataclass(frozen=True)
-class RunReportPaths:
-    """The files of one run's report.
-
-    Attributes:
-        training_run: the run.
-        html: `<out_dir>/<run>/report.html`, self-contained.
-        markdown: `<out_dir>/<run>/report.md`, referencing its chart images relatively (the
-            SVGs, or the PNGs when they were asked for).
-        charts: `<out_dir>/<run>/charts/*.svg`, then `charts/*.png` when PNGs were asked for.
-    """
-
-    training_run: str
-    html: Path
-    markdown: Path
-    charts: tuple[Path, ...]
-
-
-@dataclass(frozen=True)
-class ReportSet:
-    """Every file `write_reports` wrote.
-
-    Attributes:
-        runs: the per-run reports, in the order asked for.
-        summary_html: `<out_dir>/summary.html`.
-        summary_markdown: `<out_dir>/summary.md`.
-        summary_charts: `<out_dir>/summary-charts/*.svg` (and `*.png` when asked for): each
-            shared cluster's utilization chart.
-        rendered: the runs whose report was written this time, in the order asked for; the
-            others' reports on disk already showed the same data.
-    """
-
-    runs: tuple[RunReportPaths, ...]
-    summary_html: Path
-    summary_markdown: Path
-    rendered: tuple[str, ...] = ()
-    summary_charts: tuple[Path, ...] = ()
-
-    @property
-    def paths(self) -> tuple[Path, ...]:
-        """All written paths: each run's HTML, Markdown and charts, then the summary and its charts."""
-        per_run = [path for run in self.runs for path in (run.html, run.markdown, *run.charts)]
-        return (*per_run, self.summary_html, self.summary_markdown, *self.summary_charts)
-
-    @property
-    def rendered_line(self) -> str:
-        """How many run reports were written and how many kept, e.g. `rendered 10 of 200 run
-        reports, 190 unchanged`."""
-        total, rendered = len(self.runs), len(self.rendered)
-        return f"rendered {rendered} of {total} run reports, {total - rendered} unchanged"
 
 
 def write_reports(
@@ -169,19 +112,26 @@ def write_reports(
         ValueError: a requested run has neither a budget nor attributed cost; the message
             names it and lists the known runs.
     """
+    code = code_digest(png)
+    snapshot = snapshot_digest(conn, code, runs)
+    unchanged = unchanged_report_set(out_dir, snapshot=snapshot)
+    if unchanged is not None:
+        return unchanged
     known = known_runs(conn)
     selected = _select_runs(known, runs)
-    code_digest = _code_digest(png)
     (warehouse_digest,) = conn.execute(read_sql("ops/report_inputs", "digest")).fetchone()
-    set_digest = hashlib.sha256(f"{code_digest}|{warehouse_digest}|{selected!r}".encode()).hexdigest()
-    unchanged = _unchanged_report_set(out_dir, set_digest)
+    set_digest = hashlib.sha256(f"{code}|{warehouse_digest}|{selected!r}".encode()).hexdigest()
+    unchanged = unchanged_report_set(out_dir, digest=set_digest)
     if unchanged is not None:
+        _write_atomically(
+            out_dir / REPORT_SET_FILE, json.dumps(report_set_record(unchanged, set_digest, snapshot)).encode()
+        )
         return unchanged
     (out_dir / REPORT_SET_FILE).unlink(missing_ok=True)
     overviews = load_overviews(conn, known)
     details = load_details(conn, [overviews[training_run] for training_run in selected], load_reconciliation(conn))
     planned = [
-        _plan_run_report(overviews[training_run], details[training_run], out_dir, code_digest, png=png)
+        _plan_run_report(overviews[training_run], details[training_run], out_dir, code, png=png)
         for training_run in selected
     ]
     stale = [report for report in planned if report.digest is not None]
@@ -205,53 +155,9 @@ def write_reports(
         rendered=tuple(report.paths.training_run for report in stale),
         summary_charts=summary_charts,
     )
-    _write_atomically(out_dir / REPORT_SET_FILE, json.dumps(_report_set_record(report_set, set_digest)).encode())
-    return report_set
-
-
-def _report_set_record(report_set: ReportSet, digest: str) -> dict:
-    return {
-        "digest": digest,
-        "runs": [
-            {
-                "training_run": run.training_run,
-                "html": str(run.html),
-                "markdown": str(run.markdown),
-                "charts": [str(chart) for chart in run.charts],
-            }
-            for run in report_set.runs
-        ],
-        "summary_html": str(report_set.summary_html),
-        "summary_markdown": str(report_set.summary_markdown),
-        "summary_charts": [str(chart) for chart in report_set.summary_charts],
-    }
-
-
-def _unchanged_report_set(out_dir: Path, digest: str) -> ReportSet | None:
-    """The report set written last time, if it came from the same warehouse content, code and
-    runs, and all its files are still there."""
-    record_path = out_dir / REPORT_SET_FILE
-    if not record_path.is_file():
-        return None
-    record = json.loads(record_path.read_text())
-    if record.get("digest") != digest:
-        return None
-    report_set = ReportSet(
-        runs=tuple(
-            RunReportPaths(
-                training_run=run["training_run"],
-                html=Path(run["html"]),
-                markdown=Path(run["markdown"]),
-                charts=tuple(Path(chart) for chart in run["charts"]),
-            )
-            for run in record["runs"]
-        ),
-        summary_html=Path(record["summary_html"]),
-        summary_markdown=Path(record["summary_markdown"]),
-        summary_charts=tuple(Path(chart) for chart in record.get("summary_charts", ())),
+    _write_atomically(
+        out_dir / REPORT_SET_FILE, json.dumps(report_set_record(report_set, set_digest, snapshot)).encode()
     )
-    if not all(path.is_file() for path in report_set.paths):
-        return None
     return report_set
 
 
@@ -304,26 +210,6 @@ def run_charts(overview: RunOverview, details: RunDetails) -> list[ChartSpec]:
     if details.utilization:
         charts.append(run_utilization_chart(overview.header.training_run, details.utilization))
     return charts
-
-
-def report_code_files() -> list[Path]:
-    """Every file the reports' text depends on: this package's modules, every `sql/reports/` file
-    and the other SQL files the reports run (REPORTS_OTHER_SQL)."""
-    return [
-        *sorted(REPORTS_PACKAGE_DIR.glob("*.py")),
-        *sorted(SQL_DIR.glob("reports/*.sql")),
-        *(SQL_DIR / f"{path}.sql" for path in REPORTS_OTHER_SQL),
-    ]
-
-
-def _code_digest(png: bool) -> str:
-    """Digest of the report code, the SQL it runs and the chart formats asked for: a changed
-    template, chart or report query rewrites every report, and so does asking for PNGs or no
-    longer asking for them."""
-    digest = hashlib.sha256(f"png={png}|".encode())
-    for path in report_code_files():
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def _inputs_digest(overview: RunOverview, details: RunDetails, code_digest: str) -> str:

@@ -17,8 +17,6 @@ from typing import IO, Protocol, runtime_checkable
 
 import duckdb
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from connectors.errors import SourceError
 from pipelines.sources.delivery import MappedDelivery
@@ -124,9 +122,15 @@ def _emptiness(file: Path) -> str | None:
     holds some or cannot be read (its reader then names what is wrong with it)."""
     if file.stat().st_size == 0:
         return "0 bytes"
-    try:
-        if file.name.lower().endswith(".parquet"):
+    if file.name.lower().endswith(".parquet"):
+        import pyarrow as pa  # here: listing a source's periods (`runledger check`) needs no Arrow otherwise
+        import pyarrow.parquet as pq
+
+        try:
             return "a schema and no rows" if pq.read_metadata(file).num_rows == 0 else None
+        except (OSError, pa.ArrowException):
+            return None
+    try:
         with _open_content(file) as content:
             lines = (line for line in content if line.strip(BLANK))
             has_header = ".csv" in file.name.lower()
@@ -134,7 +138,7 @@ def _emptiness(file: Path) -> str | None:
                 next(lines, None)
             if next(lines, None) is None:
                 return "a header and no rows" if has_header else "no rows"
-    except (OSError, EOFError, pa.ArrowException):
+    except (OSError, EOFError):
         return None
     return None
 

@@ -13,3 +13,9 @@ call ducklake_set_commit_message('lake', 'runledger', $message, extra_info => $e
 -- name: last_committed
 -- The snapshot the connection's last transaction committed.
 select * from ducklake_last_committed_snapshot('lake');
+
+-- name: current
+-- The snapshot the connection reads (the newest, or the one it was attached at) and its time.
+select snapshots.snapshot_id, snapshots.snapshot_time
+from lake.snapshots() as snapshots
+where snapshots.snapshot_id = (select current_snapshot.id from lake.current_snapshot() as current_snapshot);

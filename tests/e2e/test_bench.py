@@ -8,16 +8,18 @@ every target is printed beside its figure and the JSON result was written.
 
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from bench import harness
 from bench.generate import REGISTRY_RUNS, data_set, redelivery
-from bench.harness import STAGE_ORDER, BenchFailed, BenchOptions, run_bench
+from bench.harness import CLI_COMMANDS, STAGE_ORDER, BenchFailed, BenchOptions, cli_startup, run_bench
 from bench.questions import QUESTIONS
 from bench.report import format_results, format_targets_markdown
-from bench.targets import NIGHTS, figures
+from bench.targets import NIGHTS, cli_figures, figures
+from tests.support.demo_lake import SharedDemo, copy_demo
 
 SMOKE_ROWS = 10_000
 SMOKE_RUNS = 5
@@ -34,6 +36,7 @@ def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, object]:
         results_dir=root / "results",
         converter=False,
         multiprocess=True,
+        cli=False,  # measured on the demo: test_the_cli_is_timed_on_the_demo_against_the_bare_duckdb_process
         runs=SMOKE_RUNS,
         timeout_seconds=900,
     )
@@ -200,3 +203,55 @@ def test_a_failed_size_is_recorded_and_the_other_sizes_still_measured(
     table = format_results(results_with_failure)
     assert "  20k  FAILED: nightly job (full) on 20k failed (exit 1):" in table
     assert "peak memory ÷ 10k's" in table  # the third size against the first
+
+
+def _cli(seconds: dict[str, float]) -> dict:
+    return {
+        "load_average": {"before": [0.5, 0.4, 0.3], "after": [0.5, 0.4, 0.3]},
+        "commands": {
+            name: {"command": name, "seconds": [value] * 3, "median_seconds": value} for name, value in seconds.items()
+        },
+    }
+
+
+def test_the_cli_targets_are_ratios_to_the_bare_duckdb_process_and_seconds() -> None:
+    cli = _cli({"bare": 0.2, "help": 0.29, "usage": 0.31, "config": 0.2, "check": 0.6, "query": 0.5, "report": 1.2})
+    assert [(figure.name, figure.measured, figure.target, figure.met) for figure in cli_figures(cli)] == [
+        ("CLI: runledger --help ÷ bare DuckDB", "1.45× (0.29 s vs 0.20 s)", "≤ 1.5×", True),
+        ("CLI: a usage error (run --period 2026-13) ÷ bare DuckDB", "1.55× (0.31 s vs 0.20 s)", "≤ 1.5×", False),
+        ("CLI: a config error (a missing --config) ÷ bare DuckDB", "1.00× (0.20 s vs 0.20 s)", "≤ 1.5×", True),
+        ("CLI: runledger check ÷ bare DuckDB", "3.00× (0.60 s vs 0.20 s)", "≤ 3×", True),
+        ("CLI: query on a summary table (run_costs) ÷ bare DuckDB", "2.50× (0.50 s vs 0.20 s)", "≤ 2.5×", True),
+        ("CLI: report --run of an unchanged run ÷ bare DuckDB", "6.00× (1.20 s vs 0.20 s)", "≤ 3×", False),
+        ("CLI: runledger --help", "0.29 s", "≤ 0.3 s", True),
+        ("CLI: a usage error (run --period 2026-13)", "0.31 s", "≤ 0.3 s", False),
+        ("CLI: a config error (a missing --config)", "0.20 s", "≤ 0.3 s", True),
+        ("CLI: runledger check", "0.60 s", "≤ 1 s", True),
+        ("CLI: query on a summary table (run_costs)", "0.50 s", "≤ 1 s", True),
+        ("CLI: report --run of an unchanged run", "1.20 s", "≤ 1 s", False),
+    ]
+    results = {
+        "commit": "abc1234",
+        "started_at": "2026-12-07T18:00:00+00:00",
+        "machine": {"cpus": 2, "duckdb": "1.5.5"},
+        "sizes": [],
+        "cli": cli,
+    }
+    table = format_results(results).splitlines()
+    assert " demo  CLI: report --run of an unchanged run ÷ bare DuckDB" in "\n".join(table)
+    assert table[-1].split()[-6:] == ["1.20", "s", "≤", "1", "s", "MISSED"]
+    markdown = format_targets_markdown(results).splitlines()
+    assert markdown[:4] == ["No size was measured.", "", "| CLI on the demo | target | measured |", "|---|---|---:|"]
+    assert len(markdown) == 4 + 12
+    assert markdown[-1] == "| report --run of an unchanged run | ≤ 1 s | 1.20 s ✗ |"
+
+
+def test_the_cli_is_timed_on_the_demo_against_the_bare_duckdb_process(shared_demo: SharedDemo, tmp_path: Path) -> None:
+    measured = cli_startup(copy_demo(shared_demo, tmp_path / "demo").parent, echo=lambda _line: None)
+    assert list(measured["commands"]) == list(CLI_COMMANDS) == [
+        "bare", "help", "usage", "config", "check", "query", "report",
+    ]  # fmt: skip
+    for command in measured["commands"].values():
+        assert len(command["seconds"]) == 3 and command["median_seconds"] == command["seconds"][1] > 0
+    assert measured["commands"]["report"]["command"] == "runledger report --run llm-7b-pt-r1"
+    assert len(cli_figures(measured)) == 12

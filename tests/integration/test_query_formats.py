@@ -20,7 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli import main
-from tests.support.demo_lake import SharedDemo
+from tests.support import REPO
+from tests.support.demo_lake import SharedDemo, copy_demo
 from tests.support.lake import writing
 
 AMOUNTS = {
@@ -222,3 +223,60 @@ def test_a_query_past_its_timeout_stops_with_exit_2(shared_demo: SharedDemo, tmp
     )
     assert child is None or not Path(f"/proc/{child}").exists()
     assert list(tmp_path.iterdir()) == []
+
+
+# Each Python process started with this folder first on its path (the command and the query's
+# confined child) appends, as it exits, its program's name and the heavy modules it imported; the
+# file is opened as the process starts, before the child's sandbox would refuse to open it.
+SITE_PROBE = """
+import atexit, json, os, sys
+
+HEAVY = ("dagster", "polars", "pyarrow", "google.cloud.bigquery", "pipelines.reports.writer")
+_record = open(os.environ["RUNLEDGER_IMPORTS_PROBE"], "a")
+
+
+def _report():
+    program = os.path.basename(sys.argv[0])
+    _record.write(json.dumps([program, sorted(m for m in HEAVY if m in sys.modules)]) + "\\n")
+    _record.close()
+
+
+atexit.register(_report)
+"""
+
+
+def _imports(config: Path, tmp_path: Path, *args: str) -> list[list]:
+    """The exit code of `runledger <args> --config config`, then what each of its processes
+    imported, in the order they ended."""
+    probe_dir, record = tmp_path / "probe", tmp_path / "imports.jsonl"
+    probe_dir.mkdir(exist_ok=True)
+    (probe_dir / "sitecustomize.py").write_text(SITE_PROBE)
+    record.unlink(missing_ok=True)
+    done = subprocess.run(
+        [RUNLEDGER, *args, "--config", str(config)],
+        env={**os.environ, "PYTHONPATH": f"{probe_dir}:{REPO}", "RUNLEDGER_IMPORTS_PROBE": str(record)},
+        capture_output=True,
+        check=False,
+    )
+    return [done.returncode, *(json.loads(line) for line in record.read_text().splitlines())]
+
+
+def test_query_and_its_confined_reader_import_no_arrow_polars_or_dagster(
+    shared_demo: SharedDemo, tmp_path: Path
+) -> None:
+    assert _imports(shared_demo.config, tmp_path, "query", "select * from run_costs") == [
+        0,
+        ["query.py", []],
+        ["runledger", []],
+    ]
+
+
+def test_report_of_an_unchanged_run_and_check_import_neither_the_renderer_nor_dagster(
+    shared_demo: SharedDemo, tmp_path: Path
+) -> None:
+    config = copy_demo(shared_demo, tmp_path / "project")
+    report = ["report", "--run", "llm-7b-pt-r1"]
+    assert _imports(config, tmp_path, *report)[0] == 0  # the report set of this one run written
+    assert _imports(config, tmp_path, *report) == [0, ["runledger", []]]
+    # the demo's billing sources are files listed with polars (GCP) and Arrow, never BigQuery's client
+    assert _imports(config, tmp_path, "check") == [0, ["runledger", ["polars", "pyarrow"]]]

@@ -321,30 +321,43 @@ from pipelines.cli import main
 try:
     main(sys.argv[1:], prog_name="runledger")
 except SystemExit as stop:
-    print("exit", stop.code, sorted(m for m in ("dagster", "polars", "pyarrow") if m in sys.modules))
+    heavy = ("dagster", "polars", "pyarrow", "pydantic", "duckdb")
+    print("exit", stop.code, sorted(m for m in heavy if m in sys.modules))
 """
+# What reading and validating runledger.yaml imports: its settings models, and DuckDB for the
+# warehouse's column names.
+CONFIG_MODULES = "['duckdb', 'pydantic']"
 
 
 @pytest.mark.parametrize(
-    ("command", "message"),
+    ("command", "message", "imported"),
     [
-        (["run", "--period", "abc"], "is not a billing period"),
-        (["run", "--config", "missing.yaml"], "missing.yaml: file not found"),
-        (["check", "--config", "missing.yaml"], "missing.yaml: file not found"),
-        (["export", "focus", "--config", "missing.yaml", "--period", "2026-11", "--out", "x"], "file not found"),
+        (["run", "--period", "abc"], "is not a billing period", "[]"),
+        # a period is read before the configuration, which is read before anything else
+        (["run", "--period", "2026-13", "--config", "missing.yaml"], "is not a billing period", "[]"),
+        (["run", "--config", "missing.yaml"], "missing.yaml: file not found", "[]"),
+        (["check", "--config", "missing.yaml"], "missing.yaml: file not found", "[]"),
+        (["query", "--config", "missing.yaml", "select 1"], "missing.yaml: file not found", "[]"),
+        (["report", "--run", "r", "--config", "missing.yaml"], "missing.yaml: file not found", "[]"),
+        (["check", "--config", "list.yaml"], "list.yaml: the top level must be a mapping of keys", "[]"),
+        (["export", "focus", "--config", "missing.yaml", "--period", "2026-11", "--out", "x"], "file not found", "[]"),
         (
             ["export", "focus", "--period", "2026-11", "--out", "x", "--source", "nope"],
             "error: unknown billing source 'nope'; known billing sources (sources[].name): bills",
+            CONFIG_MODULES,
         ),
-        (["query", "--at", "²", "select 1"], "--at '²' is neither"),
-        (["report", "--all", "--at", "", "--out", "x"], "--at '' is neither"),
+        (["check", "--config", "unknown-key.yaml"], "unknown-key.yaml: colour: unknown key", CONFIG_MODULES),
+        (["query", "--at", "²", "select 1"], "--at '²' is neither", "[]"),
+        (["report", "--all", "--at", "", "--out", "x"], "--at '' is neither", "[]"),
     ],
 )
 def test_a_usage_or_config_error_is_said_before_anything_heavy_is_loaded(
-    tmp_path: Path, command: list[str], message: str
+    tmp_path: Path, command: list[str], message: str, imported: str
 ) -> None:
     (tmp_path / "bills").mkdir()
     (tmp_path / "runledger.yaml").write_text("sources:\n  - {name: bills, kind: focus, path: bills}\n")
+    (tmp_path / "list.yaml").write_text("- sources\n")
+    (tmp_path / "unknown-key.yaml").write_text("colour: blue\n")
     result = subprocess.run(
         [sys.executable, "-c", IMPORTS_PROBE, *command],
         cwd=tmp_path,
@@ -354,7 +367,7 @@ def test_a_usage_or_config_error_is_said_before_anything_heavy_is_loaded(
         check=True,
     )
     assert message in result.stderr
-    assert result.stdout.splitlines()[-1] == "exit 2 []"
+    assert result.stdout.splitlines()[-1] == f"exit 2 {imported}"
 
 
 def test_check_names_the_file_and_key_of_a_bad_group_budget(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from altair.vegalite.v6 import schema as vega_lite_schema
 
 from pipelines.attribution.registry import RegisteredRun, replace_run_registry
 from pipelines.budgets.tables import build_budget_alerts
-from pipelines.reports import ReportSet, chart_rendering, write_reports, writer
+from pipelines.reports import ReportSet, chart_rendering, report_set, write_reports
 from pipelines.reports.charts import cumulative_spend_chart
 from pipelines.reports.data import (
     CostLine,
@@ -649,42 +649,44 @@ def _sql_copy(tmp_path: Path) -> Path:
     """A copy of sql/ for a test to change: the reports' digest reads it, the reports still run
     the product's SQL."""
     sql_dir = tmp_path / "sql"
-    shutil.copytree(writer.SQL_DIR, sql_dir)
+    shutil.copytree(report_set.SQL_DIR, sql_dir)
     return sql_dir
 
 
 @pytest.mark.parametrize(
     "sql_file",
     [
-        *(f"reports/{path.name}" for path in sorted(writer.SQL_DIR.glob("reports/*.sql"))),
-        *(f"{path}.sql" for path in writer.REPORTS_OTHER_SQL),
+        *(f"reports/{path.name}" for path in sorted(report_set.SQL_DIR.glob("reports/*.sql"))),
+        *(f"{path}.sql" for path in report_set.REPORTS_OTHER_SQL),
     ],
 )
 def test_a_change_to_any_sql_the_reports_run_changes_their_code_digest(
     sql_file: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sql_dir = _sql_copy(tmp_path)
-    monkeypatch.setattr(writer, "SQL_DIR", sql_dir)
-    before = writer._code_digest(png=False)
+    monkeypatch.setattr(report_set, "SQL_DIR", sql_dir)
+    before = report_set.code_digest(png=False)
     with (sql_dir / sql_file).open("a") as file:
         file.write("-- a fix\n")
-    assert writer._code_digest(png=False) != before
+    assert report_set.code_digest(png=False) != before
 
 
 def test_every_sql_file_the_reports_read_is_in_their_code_digest() -> None:
     read = {
         f"{path}.sql"
-        for module in writer.REPORTS_PACKAGE_DIR.glob("*.py")
+        for module in report_set.REPORTS_PACKAGE_DIR.glob("*.py")
         for path in re.findall(r'read_sql\(\s*"([^"]+)"', module.read_text())
     }
-    covered = {str(path.relative_to(writer.SQL_DIR)) for path in writer.report_code_files() if path.suffix == ".sql"}
+    covered = {
+        str(path.relative_to(report_set.SQL_DIR)) for path in report_set.report_code_files() if path.suffix == ".sql"
+    }
     assert read and read <= covered
 
 
 def test_a_fix_to_a_report_query_alone_rewrites_the_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = _write(tmp_path)
     sql_dir = _sql_copy(tmp_path)
-    monkeypatch.setattr(writer, "SQL_DIR", sql_dir)
+    monkeypatch.setattr(report_set, "SQL_DIR", sql_dir)
     with (sql_dir / "reports" / "run_alerts.sql").open("a") as file:
         file.write("-- a fix\n")
     with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as conn:

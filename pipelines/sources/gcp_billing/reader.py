@@ -7,12 +7,12 @@ import uuid
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import polars as pl
 
 from connectors.errors import SourceError
-from connectors.gcp.billing_export import BigQueryBillingExport, TouchedMonth
 from connectors.gcp.settings import GCP_EXPORT_SUFFIXES
 from connectors.local.files import list_export_files
 from pipelines.sources.base import FileExportReader, PeriodBatch, reading_files, remove_files
@@ -21,6 +21,9 @@ from pipelines.sources.gcp_billing.settings import GcpBillingSource
 from pipelines.sources.kind import ReaderPlace
 from pipelines.sources.mappings import MappingRule
 from pipelines.warehouse.sql import read_sql_file
+
+if TYPE_CHECKING:
+    from connectors.gcp.billing_export import BigQueryBillingExport, TouchedMonth
 
 EXPORT_STATE = Path(__file__).with_name("export_state.sql")
 
@@ -226,6 +229,8 @@ class GcpBigQueryReader:
 def open_reader(source: GcpBillingSource, place: ReaderPlace) -> GcpBigQueryReader | GcpExportFilesReader:
     """The reader of a `gcp_billing` source: its BigQuery table, or a local folder of its files."""
     if source.table is not None:
+        from connectors.gcp.billing_export import BigQueryBillingExport  # the BigQuery client: only for a table
+
         export = BigQueryBillingExport.connect(source.table, project=source.project, endpoint_url=source.endpoint_url)
         state = ExportState.read(place.warehouse, source.name)
         return GcpBigQueryReader(source.name, export, state, place.staging_dir, full_refresh=place.full_refresh)

@@ -47,7 +47,10 @@ from pipelines.reports.run_facts import currency_of
 from pipelines.reports.run_report import SUMMARY_STEM, run_document
 from pipelines.reports.summary_report import SummaryRun, summary_document
 from pipelines.reports.utilization_chart import run_utilization_chart
+from pipelines.warehouse.catalog import warehouse_catalog
+from pipelines.warehouse.connection import on_a_lake
 from pipelines.warehouse.sql import SQL_DIR, read_sql
+from pipelines.warehouse.step_inputs import tables_inputs
 
 CHARTS_DIR = "charts"
 # Unlike the digests of the warehouse steps (pipelines/warehouse/step_inputs.py), the reports'
@@ -60,11 +63,15 @@ INPUTS_DIGEST_FILE = ".inputs-sha256"
 # The whole set is not even read again when the warehouse content it shows is unchanged: its
 # digest and the files written are kept in the output folder.
 REPORT_SET_FILE = ".report-set.json"
+# The lake's tables no report reads (bookkeeping); of `loads`, the reports read its good loads only,
+# and a night whose deliveries were all loaded before appends rows to it.
+NOT_REPORTED = frozenset({"loads", "step_inputs", "alert_deliveries", "lake_owners", "schema_version"})
 REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
 # The SQL the reports run besides sql/reports/*.sql: the macros those queries call, the marts'
 # statements data.py reads and the warehouse digest (files of sql/, without `.sql`).
 REPORTS_OTHER_SQL = (
     "schema/macros",
+    "ops/step_inputs",
     "marts/reconciliation",
     "marts/unattributed_costs",
     "marts/run_cluster_share",
@@ -172,8 +179,7 @@ def write_reports(
     known = known_runs(conn)
     selected = _select_runs(known, runs)
     code_digest = _code_digest(png)
-    (warehouse_digest,) = conn.execute(read_sql("ops/report_inputs", "digest")).fetchone()
-    set_digest = hashlib.sha256(f"{code_digest}|{warehouse_digest}|{selected!r}".encode()).hexdigest()
+    set_digest = hashlib.sha256(f"{code_digest}|{_warehouse_digest(conn)}|{selected!r}".encode()).hexdigest()
     unchanged = _unchanged_report_set(out_dir, set_digest)
     if unchanged is not None:
         return unchanged
@@ -207,6 +213,20 @@ def write_reports(
     )
     _write_atomically(out_dir / REPORT_SET_FILE, json.dumps(_report_set_record(report_set, set_digest)).encode())
     return report_set
+
+
+def _warehouse_digest(conn: duckdb.DuckDBPyConnection) -> str:
+    """The digest of everything the reports read. On a lake: the files of its tables
+    (`tables_inputs`: the same files hold the same rows, and no row is read, so it costs the same
+    at any size) and its good loads. Off a lake (a warehouse file): a checksum of the rows
+    (`ops/report_inputs`)."""
+    if not on_a_lake(conn):
+        (digest,) = conn.execute(read_sql("ops/report_inputs", "digest")).fetchone()
+        return digest
+    tables = [name for name, relation in warehouse_catalog().items() if relation.kind == "table"]
+    (good_loads,) = conn.execute(read_sql("ops/step_inputs", "good_loads")).fetchone()
+    reported = [table for table in tables if table not in NOT_REPORTED]
+    return tables_inputs(conn, "post_mortem_reports", reported, (), {"good_loads": good_loads}).inputs_digest
 
 
 def _report_set_record(report_set: ReportSet, digest: str) -> dict:

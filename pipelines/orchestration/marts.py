@@ -143,7 +143,18 @@ class Check:
                     self.parameters(config),
                 )
                 outcome, _ = concluded_if_changed(conn, inputs, lambda: (self.outcome(conn, config), True))
-        return _check_result(self.name, outcome)
+        return self.restore(outcome)
+
+    def restore(self, outcome: str) -> dg.AssetCheckResult:
+        """The check's result from the text `outcome` made of it."""
+        kept = dg.deserialize_value(outcome, as_type=dict)
+        return dg.AssetCheckResult(
+            check_name=self.name,
+            passed=kept["passed"],
+            severity=dg.AssetCheckSeverity(kept["severity"]),
+            description=kept["description"],
+            metadata=kept["metadata"],
+        )
 
     def outcome(self, conn: duckdb.DuckDBPyConnection, config: RunLedgerConfig) -> str:
         """Runs the check: its result as the text `step_inputs` keeps."""
@@ -156,18 +167,6 @@ class Check:
                 "metadata": result.metadata or {},
             }
         )
-
-
-def _check_result(name: str, outcome: str) -> dg.AssetCheckResult:
-    """The check's result from the text `Check.outcome` made of it."""
-    kept = dg.deserialize_value(outcome, as_type=dict)
-    return dg.AssetCheckResult(
-        check_name=name,
-        passed=kept["passed"],
-        severity=dg.AssetCheckSeverity(kept["severity"]),
-        description=kept["description"],
-        metadata=kept["metadata"],
-    )
 
 
 @dataclass(frozen=True)

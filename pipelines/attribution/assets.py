@@ -5,7 +5,7 @@ from decimal import Decimal
 import dagster as dg
 import duckdb
 
-from pipelines.attribution.allocate import allocate_period_if_changed, over_capacity, period_totals
+from pipelines.attribution.allocate import ALLOCATIONS_STEP, allocate_period_if_changed, over_capacity, period_totals
 from pipelines.attribution.commitments import build_commitment_utilization
 from pipelines.attribution.registry import load_registry, replace_run_registry_if_changed
 from pipelines.clusters.assets import cluster_usage
@@ -16,15 +16,18 @@ from pipelines.orchestration.partitions import billing_period_of, billing_period
 from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.tags.assets import resource_tag_snapshots
-from pipelines.warehouse.connection import create_view, transactions
+from pipelines.warehouse.connection import MACROS, create_view, transactions
 from pipelines.warehouse.decimal_text import as_text
 from pipelines.warehouse.sql import dict_rows, read_sql
+from pipelines.warehouse.step_inputs import concluded_if_changed, step_builds, tables_inputs
 from pipelines.warehouse.summaries import RUN_COSTS, UNATTRIBUTED_COSTS, build_summary
 
 CONSERVATION_CHECK = "conservation"
 CLUSTER_CAPACITY_CHECK = "cluster_capacity"
 RECONCILIATION_CHECK = "zero_differences"
 RAW_FOCUS = "_raw_focus_"  # the differences a load commits atomically: never pending
+# the tables the reconciliation view reads besides its good loads and the allocations' builds
+RECONCILIATION_INPUTS = ("focus_line_items", "cost_allocations")
 UNTAGGED_SHARE_CHECK = "untagged_share"
 TOP_OFFENDERS = 10
 BY_METHOD = (
@@ -281,6 +284,7 @@ UNATTRIBUTED_COSTS_MART = Mart(
             "of a resource) stays below `orchestration.untagged_share_threshold` of the period's effective cost. "
             "Commitments, tax, credits, support and charges without a resource are listed apart.",
             untagged_share,
+            parameters=lambda config: {"threshold": str(config.orchestration.untagged_share_threshold)},
         ),
     ),
 )
@@ -306,11 +310,32 @@ unattributed_costs = UNATTRIBUTED_COSTS_MART.asset()
 def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
     """The `reconciliation` view: conservation per source, billing period and currency, the raw
     export's control totals (`loads`), focus_line_items and cost_allocations side by side, and
-    their differences (all exactly 0)."""
+    their differences (all exactly 0). Its rows are read again only when the loads, the line items
+    or the allocations changed since the last clean reconciliation (`step_inputs`); else that one
+    is shown again."""
     config = runledger.load_config()
     with runledger.warehouse(config) as conn:
         create_view(conn, "marts/reconciliation")
-        rows = dict_rows(conn.execute(read_sql("marts/reconciliation", "rows")))
+        for attempt in transactions(conn):
+            with attempt:
+                inputs = tables_inputs(
+                    conn,
+                    "reconciliation",
+                    RECONCILIATION_INPUTS,
+                    ("marts/reconciliation", MACROS),
+                    {
+                        "good_loads": conn.execute(read_sql("ops/step_inputs", "good_loads")).fetchone()[0],
+                        "allocation_builds": step_builds(conn, ALLOCATIONS_STEP),
+                    },
+                )
+                outcome, _ = concluded_if_changed(conn, inputs, lambda: _reconcile(conn))
+    return _reconciliation_result(dg.deserialize_value(outcome, as_type=dict))
+
+
+def _reconcile(conn: duckdb.DuckDBPyConnection) -> tuple[str, bool]:
+    """Reads the reconciliation: its row count, control totals, failures and pending periods (as
+    text), kept only when clean: a difference or a pending period is read again the next night."""
+    rows = dict_rows(conn.execute(read_sql("marts/reconciliation", "rows")))
     failures = [
         row
         for row in rows
@@ -318,10 +343,21 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
         or (not row["allocation_pending"] and any(value != 0 for key, value in row.items() if key.endswith("_diff")))
     ]
     pending = [f"{row['source_name']} {row['billing_period']:%Y-%m}" for row in rows if row["allocation_pending"]]
+    outcome = {
+        "rows": len(rows),
+        "control_totals": markdown_table(CONTROL_TOTALS, rows),
+        "failures": [{k: as_text(v) for k, v in f.items()} for f in failures],
+        "pending": pending,
+    }
+    return dg.serialize_value(outcome), not failures and not pending
+
+
+def _reconciliation_result(outcome: dict) -> dg.MaterializeResult:
+    failures, pending = outcome["failures"], outcome["pending"]
     return dg.MaterializeResult(
         metadata={
-            "rows": dg.MetadataValue.int(len(rows)),
-            "control_totals": dg.MetadataValue.md(markdown_table(CONTROL_TOTALS, rows)),
+            "rows": dg.MetadataValue.int(outcome["rows"]),
+            "control_totals": dg.MetadataValue.md(outcome["control_totals"]),
         },
         check_results=[
             dg.AssetCheckResult(
@@ -334,7 +370,7 @@ def reconciliation(runledger: RunLedgerResource) -> dg.MaterializeResult:
                     else None
                 ),
                 metadata={
-                    "failures": dg.MetadataValue.json([{k: as_text(v) for k, v in f.items()} for f in failures]),
+                    "failures": dg.MetadataValue.json(failures),
                     "allocation_pending": dg.MetadataValue.json(pending),
                 },
             )

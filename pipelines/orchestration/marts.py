@@ -24,7 +24,7 @@ from pipelines.orchestration.resources import WAREHOUSE_POOL, RunLedgerResource
 from pipelines.orchestration.tables import holds_tables
 from pipelines.warehouse.connection import MACROS, transactions
 from pipelines.warehouse.sql import dict_rows, read_sql
-from pipelines.warehouse.step_inputs import StepInputs, build_if_changed, tables_inputs
+from pipelines.warehouse.step_inputs import StepInputs, build_if_changed, concluded_if_changed, tables_inputs
 
 Upstream = dg.AssetsDefinition | dg.AssetKey
 
@@ -118,11 +118,55 @@ class Check:
         name: the check's name.
         description: what it checks, as the Dagster UI shows it.
         result: its result from the warehouse connection and the configuration.
+        parameters: what the result takes from the configuration (JSON-serializable). Given, the
+            check reads only its mart's table and inputs and the mart's SQL: it runs only when
+            those or the parameters changed, and a night they are unchanged shows its last
+            result again (`step_inputs`, step `<mart>.<check>`).
     """
 
     name: str
     description: str
     result: Callable[[duckdb.DuckDBPyConnection, RunLedgerConfig], dg.AssetCheckResult]
+    parameters: Callable[[RunLedgerConfig], Mapping[str, object]] | None = None
+
+    def evaluate(self, conn: duckdb.DuckDBPyConnection, config: RunLedgerConfig, mart: Mart) -> dg.AssetCheckResult:
+        """The check's result: run now, or the last one while what it reads is unchanged."""
+        if self.parameters is None:
+            return self.result(conn, config)
+        for attempt in transactions(conn):
+            with attempt:
+                inputs = tables_inputs(
+                    conn,
+                    f"{mart.name}.{self.name}",
+                    (mart.name, *mart.input_tables),
+                    mart.sql_files,
+                    self.parameters(config),
+                )
+                outcome, _ = concluded_if_changed(conn, inputs, lambda: (self.outcome(conn, config), True))
+        return self.restore(outcome)
+
+    def restore(self, outcome: str) -> dg.AssetCheckResult:
+        """The check's result from the text `outcome` made of it."""
+        kept = dg.deserialize_value(outcome, as_type=dict)
+        return dg.AssetCheckResult(
+            check_name=self.name,
+            passed=kept["passed"],
+            severity=dg.AssetCheckSeverity(kept["severity"]),
+            description=kept["description"],
+            metadata=kept["metadata"],
+        )
+
+    def outcome(self, conn: duckdb.DuckDBPyConnection, config: RunLedgerConfig) -> str:
+        """Runs the check: its result as the text `step_inputs` keeps."""
+        result = self.result(conn, config)
+        return dg.serialize_value(
+            {
+                "passed": result.passed,
+                "severity": result.severity.value,
+                "description": result.description,
+                "metadata": result.metadata or {},
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -235,7 +279,7 @@ class Mart:
                     metadata[preview.key] = dg.MetadataValue.md(preview.render(conn))
                 if mart.metadata is not None:
                     metadata.update(mart.metadata(conn))
-                check_results = [check.result(conn, config) for check in mart.checks]
+                check_results = [check.evaluate(conn, config, mart) for check in mart.checks]
             return dg.MaterializeResult(metadata=metadata, check_results=check_results or None)
 
         return _mart

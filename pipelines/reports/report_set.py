@@ -25,6 +25,7 @@ REPORTS_PACKAGE_DIR = Path(__file__).resolve().parent
 # statements data.py reads, the warehouse digest and the snapshot read (files of sql/, without `.sql`).
 REPORTS_OTHER_SQL = (
     "schema/macros",
+    "ops/step_inputs",
     "marts/reconciliation",
     "marts/unattributed_costs",
     "marts/run_cluster_share",

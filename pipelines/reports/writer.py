@@ -56,7 +56,10 @@ from pipelines.reports.run_facts import currency_of
 from pipelines.reports.run_report import SUMMARY_STEM, run_document
 from pipelines.reports.summary_report import SummaryRun, summary_document
 from pipelines.reports.utilization_chart import run_utilization_chart
+from pipelines.warehouse.catalog import warehouse_catalog
+from pipelines.warehouse.connection import on_a_lake
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.step_inputs import tables_inputs
 
 CHARTS_DIR = "charts"
 # Unlike the digests of the warehouse steps (pipelines/warehouse/step_inputs.py), the reports'
@@ -66,6 +69,9 @@ CHARTS_DIR = "charts"
 # A run's report is rewritten only when what it shows changed: the digest of its data and of
 # the code that draws it (this package's modules and the SQL they run) is kept beside it.
 INPUTS_DIGEST_FILE = ".inputs-sha256"
+# The lake's tables no report reads (bookkeeping); of `loads`, the reports read its good loads only,
+# and a night whose deliveries were all loaded before appends rows to it.
+NOT_REPORTED = frozenset({"loads", "step_inputs", "alert_deliveries", "lake_owners", "schema_version"})
 MAX_RUN_DIRECTORY = 120  # characters; file systems refuse names over 255 bytes
 REPORT_STEM = "report"
 SVG_SUFFIX = ".svg"
@@ -119,8 +125,7 @@ def write_reports(
         return unchanged
     known = known_runs(conn)
     selected = _select_runs(known, runs)
-    (warehouse_digest,) = conn.execute(read_sql("ops/report_inputs", "digest")).fetchone()
-    set_digest = hashlib.sha256(f"{code}|{warehouse_digest}|{selected!r}".encode()).hexdigest()
+    set_digest = hashlib.sha256(f"{code}|{_warehouse_digest(conn)}|{selected!r}".encode()).hexdigest()
     unchanged = unchanged_report_set(out_dir, digest=set_digest)
     if unchanged is not None:
         _write_atomically(
@@ -159,6 +164,20 @@ def write_reports(
         out_dir / REPORT_SET_FILE, json.dumps(report_set_record(report_set, set_digest, snapshot)).encode()
     )
     return report_set
+
+
+def _warehouse_digest(conn: duckdb.DuckDBPyConnection) -> str:
+    """The digest of everything the reports read. On a lake: the files of its tables
+    (`tables_inputs`: the same files hold the same rows, and no row is read, so it costs the same
+    at any size) and its good loads. Off a lake (a warehouse file): a checksum of the rows
+    (`ops/report_inputs`)."""
+    if not on_a_lake(conn):
+        (digest,) = conn.execute(read_sql("ops/report_inputs", "digest")).fetchone()
+        return digest
+    tables = [name for name, relation in warehouse_catalog().items() if relation.kind == "table"]
+    (good_loads,) = conn.execute(read_sql("ops/step_inputs", "good_loads")).fetchone()
+    reported = [table for table in tables if table not in NOT_REPORTED]
+    return tables_inputs(conn, "post_mortem_reports", reported, (), {"good_loads": good_loads}).inputs_digest
 
 
 def _select_runs(known: Sequence[str], runs: Sequence[str] | None) -> list[str]:

@@ -265,7 +265,8 @@ def connect_read_only(lake: Lake, at: int | datetime | None = None) -> duckdb.Du
     return _cursor(lake, READER) if at is None else _open(lake, READER, at)
 
 
-def _on_a_lake(conn: duckdb.DuckDBPyConnection) -> bool:
+def on_a_lake(conn: duckdb.DuckDBPyConnection) -> bool:
+    """True when the connection's database is the lake (not an in-memory DuckDB or a warehouse file)."""
     ((kind,),) = conn.execute(read_sql("ops/snapshots", "catalog_type")).fetchall()
     return kind == "ducklake"
 
@@ -273,13 +274,13 @@ def _on_a_lake(conn: duckdb.DuckDBPyConnection) -> bool:
 def describe_commit(conn: duckdb.DuckDBPyConnection, message: str, **extra: str) -> None:
     """Names the snapshot the running transaction will commit (`lake.snapshots()` shows it), with
     `extra` as JSON beside it; nothing off a lake (an in-memory DuckDB)."""
-    if _on_a_lake(conn):
+    if on_a_lake(conn):
         conn.execute(read_sql("ops/snapshots", "describe_commit"), {"message": message, "extra": json.dumps(extra)})
 
 
 def committed_snapshot(conn: duckdb.DuckDBPyConnection) -> int | None:
     """The snapshot this connection's last transaction committed (None off a lake)."""
-    if not _on_a_lake(conn):
+    if not on_a_lake(conn):
         return None
     ((snapshot,),) = conn.execute(read_sql("ops/snapshots", "last_committed")).fetchall()
     return snapshot

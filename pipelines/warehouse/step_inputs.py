@@ -5,7 +5,9 @@ Each step computes the digest of what it reads: with its own statement (`sql/ops
 mart's, from the inputs it declares, `pipelines.orchestration.marts`), or from the rows it would
 write (`rows_inputs`); deciding whether the last build came from the
 same inputs, and recording a new build's, is the same for every step: one row per step and
-partition in `step_inputs`.
+partition in `step_inputs`. A check that builds nothing (reconciliation, untagged_share) records
+what it concluded beside its inputs (`concluded_if_changed`), and a night with the same inputs
+shows that conclusion again without running it.
 """
 
 from __future__ import annotations
@@ -45,9 +47,24 @@ class StepInputs:
         ).fetchone()
         return recorded is not None and recorded[0] == self.inputs_digest
 
-    def record(self, conn: duckdb.DuckDBPyConnection) -> None:
+    def recorded_outcome(self, conn: duckdb.DuckDBPyConnection) -> str | None:
+        """What the step concluded last time (`record`'s outcome) when that came from the same
+        inputs; else None."""
+        recorded = conn.execute(
+            read_sql("ops/step_inputs", "outcome"),
+            {"step": self.step, "partition_key": self.partition_key, "inputs_digest": self.inputs_digest},
+        ).fetchone()
+        return None if recorded is None else recorded[0]
+
+    def record(self, conn: duckdb.DuckDBPyConnection, outcome: str | None = None) -> None:
         """Records these inputs as the partition's last build. Run it in the transaction that
-        writes the build: a build rolled back leaves the previous record."""
+        writes the build: a build rolled back leaves the previous record.
+
+        Args:
+            conn: a writable connection to the lake.
+            outcome: what a check concluded from these inputs (text), shown again while they are
+                unchanged; None for a build.
+        """
         key = {"step": self.step, "partition_key": self.partition_key}
         conn.execute(read_sql("ops/step_inputs", "forget"), key)
         conn.execute(
@@ -57,6 +74,7 @@ class StepInputs:
                 "partition_key": self.partition_key,
                 "inputs_digest": self.inputs_digest,
                 "recorded_at": datetime.now(UTC).replace(tzinfo=None),
+                "outcome": outcome,
             },
         )
 
@@ -123,6 +141,42 @@ def rows_inputs(step: str, rows: object, sql_files: Sequence[str]) -> StepInputs
     tables' file lists its readers' digests come from stay the same)."""
     text = repr((rows, _sql_files_digest(sql_files)))
     return StepInputs(step=step, partition_key=WHOLE, inputs_digest=hashlib.sha256(text.encode()).hexdigest())
+
+
+def step_builds(conn: duckdb.DuckDBPyConnection, step: str) -> dict[str, str]:
+    """When each partition of a step was last built (`recorded_at` as text, by partition key):
+    part of the inputs of a check that reads them, as the reconciliation reads the allocations'."""
+    return {
+        partition_key: str(recorded_at)
+        for partition_key, recorded_at in conn.execute(read_sql("ops/step_inputs", "builds"), {"step": step}).fetchall()
+    }
+
+
+def concluded_if_changed(
+    conn: duckdb.DuckDBPyConnection,
+    inputs: StepInputs,
+    conclude: Callable[[], tuple[str, bool]],
+) -> tuple[str, bool]:
+    """What a check concludes from its inputs: what it concluded last time when they are the
+    same, else what it concludes now, recorded when it is worth keeping.
+
+    Args:
+        conn: a writable connection to the lake, inside a transaction (the inputs digest and the
+            check then see one snapshot).
+        inputs: the check's inputs now (`tables_inputs` of the tables it reads).
+        conclude: runs the check: its outcome (text) and whether to record it (a failed
+            reconciliation is not: it runs again whatever its inputs).
+
+    Returns:
+        The outcome, and True when the check ran.
+    """
+    recorded = inputs.recorded_outcome(conn)
+    if recorded is not None:
+        return recorded, False
+    outcome, keep = conclude()
+    if keep:
+        inputs.record(conn, outcome)
+    return outcome, True
 
 
 def build_if_changed(conn: duckdb.DuckDBPyConnection, inputs: StepInputs, build: Callable[[], object]) -> bool:

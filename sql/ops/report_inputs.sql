@@ -1,4 +1,5 @@
--- The inputs digest of each run report.
+-- The inputs digest of the reports off a lake (a warehouse file): on a lake the files of its tables
+-- stand for their rows (pipelines/reports/writer.py, _warehouse_digest).
 
 -- name: digest
 -- The digest of everything the reports show: a checksum of every cost_allocations row (the sum of

@@ -1,10 +1,10 @@
--- Every run a report can be written for: it has a budget or attributed cost.
+-- Every run a report can be written for: it has a budget or attributed cost (a run_costs row).
 with runs as (
     select training_run from budget_baselines
     union
     select training_run from budget_variance
     union
-    select training_run from cost_allocations where training_run is not null
+    select training_run from run_costs
 ),
 
 final as (

@@ -1,7 +1,7 @@
 -- The numbers table of each run in $training_runs: estimate, actual (effective) and variance per
 -- cost category, plus one 'total' row. budget_variance is the source wherever it has the run;
--- otherwise the estimate comes from budget_baselines and the actual from cost_allocations (a run
--- without a budget, or one whose variance has not been computed yet).
+-- otherwise the estimate comes from budget_baselines and the actual from run_costs (a run without
+-- a budget, or one whose variance has not been computed yet).
 with requested as (
     select distinct unnest($training_runs) as training_run
 ),
@@ -20,12 +20,12 @@ variance as (
 allocated as (
     select
         training_run,
-        x_CostCategory as cost_category,
+        cost_category,
         sum(effective_cost) as actual_cost,
         sum(gpu_hours) as actual_gpu_hours
-    from cost_allocations
+    from run_costs
     where training_run in (select training_run from requested)
-    group by training_run, x_CostCategory
+    group by training_run, cost_category
 ),
 
 categories as (

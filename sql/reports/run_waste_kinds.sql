@@ -11,7 +11,7 @@ waste_items as (
 
 costs as (
     select training_run, sum(effective_cost) as attributed_cost
-    from cost_allocations
+    from run_costs
     where training_run in (select training_run from requested)
     group by training_run
 ),

@@ -19,6 +19,12 @@ comment on column step_inputs.partition_key is
 comment on column step_inputs.inputs_digest is 'Digest (md5 or sha256) of the inputs the build was computed from.';
 comment on column step_inputs.recorded_at is 'When the build was recorded, UTC.';
 
+-- A check's step records what it concluded, shown again on a night its inputs are unchanged and it
+-- does not run (reconciliation, untagged_share); warehouses of earlier versions get the column.
+alter table step_inputs add column if not exists outcome varchar;
+comment on column step_inputs.outcome is
+    'What a check concluded from those inputs (JSON), shown again while they are unchanged; NULL for a build.';
+
 -- step_inputs replaced the two digest tables of earlier warehouses; the first run after the
 -- upgrade rebuilds the allocations and waste once.
 drop table if exists allocation_inputs;

@@ -1,6 +1,7 @@
 """A night with nothing new: every step whose inputs are unchanged keeps what it built (its
-`step_inputs` record stays as it was), and a changed input rebuilds the tables computed from it,
-with the new numbers."""
+`step_inputs` record stays as it was), every check whose inputs are unchanged shows its last
+result, and a changed input rebuilds the tables computed from it, with the new numbers; the
+reports are read again only when the lake changed, and redrawn only where their figures did."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from pipelines.config import load_config
 from pipelines.definitions import build_asset_graph
 from pipelines.nightly import run_nightly
 from pipelines.orchestration.tables import INPUTS_METADATA_KEY
+from pipelines.reports import write_reports, writer
 from pipelines.warehouse.catalog import warehouse_catalog
-from tests.support.demo_lake import SharedDemo, copy_demo_inputs
-from tests.support.lake import reading
+from tests.support.demo_lake import SharedDemo, copy_demo, copy_demo_inputs
+from tests.support.lake import reading, writing
 
 # The steps that keep their build while the files of the tables they read are the same, and the
 # inputs replaced whole that are not written again when their rows are the same.
@@ -37,6 +39,8 @@ TABLE_STEPS = (
     "run_costs_fully_loaded",
     "recommendations",
 )
+# The checks that run only when what they read changed, showing their last result meanwhile.
+CHECK_STEPS = ("reconciliation", "unattributed_costs.untagged_share")
 ROW_STEPS = ("run_registry", "budget_baselines", "group_budgets", "run_events", "cluster_usage", "gpu_utilization")
 KEPT_TABLES = {
     "run_costs": "training_run, cost_category, billing_period, currency",
@@ -95,16 +99,19 @@ def contents(config: Path) -> dict[str, list[tuple]]:
 
 def test_a_night_with_nothing_new_keeps_every_table_and_skips_each_step(project: Path) -> None:
     before_records, before = recorded(project), contents(project)
-    assert set(before_records) >= {*TABLE_STEPS, *ROW_STEPS, "waste"}
+    assert set(before_records) >= {*TABLE_STEPS, *ROW_STEPS, *CHECK_STEPS, "waste"}
     assert all(
         before[table]
         for table in ("budget_variance", "group_budget_variance", "budget_alerts", "run_progress", "run_events")
     )
+    lines: list[str] = []
 
-    run_nightly(project, echo=lambda line: None)
+    run_nightly(project, echo=lines.append)
 
-    assert recorded(project) == before_records, "no step rebuilt: every record is the previous night's"
+    assert recorded(project) == before_records, "no step rebuilt, no check ran: every record is the previous night's"
     assert contents(project) == before
+    # the reconciliation that did not run says what the last one found
+    assert "  reconciliation: 2 source periods, all differences 0" in [line.split(" ", 1)[1] for line in lines]
 
 
 def test_a_revised_budget_rebuilds_the_tables_it_feeds(project: Path) -> None:
@@ -176,3 +183,35 @@ def test_each_kept_step_digests_tables_not_views(project: Path) -> None:
     assert set(declared) == set(TABLE_STEPS)
     catalog = warehouse_catalog()
     assert {catalog[table].kind for inputs in declared.values() for table in inputs} == {"table"}
+
+
+def test_reports_are_read_again_only_when_the_lake_changed_and_redrawn_only_where_figures_did(
+    shared_demo: SharedDemo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = copy_demo(shared_demo, tmp_path / "demo")
+    out = load_config(config).reports_path
+    (out / writer.REPORT_SET_FILE).unlink()
+    with reading(config) as conn:
+        first = write_reports(conn, out)
+    assert first.rendered_line == "rendered 0 of 17 run reports, 17 unchanged", "the demo night's reports stand"
+
+    def unread(*args: object) -> None:
+        raise AssertionError("the reports were read again with the lake unchanged")
+
+    with monkeypatch.context() as patch, reading(config) as conn:
+        patch.setattr(writer, "load_overviews", unread)
+        assert write_reports(conn, out).rendered_line == "rendered 0 of 17 run reports, 17 unchanged"
+
+    # one line of the 13B run costs a dollar more, in the bill and in its allocation: conservation
+    # holds, the other runs' figures are the same
+    with writing(config) as conn:
+        ((key,),) = conn.execute(
+            "select x_LineItemKey from cost_allocations where training_run = 'llm-13b-ft-r2' "
+            "and allocation_method = 'tag' order by x_LineItemKey limit 1"
+        ).fetchall()
+        conn.execute("update focus_line_items set EffectiveCost = EffectiveCost + 1 where x_LineItemKey = ?", [key])
+        conn.execute("update cost_allocations set effective_cost = effective_cost + 1 where x_LineItemKey = ?", [key])
+    with reading(config) as conn:
+        changed = write_reports(conn, out)
+    assert changed.rendered == ("llm-13b-ft-r2",)
+    assert changed.rendered_line == "rendered 1 of 17 run reports, 16 unchanged"

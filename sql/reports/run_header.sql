@@ -9,8 +9,8 @@ with requested as (
     select distinct unnest($training_runs) as training_run
 ),
 
-allocations as (
-    select * from cost_allocations
+resource_costs as (
+    select * from run_resource_costs
     where training_run in (select training_run from requested)
 ),
 
@@ -22,13 +22,12 @@ dimensions as (
 allocated as (
     select
         training_run,
-        list(distinct BillingCurrency order by BillingCurrency)
-            filter (where BillingCurrency is not null) as billed_currencies,
-        list(distinct cast(BillingPeriodStart as date) order by cast(BillingPeriodStart as date))
+        list(distinct currency order by currency) filter (where currency is not null) as billed_currencies,
+        list(distinct cast(billing_period_start as date) order by cast(billing_period_start as date))
             as billing_periods,
-        min(coalesce(ChargePeriodStart, BillingPeriodStart)) as first_charge,
-        max(coalesce(ChargePeriodEnd, ChargePeriodStart, BillingPeriodStart)) as last_charge
-    from allocations
+        min(first_charge) as first_charge,
+        max(last_charge) as last_charge
+    from resource_costs
     group by training_run
 ),
 

@@ -287,6 +287,9 @@ def test_an_earlier_warehouse_file_is_converted_once_and_nothing_is_lost(demo_pr
     assert result.exit_code == 0, result.output
 
 
+WITHOUT_KEYS = "select * exclude (x_LineItemKey) from cost_allocations order by all"
+
+
 def _widen_allocations(conn: duckdb.DuckDBPyConnection) -> None:
     """Gives a warehouse the layout of earlier versions: cost_allocations a table holding every
     column, no cost_allocation_parts, and no record of the schema applied."""
@@ -302,6 +305,7 @@ def test_a_lake_of_an_earlier_version_stores_its_allocations_narrow_when_next_wr
     project = demo_project.parent
     with reading(project) as conn:
         allocations = conn.execute("select * from cost_allocations order by all").fetchall()
+        described = conn.execute(WITHOUT_KEYS).fetchall()
         expected = conn.execute("select * from run_costs order by all").fetchall()
     with writing(project) as conn:
         _widen_allocations(conn)
@@ -330,7 +334,8 @@ def test_a_lake_of_an_earlier_version_stores_its_allocations_narrow_when_next_wr
     assert ran.exit_code == 0, ran.output
     with reading(project) as conn:
         assert conn.execute("select * from run_costs order by all").fetchall() == expected
-        assert conn.execute("select * from cost_allocations order by all").fetchall() == allocations
+        # the copied project's GCP line keys name its export files' new paths: the rest is the same
+        assert conn.execute(WITHOUT_KEYS).fetchall() == described
 
 
 def test_a_moved_project_reads_its_own_lake(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -1,6 +1,7 @@
 -- One billing period of the allocations: its removal before a rebuild, its conservation checks,
--- and what the attribution asset and `runledger check` show of it. All read the stored parts
--- (cost_allocation_parts): none needs a column the view cost_allocations joins from the line.
+-- and what the attribution asset and `runledger check` show of it. The writer's statements read
+-- the stored parts (cost_allocation_parts): none needs a column the view cost_allocations joins
+-- from the line.
 
 -- name: delete_period
 -- All allocations of one billing period, before they are rebuilt (same transaction).
@@ -95,12 +96,13 @@ order by allocation_method;
 
 -- name: run_currencies
 -- Every training run with attributed spend in the warehouse and the currencies it is billed in
--- (`runledger check`).
+-- (`runledger check`, a reader: the public view, which a lake of an earlier version not yet
+-- written by this one holds as a table).
 select
     training_run,
     list(distinct BillingCurrency order by BillingCurrency) filter (where BillingCurrency is not null)
         as currencies
-from cost_allocation_parts
+from cost_allocations
 where training_run is not null
 group by training_run
 order by training_run;

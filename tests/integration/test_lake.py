@@ -313,6 +313,9 @@ def test_a_lake_of_an_earlier_version_stores_its_allocations_narrow_when_next_wr
         assert conn.execute(
             "select table_type from information_schema.tables where table_name = 'cost_allocations'"
         ).fetchall() == [("BASE TABLE",)]
+    # readers read the earlier layout until then
+    checked = CliRunner().invoke(main, ["check", "--config", str(demo_project)])
+    assert checked.exit_code == 0 and "error" not in checked.output, checked.output
     connect(lake_of(project)).close()  # a writer brings the schema up to date
     with reading(project) as conn:
         kinds = conn.execute(

@@ -18,6 +18,7 @@ from pipelines.reports.cluster_chart import utilization_chart
 from pipelines.reports.clusters import load_clusters
 from pipelines.warehouse.connection import create_schema
 from pipelines.warehouse.summaries import build_summaries
+from tests.support.lake import insert_allocation
 
 CLUSTER = "p5-cluster"
 EVAL_RUN = "eval-7b-ckpts"
@@ -66,7 +67,8 @@ def _insert_run_cost(conn: duckdb.DuckDBPyConnection, key: str, run: str, day: d
         """,
         {name: value for name, value in values.items() if name != "run"},
     )
-    conn.execute(
+    insert_allocation(
+        conn,
         """
         insert into cost_allocations (
             x_LineItemKey, x_SourceName, BillingPeriodStart, BillingCurrency, ChargePeriodStart,

@@ -8,6 +8,7 @@ from decimal import Decimal
 import duckdb
 
 from pipelines.warehouse.sql import read_sql
+from tests.support.lake import insert_allocation
 
 OCTOBER = datetime(2026, 10, 1)
 AWS, GCP, AZURE = "Amazon Web Services", "Google Cloud", "Microsoft"
@@ -23,7 +24,8 @@ def allocate(
     cluster: str | None = None,
     currency: str = "USD",
 ) -> None:
-    conn.execute(
+    insert_allocation(
+        conn,
         "insert into cost_allocations (x_LineItemKey, x_SourceName, BillingPeriodStart, BillingCurrency, ProviderName, "
         "x_CostCategory, training_run, allocation_method, allocation_ratio, billed_cost, effective_cost, gpu_hours, "
         "cluster) values (gen_random_uuid(), 'src', $period, $currency, $provider, 'compute', $run, $method, 1, "

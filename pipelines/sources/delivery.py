@@ -4,7 +4,9 @@ the SQL of its format straight from its Parquet files.
 A format's mapping is one file of named statements (`FormatMapping`), kept beside the code that
 reads the format: `create` (its temporary tables and macros), `inputs` (the distinct inputs of the
 cost category rules its delivery holds), `insert` (its rows into `focus_line_items`), `staged` (its
-rows to a Parquet file) and, for a format whose units are looked up, `units`. Every format shares
+rows to a Parquet file) and those that fill its tables of distinct values (`units`, `products`):
+what is a function of a column with few distinct values (a unit, a SKU's attributes) is derived
+once per value and joined back, not computed on every row. Every format shares
 `sql/staging/macros.sql` (the money, text and timestamp rules and the mapping tables) and the cost
 category rules (`categorize` in `sql/staging/cost_categories.sql`). A load maps the rows as it
 inserts them into `focus_line_items`, or writes them to a staging file first (`stage`).
@@ -30,15 +32,17 @@ class FormatMapping:
 
     Attributes:
         name: the format's name in its macros (`cur2_focus_rows`, `gcp_focus_rows`, ...).
-        sql: its file of named statements (`create`, `inputs`, `insert`, `staged`, `units`).
+        sql: its file of named statements (`create`, `inputs`, `insert`, `staged`, and those of
+            `distinct_values`).
         reads_focus_columns: its mapping reads focus_line_items' own columns (the FOCUS files).
-        looks_up_units: its units are looked up in `unit_names` (its `units` statement).
+        distinct_values: its statements that fill a table of distinct values its rows are mapped
+            with (`units`: the FOCUS unit of each provider unit in `unit_names`), in order.
     """
 
     name: str
     sql: Path
     reads_focus_columns: bool = False
-    looks_up_units: bool = False
+    distinct_values: tuple[str, ...] = ()
 
     def statement(self, name: str) -> str:
         """The text of the mapping's statement `name`."""
@@ -80,14 +84,14 @@ class MappedDelivery:
 
     def prepare(self, conn: duckdb.DuckDBPyConnection) -> None:
         """Creates the mapping's temporary macros and tables on the connection and fills them for
-        the delivery: its files, the mapping tables, the FOCUS unit of each distinct unit and the
-        cost category of each distinct rule input it holds."""
+        the delivery: its files, the mapping tables, its tables of distinct values (the FOCUS unit
+        of each distinct unit, ...) and the cost category of each distinct rule input it holds."""
         create_mapping(conn, self.mapping, self.files, self.locations, self.first_rows)
         fill_mapping_tables(conn, self.category_rules)
-        if self.mapping.looks_up_units:
-            conn.execute(self.mapping.statement("units"), self._read_params())
         conn.execute(self.mapping.statement("inputs"), self._read_params())
         conn.execute(read_sql("staging/cost_categories", "categorize"))
+        for name in self.mapping.distinct_values:
+            conn.execute(self.mapping.statement(name), self._read_params())
 
     def stage(self, target: Path) -> None:
         """Writes the delivery's FOCUS rows into a Parquet file, outside the warehouse: the

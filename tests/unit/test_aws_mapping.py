@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 from pipelines.sources.aws_cur import cur2
+from pipelines.sources.delivery import MappedDelivery, memory_connection
 from pipelines.sources.mappings import read_category_rules
 
 PERIOD_START = datetime(2026, 10, 1)
@@ -92,8 +93,8 @@ def p4d_hour(line_type: str, unblended: float, **values: object) -> dict:
     return line(line_type, unblended, **(hour | values))
 
 
-def normalize(lines: list[dict]) -> list[dict]:
-    """The lines written as a one-file CUR 2.0 delivery, mapped by DuckDB, in delivery order."""
+def delivery(lines: list[dict], folder: Path) -> MappedDelivery:
+    """The lines written as a one-file CUR 2.0 delivery in `folder`, read."""
     rows = [{name: entry.get(name) for name in COLUMNS} for entry in lines]
     frame = pl.DataFrame(rows, schema=COLUMNS).with_columns(
         pl.lit("111122223333").alias("bill_payer_account_id"),
@@ -102,20 +103,26 @@ def normalize(lines: list[dict]) -> list[dict]:
         pl.lit(PERIOD_START).alias("bill_billing_period_start_date"),
         pl.lit(PERIOD_END).alias("bill_billing_period_end_date"),
     )
+    export = folder / "hand-made.parquet"
+    frame.write_parquet(export)
+    read, _, _ = cur2.read_delivery(
+        [export],
+        ["hand-made.parquet"],
+        source_name="aws",
+        source_format="aws_cur2",
+        billing_period=PERIOD_START.date(),
+        execution_id="e1",
+        category_rules=read_category_rules(),
+        ingested_at=datetime(2026, 11, 1),
+    )
+    return read
+
+
+def normalize(lines: list[dict]) -> list[dict]:
+    """The lines written as a one-file CUR 2.0 delivery, mapped by DuckDB, in delivery order."""
     with TemporaryDirectory() as folder:
-        export, staged = Path(folder) / "hand-made.parquet", Path(folder) / "staged.parquet"
-        frame.write_parquet(export)
-        delivery, _, _ = cur2.read_delivery(
-            [export],
-            ["hand-made.parquet"],
-            source_name="aws",
-            source_format="aws_cur2",
-            billing_period=PERIOD_START.date(),
-            execution_id="e1",
-            category_rules=read_category_rules(),
-            ingested_at=datetime(2026, 11, 1),
-        )
-        delivery.stage(staged)
+        staged = Path(folder) / "staged.parquet"
+        delivery(lines, Path(folder)).stage(staged)
         mapped = pl.read_parquet(staged).to_dicts()
     # a line's own row, then the row derived from it (its key plus `|unused`)
     return sorted(mapped, key=lambda row: (int(row["x_LineItemKey"].split("|")[3]), row["x_DerivedFrom"] is not None))
@@ -598,3 +605,22 @@ def test_sagemaker_and_current_families_have_gpu_hours() -> None:
         ("trn2.48xlarge", 16, D(16)),
         ("ml.p5.48xlarge", 8, D(0)),
     ]
+
+
+def test_what_a_product_gives_is_derived_once_per_product(tmp_path: Path) -> None:
+    """SkuId, the region, the instance type, its GPUs and SkuPriceDetails are a function of the
+    line's product (its SKU and attributes): the mapping derives them once per distinct product
+    (`cur2_products`), and three hours of the same instance share one row."""
+    hours = [p4d_hour("Usage", 21.96, product_sku="7Q9UXNH3C2MKB6WR", product_vcpu="96") for _ in range(3)]
+    volume = line("Usage", 8.0, line_item_usage_type="USE1-EBS:VolumeUsage.gp3", product_sku="D7EGG5W7JDE4SU4A")
+    with memory_connection() as conn:
+        delivery([*hours, volume], tmp_path).prepare(conn)
+        products = conn.execute(
+            "select sku_id, region_id, instance_type, gpus, sku_price_details from cur2_products order by sku_id"
+        ).fetchall()
+    assert [row[:4] for row in products] == [
+        ("7Q9UXNH3C2MKB6WR", "us-east-1", "p4d.24xlarge", 8),
+        ("D7EGG5W7JDE4SU4A", "us-east-1", None, None),
+    ]
+    assert json.loads(products[0][4]) == {"InstanceType": "p4d.24xlarge", "CoreCount": 96}
+    assert products[1][4] is None

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pipelines.sources.delivery import memory_connection
 from pipelines.sources.gcp_billing import export_rows
 from pipelines.sources.gcp_billing.reader import GcpExportFilesReader
 from pipelines.sources.mappings import read_category_rules
@@ -406,3 +407,25 @@ def test_snapshot_keys_are_stable_and_unique_for_identical_rows(tmp_path: Path) 
         keys.append(sorted(pl.read_parquet(file.with_suffix(".keyed.parquet"))["_line_key"].to_list()))
     assert keys[0] == keys[1]
     assert len(set(keys[0])) == 3
+
+
+def test_what_a_sku_gives_is_derived_once_per_sku(tmp_path: Path) -> None:
+    """ChargeCategory, the cost category, the FOCUS units and whether the usage is GPU-hours are a
+    function of the SKU (with its service, cost type, units and price): the mapping derives them
+    once per distinct SKU (`gcp_skus`), and three hours of the same GPU SKU share one row."""
+    file = tmp_path / "gcp_billing_export_resource_v1_01A2B3_C4D5E6_F7A8B9_20261007.jsonl"
+    gpu_hours = [ROWS["gpu partial hour"]] * 3
+    file.write_text("\n".join(json.dumps(r) for r in [*gpu_hours, ROWS["tax"]]) + "\n")
+    reader = GcpExportFilesReader("gcp", [file], tmp_path / "staging")
+    (period,) = reader.billing_periods()
+    delivery = reader.batch(period, read_category_rules(), datetime(2026, 11, 1)).mapped
+    with memory_connection() as conn:
+        delivery.prepare(conn)
+        skus = conn.execute(
+            "select sku_description, charge_category, cost_category, focus_pricing_unit, focus_usage_unit, "
+            "is_gpu_usage from gcp_skus order by sku_description"
+        ).fetchall()
+    assert skus == [
+        ("Nvidia H100 80GB GPU running in Americas", "Usage", "compute", "Hours", "Seconds", True),
+        ("Sales tax", "Tax", "tax", None, None, False),
+    ]

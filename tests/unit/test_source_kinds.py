@@ -28,7 +28,7 @@ def test_each_kind_and_each_source_format_is_declared_once() -> None:
 
 @pytest.mark.parametrize("mapping", MAPPINGS, ids=lambda mapping: mapping.name)
 def test_each_format_mapping_has_its_statements(mapping: FormatMapping) -> None:
-    for name in ("create", "inputs", "insert", "staged", *(("units",) if mapping.looks_up_units else ())):
+    for name in ("create", "inputs", "insert", "staged", *mapping.distinct_values):
         assert mapping.statement(name).strip()
 
 

@@ -22,7 +22,7 @@ from pipelines.sources.delivery import FormatMapping, MappedDelivery, create_map
 from pipelines.sources.mappings import MappingRule
 from pipelines.warehouse.sql import dict_rows, read_sql_file
 
-MAPPING = FormatMapping("cur2", Path(__file__).with_name("mapping.sql"), looks_up_units=True)
+MAPPING = FormatMapping("cur2", Path(__file__).with_name("mapping.sql"), distinct_values=("units", "products"))
 TOTALS = Path(__file__).with_name("totals.sql")
 
 REQUIRED_COLUMNS = (

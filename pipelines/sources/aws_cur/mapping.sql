@@ -149,6 +149,33 @@ create or replace temp macro cur2_sku_price_details(
         '{}'
     );
 
+-- What a CUR line's product (its SKU and attributes) gives, once per distinct product (`products`
+-- fills it): SkuId, the product's name, RegionId and RegionName, the instance type and its GPUs
+-- (x_GpuCount) and the SkuPriceDetails of a line with a price. The product columns are the key,
+-- NULL matching NULL.
+create or replace temp table cur2_products (
+    product map(varchar, varchar),
+    product_sku varchar,
+    product_product_name varchar,
+    product_region_code varchar,
+    product_region varchar,
+    product_location varchar,
+    product_instance_type varchar,
+    product_instance_type_family varchar,
+    product_vcpu varchar,
+    product_gpu varchar,
+    product_memory varchar,
+    product_operating_system varchar,
+    product_storage_class varchar,
+    sku_id varchar,
+    product_name varchar,
+    region_id varchar,
+    region_name varchar,
+    instance_type varchar,
+    gpus integer,
+    sku_price_details varchar
+);
+
 -- The delivery's rows as `focus_line_items` rows, plus a row of its own for the unused part of each
 -- Savings Plan or Reserved Instance fee (x_DerivedFrom: the fee's x_LineItemKey).
 -- BilledCost = coalesce(net unblended, unblended). EffectiveCost follows the amortization rule of
@@ -168,12 +195,19 @@ file_locations as (
     select * from delivery_files
 ),
 
+-- what a line's usage type tells, once per distinct usage type: EC2 instance hours, and
+-- SageMaker's (`USE1-Train:ml.p5.48xlarge`, `Host:ml.…`), and Spot usage
 categories as (
-    select * from line_categories
+    select
+        *,
+        regexp_matches(coalesce(detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage|:ml\.)')
+            as instance_hours,
+        contains(detail, 'SpotUsage') as spot_usage
+    from line_categories
 ),
 
-gpu_types as (
-    select * from gpu_instance_types
+products as (
+    select * from cur2_products
 ),
 
 units as (
@@ -190,7 +224,6 @@ mapped as (
         cur2_charge_category(
             line_item_line_item_type, line_item_product_code, reservation_reservation_a_r_n, line_item_tax_type
         ) as charge_category,
-        coalesce(blank(product_instance_type), product['instance_type']) as instance_type,
         money(line_item_usage_amount) as usage_amount,
         coalesce(money(line_item_net_unblended_cost), money(line_item_unblended_cost)) as billed_cost,
         blank(savings_plan_savings_plan_a_r_n) as savings_plan_arn,
@@ -274,20 +307,20 @@ line_items as (
         end as PublisherName,
         blank(bill_invoicing_entity) as InvoiceIssuerName,
         blank(bill_invoice_id) as InvoiceId,
-        coalesce(product['product_name'], blank(product_product_name), priced.service_key) as ServiceName,
+        coalesce(products.product_name, priced.service_key) as ServiceName,
         categories.default_service_category as ServiceCategory,
         cast(line_item_usage_account_id as varchar) as SubAccountId,
         line_item_usage_account_name as SubAccountName,
-        coalesce(blank(product_region_code), blank(product_region)) as RegionId,
+        products.region_id as RegionId,
         blank(line_item_availability_zone) as AvailabilityZone,
         blank(line_item_resource_id) as ResourceId,
         cast(null as varchar) as ResourceName,
         cast(null as varchar) as ResourceType,
-        blank(product_sku) as SkuId,
+        products.sku_id as SkuId,
         blank(pricing_rate_id) as SkuPriceId,
         case
             when line_item_line_item_type in ('SavingsPlanCoveredUsage', 'DiscountedUsage') then 'Committed'
-            when coalesce(blank(pricing_term) = 'Spot' or contains(priced.detail, 'SpotUsage'), false)
+            when coalesce(blank(pricing_term) = 'Spot' or categories.spot_usage, false)
                 then 'Dynamic'
             else case blank(pricing_term)
                 when 'OnDemand' then 'Standard'
@@ -340,29 +373,10 @@ line_items as (
         cur2_tags(resource_tags, resource_tag_entries) as Tags,
         case when bill_payer_account_id is not null then 'Payer Account' end as BillingAccountType,
         case when line_item_usage_account_id is not null then 'Linked Account' end as SubAccountType,
-        case
-            when coalesce(blank(product_region_code), blank(product_region)) is not null
-                then coalesce(
-                    blank(product_location),
-                    blank(product['location']),
-                    blank(product_region_code),
-                    blank(product_region)
-                )
-        end as RegionName,
+        products.region_name as RegionName,
         categories.service_subcategory as ServiceSubcategory,
-        case when blank(product_sku) is not null then priced.detail end as SkuMeter,
-        case
-            when blank(pricing_rate_id) is not null
-                then cur2_sku_price_details(
-                    priced.instance_type,
-                    coalesce(blank(product_instance_type_family), product['instance_type_family']),
-                    coalesce(blank(product_vcpu), product['vcpu']),
-                    coalesce(blank(product_gpu), product['gpu']),
-                    coalesce(blank(product_memory), product['memory']),
-                    coalesce(blank(product_operating_system), product['operating_system']),
-                    coalesce(blank(product_storage_class), product['storage_class'])
-                )
-        end as SkuPriceDetails,
+        case when products.sku_id is not null then priced.detail end as SkuMeter,
+        case when blank(pricing_rate_id) is not null then products.sku_price_details end as SkuPriceDetails,
         case
             when priced.charge_category = 'Tax' then null
             when line_item_line_item_type = 'SavingsPlanNegation' then cast(0 as decimal(38, 10))
@@ -412,16 +426,11 @@ line_items as (
         coalesce(_source_file, location) as x_SourceFile,
         cast(ingested_at as timestamp) as x_IngestedAt,
         categories.cost_category as x_CostCategory,
-        priced.instance_type as x_InstanceType,
-        gpu_types.gpus as x_GpuCount,
+        products.instance_type as x_InstanceType,
+        products.gpus as x_GpuCount,
         case
-            when is_usage
-                -- EC2 instance hours, and SageMaker's (`USE1-Train:ml.p5.48xlarge`, `Host:ml.…`)
-                and regexp_matches(
-                    coalesce(priced.detail, ''), '(?i)(BoxUsage|DedicatedUsage|HeavyUsage|SpotUsage|:ml\.)'
-                )
-                and gpu_types.gpus is not null
-                then cast(usage_amount * gpu_types.gpus as decimal(38, 10))
+            when is_usage and categories.instance_hours and products.gpus is not null
+                then cast(usage_amount * products.gpus as decimal(38, 10))
             else cast(0 as decimal(38, 10))
         end as x_GpuHours,
         cast(null as map(varchar, decimal(38, 10))) as x_Credits,
@@ -445,7 +454,20 @@ line_items as (
         and categories.service_category is null
         and priced.detail is not distinct from categories.detail
         and priced.charge_category is not distinct from categories.charge_category
-    left join gpu_types on gpu_instance_key(priced.instance_type) = gpu_types.instance_type
+    left join products
+        on priced.product is not distinct from products.product
+        and priced.product_sku is not distinct from products.product_sku
+        and priced.product_product_name is not distinct from products.product_product_name
+        and priced.product_region_code is not distinct from products.product_region_code
+        and priced.product_region is not distinct from products.product_region
+        and priced.product_location is not distinct from products.product_location
+        and priced.product_instance_type is not distinct from products.product_instance_type
+        and priced.product_instance_type_family is not distinct from products.product_instance_type_family
+        and priced.product_vcpu is not distinct from products.product_vcpu
+        and priced.product_gpu is not distinct from products.product_gpu
+        and priced.product_memory is not distinct from products.product_memory
+        and priced.product_operating_system is not distinct from products.product_operating_system
+        and priced.product_storage_class is not distinct from products.product_storage_class
     left join units on priced.provider_unit = units.provider_unit
 ),
 
@@ -532,6 +554,65 @@ final as (
         focus_unit(provider_unit) as focus_unit
     from units
     where provider_unit is not null
+)
+
+select * from final;
+
+-- name: products
+-- What each distinct product of a CUR 2.0 delivery gives (`cur2_products`).
+insert into cur2_products by name
+with products as (
+    select distinct
+        product,
+        product_sku,
+        product_product_name,
+        product_region_code,
+        product_region,
+        product_location,
+        product_instance_type,
+        product_instance_type_family,
+        product_vcpu,
+        product_gpu,
+        product_memory,
+        product_operating_system,
+        product_storage_class
+    from cur2_delivery_rows($files)
+),
+
+typed as (
+    select
+        *,
+        blank(product_sku) as sku_id,
+        coalesce(product['product_name'], blank(product_product_name)) as product_name,
+        coalesce(blank(product_region_code), blank(product_region)) as region_id,
+        coalesce(blank(product_instance_type), product['instance_type']) as instance_type
+    from products
+),
+
+final as (
+    select
+        typed.*,
+        case
+            when typed.region_id is not null
+                then coalesce(
+                    blank(typed.product_location),
+                    blank(typed.product['location']),
+                    blank(typed.product_region_code),
+                    blank(typed.product_region)
+                )
+        end as region_name,
+        gpu_instance_types.gpus,
+        cur2_sku_price_details(
+            typed.instance_type,
+            coalesce(blank(typed.product_instance_type_family), typed.product['instance_type_family']),
+            coalesce(blank(typed.product_vcpu), typed.product['vcpu']),
+            coalesce(blank(typed.product_gpu), typed.product['gpu']),
+            coalesce(blank(typed.product_memory), typed.product['memory']),
+            coalesce(blank(typed.product_operating_system), typed.product['operating_system']),
+            coalesce(blank(typed.product_storage_class), typed.product['storage_class'])
+        ) as sku_price_details
+    from typed
+    left join gpu_instance_types on gpu_instance_key(typed.instance_type) = gpu_instance_types.instance_type
 )
 
 select * from final;

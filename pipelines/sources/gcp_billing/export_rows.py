@@ -24,7 +24,7 @@ from pipelines.sources.delivery import FormatMapping, MappedDelivery, create_map
 from pipelines.sources.mappings import MappingRule
 from pipelines.warehouse.sql import read_sql, read_sql_file
 
-MAPPING = FormatMapping("gcp", Path(__file__).with_name("mapping.sql"))
+MAPPING = FormatMapping("gcp", Path(__file__).with_name("mapping.sql"), distinct_values=("skus",))
 TOTALS = Path(__file__).with_name("totals.sql")
 SNAPSHOT_KEYS = Path(__file__).with_name("snapshot_keys.sql")
 

@@ -107,8 +107,8 @@ create or replace temp macro gcp_delivery_rows(files, invoice_month) as table
 
 -- The delivery's rows as `focus_line_items` rows, and the derived rows of its commitment fees. A
 -- row's key is `source|file|row` (its place in the file, so new files leave it as it is), or the
--- key its snapshot gives it. Needs `delivery_files`, `line_categories` and `region_names` filled
--- (sql/staging/lookups.sql, cost_categories.sql).
+-- key its snapshot gives it. Needs `delivery_files`, `region_names` and `gcp_skus` filled
+-- (sql/staging/lookups.sql, `skus`).
 create or replace temp macro gcp_focus_rows(files, invoice_month, source_name, ingested_at) as table
 with delivery as (
     select * from gcp_delivery_rows(files, invoice_month)
@@ -123,12 +123,26 @@ regions as (
     where provider = 'Google Cloud'
 ),
 
+skus as (
+    select * from gcp_skus
+),
+
 mapped as (
     select
         delivery.*,
         coalesce(delivery._source_file, file_locations.location, delivery.filename) as source_file,
         coalesce(delivery._row, delivery.file_row_number) as source_row,
-        gcp_charge_category(delivery.cost_type, delivery.sku.description) as charge_category,
+        skus.charge_category,
+        skus.cost_category,
+        skus.default_service_category,
+        skus.service_subcategory,
+        skus.focus_pricing_unit,
+        skus.focus_usage_unit,
+        skus.purchase_commitment_category,
+        skus.sku_price_id,
+        skus.sku_price_details,
+        skus.contracted_unit_price,
+        skus.is_gpu_usage,
         money(delivery.cost) + coalesce(list_sum(list_transform(delivery.credits, credit -> money(credit.amount))), 0)
             as net_cost,
         gcp_cud_credits(delivery.credits) as cud_credits,
@@ -136,14 +150,19 @@ mapped as (
         -coalesce(list_sum(list_transform(gcp_cud_credits(delivery.credits), credit -> money(credit.amount))), 0)
             as cud_amount,
         list_filter(delivery.system_labels, label -> label.key = 'compute.googleapis.com/machine_spec')[1].value
-            as instance_type,
-        -- hours of GPU SKUs' usage (billed in seconds); the VM's core and memory SKUs carry none
-        regexp_matches(coalesce(delivery.sku.description, ''), '(?i)\bGPU\b')
-        and not regexp_matches(coalesce(delivery.sku.description, ''), '(?i)^commitment')
-        and lower(coalesce(delivery.usage.unit, '')) = 'seconds'
-        and coalesce(delivery.cost_type, 'regular') = 'regular' as is_gpu_usage
+            as instance_type
     from delivery
     left join file_locations on delivery.filename = file_locations.file
+    left join skus
+        on delivery.service.description is not distinct from skus.service_description
+        and delivery.sku.id is not distinct from skus.sku_id
+        and delivery.sku.description is not distinct from skus.sku_description
+        and delivery.cost_type is not distinct from skus.cost_type
+        and delivery.usage.unit is not distinct from skus.usage_unit
+        and delivery.usage.pricing_unit is not distinct from skus.usage_pricing_unit
+        and delivery.price.tier_start_amount is not distinct from skus.price_tier_start_amount
+        and delivery.price.effective_price is not distinct from skus.price_effective_price
+        and delivery.price.pricing_unit_quantity is not distinct from skus.price_pricing_unit_quantity
 ),
 
 priced as (
@@ -172,12 +191,7 @@ priced as (
                 )
         end as commitment_id,
         case
-            when mapped.charge_category = 'Purchase'
-                then
-                    case
-                        when regexp_matches(coalesce(mapped.sku.description, ''), '(?i)dollar|spend') then 'Spend'
-                        else 'Usage'
-                    end
+            when mapped.charge_category = 'Purchase' then mapped.purchase_commitment_category
             when mapped.cud_credits[1].type = 'COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE' then 'Spend'
             else 'Usage'
         end as commitment_category
@@ -217,7 +231,7 @@ lines as (
         'Google' as InvoiceIssuerName,
         cast(null as varchar) as InvoiceId,
         priced.service.description as ServiceName,
-        categories.default_service_category as ServiceCategory,
+        priced.default_service_category as ServiceCategory,
         priced.project.id as SubAccountId,
         priced.project.name as SubAccountName,
         blank(priced.location.region) as RegionId,
@@ -227,19 +241,15 @@ lines as (
         cast(null as varchar) as ResourceType,
         -- Tax rows have no SKU in FOCUS (the export gives its tax SKU in ChargeDescription)
         case when priced.charge_category <> 'Tax' then priced.sku.id end as SkuId,
-        -- the SKU's price (its tier, where the detailed export names one); Tax rows have none
-        case
-            when priced.charge_category <> 'Tax'
-                then priced.sku.id || coalesce('/tier/' || gcp_number_text(priced.price.tier_start_amount), '')
-        end as SkuPriceId,
+        priced.sku_price_id as SkuPriceId,
         case
             when priced.charge_category = 'Usage' and priced.commitment_id is not null then 'Committed'
             when priced.charge_category in ('Usage', 'Purchase') then 'Standard'
         end as PricingCategory,
         priced.pricing_quantity as PricingQuantity,
-        case when priced.pricing_quantity is not null then focus_unit(priced.usage.pricing_unit) end as PricingUnit,
+        case when priced.pricing_quantity is not null then priced.focus_pricing_unit end as PricingUnit,
         priced.consumed_quantity as ConsumedQuantity,
-        case when priced.consumed_quantity is not null then focus_unit(priced.usage.unit) end as ConsumedUnit,
+        case when priced.consumed_quantity is not null then priced.focus_usage_unit end as ConsumedUnit,
         cast(null as decimal(38, 10)) as ListUnitPrice,
         money(priced.cost_at_list) as ListCost,
         money(priced.cost) as ContractedCost,
@@ -264,18 +274,11 @@ lines as (
                 then coalesce(regions.region_name, priced.location.region)
         end
             as RegionName,
-        categories.service_subcategory as ServiceSubcategory,
+        priced.service_subcategory as ServiceSubcategory,
         case when priced.charge_category <> 'Tax' and priced.sku.id is not null then priced.sku.description end
             as SkuMeter,
-        case
-            when priced.charge_category <> 'Tax' and priced.price.tier_start_amount is not null
-                then '{"x_TierStartAmount": ' || gcp_number_text(priced.price.tier_start_amount) || '}'
-        end as SkuPriceDetails,
-        -- the tier's price per pricing unit (price.effective_price is per pricing_unit_quantity units)
-        case
-            when priced.charge_category <> 'Tax' and money(priced.price.pricing_unit_quantity) > 0
-                then money_scaled(priced.price.effective_price, 1, priced.price.pricing_unit_quantity)
-        end as ContractedUnitPrice,
+        priced.sku_price_details as SkuPriceDetails,
+        priced.contracted_unit_price as ContractedUnitPrice,
         case when priced.commitment_id is not null then priced.commitment_category end as CommitmentDiscountCategory,
         case
             when priced.commitment_id is not null and priced.charge_category = 'Usage'
@@ -295,7 +298,7 @@ lines as (
         case
             when priced.commitment_id is null then null
             when priced.commitment_category = 'Spend' then priced.currency
-            else focus_unit(priced.usage.pricing_unit)
+            else priced.focus_pricing_unit
         end as CommitmentDiscountUnit,
         concat_ws('|', source_name, coalesce(priced._line_key, concat_ws('|', priced.source_file, priced.source_row)))
             as x_LineItemKey,
@@ -303,7 +306,7 @@ lines as (
         'gcp_billing' as x_SourceFormat,
         priced.source_file as x_SourceFile,
         cast(ingested_at as timestamp) as x_IngestedAt,
-        categories.cost_category as x_CostCategory,
+        priced.cost_category as x_CostCategory,
         priced.instance_type as x_InstanceType,
         gpu_instance_types.gpus as x_GpuCount,
         case
@@ -331,12 +334,6 @@ lines as (
         -- a fee's net cost, which its derived rows carry
         priced.net_cost as fee_net_cost
     from priced
-    left join line_categories as categories
-        on categories.provider = 'Google Cloud'
-        and priced.service.description is not distinct from categories.service
-        and categories.service_category is null
-        and priced.sku.description is not distinct from categories.detail
-        and priced.charge_category is not distinct from categories.charge_category
     left join gpu_instance_types on gpu_instance_key(priced.instance_type) = gpu_instance_types.instance_type
     left join regions on priced.location.region = regions.region_id
 ),
@@ -438,6 +435,75 @@ select distinct
     sku.description as detail,
     gcp_charge_category(cost_type, sku.description) as charge_category
 from gcp_delivery_rows($files, $invoice_month);
+
+-- name: skus
+-- What each distinct SKU of a GCP delivery gives, with the service, cost type, units and price that
+-- go with it (the key, NULL matching NULL): its ChargeCategory, cost category (`line_categories`
+-- filled), FOCUS units, the commitment category of a fee, SkuPriceId, SkuPriceDetails,
+-- ContractedUnitPrice and whether its usage is GPU hours. Computed once per SKU, not per row.
+create or replace temp table gcp_skus as
+with skus as (
+    select distinct
+        service.description as service_description,
+        sku.id as sku_id,
+        sku.description as sku_description,
+        cost_type,
+        usage.unit as usage_unit,
+        usage.pricing_unit as usage_pricing_unit,
+        price.tier_start_amount as price_tier_start_amount,
+        price.effective_price as price_effective_price,
+        price.pricing_unit_quantity as price_pricing_unit_quantity
+    from gcp_delivery_rows($files, $invoice_month)
+),
+
+charged as (
+    select
+        *,
+        gcp_charge_category(cost_type, sku_description) as charge_category
+    from skus
+),
+
+final as (
+    select
+        charged.*,
+        categories.cost_category,
+        categories.default_service_category,
+        categories.service_subcategory,
+        focus_unit(charged.usage_pricing_unit) as focus_pricing_unit,
+        focus_unit(charged.usage_unit) as focus_usage_unit,
+        case
+            when regexp_matches(coalesce(charged.sku_description, ''), '(?i)dollar|spend') then 'Spend'
+            else 'Usage'
+        end as purchase_commitment_category,
+        -- the SKU's price (its tier, where the detailed export names one); Tax rows have none
+        case
+            when charged.charge_category <> 'Tax'
+                then charged.sku_id || coalesce('/tier/' || gcp_number_text(charged.price_tier_start_amount), '')
+        end as sku_price_id,
+        case
+            when charged.charge_category <> 'Tax' and charged.price_tier_start_amount is not null
+                then '{"x_TierStartAmount": ' || gcp_number_text(charged.price_tier_start_amount) || '}'
+        end as sku_price_details,
+        -- the tier's price per pricing unit (price.effective_price is per pricing_unit_quantity units)
+        case
+            when charged.charge_category <> 'Tax' and money(charged.price_pricing_unit_quantity) > 0
+                then money_scaled(charged.price_effective_price, 1, charged.price_pricing_unit_quantity)
+        end as contracted_unit_price,
+        -- hours of GPU SKUs' usage (billed in seconds); the VM's core and memory SKUs carry none
+        regexp_matches(coalesce(charged.sku_description, ''), '(?i)\bGPU\b')
+        and not regexp_matches(coalesce(charged.sku_description, ''), '(?i)^commitment')
+        and lower(coalesce(charged.usage_unit, '')) = 'seconds'
+        and coalesce(charged.cost_type, 'regular') = 'regular' as is_gpu_usage
+    from charged
+    left join line_categories as categories
+        on categories.provider = 'Google Cloud'
+        and charged.service_description is not distinct from categories.service
+        and categories.service_category is null
+        and charged.sku_description is not distinct from categories.detail
+        and charged.charge_category is not distinct from categories.charge_category
+)
+
+select * from final;
 
 -- name: insert
 -- Inserts a GCP billing export delivery's rows, mapped onto FOCUS by `gcp_focus_rows`.

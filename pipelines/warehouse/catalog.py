@@ -12,10 +12,6 @@ import duckdb
 from pipelines.warehouse.connection import create_schema
 from pipelines.warehouse.sql import read_sql
 
-# A public view whose rows a table stores, by view: the view's columns of that table keep the
-# table's NOT NULL, and a step reading the view is digested by the table's files.
-STORED_IN = {"cost_allocations": "cost_allocation_parts"}
-
 
 @dataclass(frozen=True)
 class Column:
@@ -24,8 +20,7 @@ class Column:
     Attributes:
         name: as the schema spells it.
         data_type: DuckDB's type, e.g. `DECIMAL(38,10)`.
-        nullable: False where the table declares it NOT NULL; a view's columns are nullable, but
-            those of the table that stores its rows (STORED_IN) as that table declares them.
+        nullable: False where the table declares it NOT NULL (a view's columns are all nullable).
         description: its comment.
     """
 
@@ -63,16 +58,9 @@ def warehouse_catalog() -> dict[str, Relation]:
         columns = conn.execute(read_sql("ops/catalog", "columns")).fetchall()
     finally:
         conn.close()
-    stored_not_null = {
-        (view, name)
-        for view, table in STORED_IN.items()
-        for relation, name, _, nullable, _ in columns
-        if relation == table and not nullable
-    }
     columns_of: dict[str, list[Column]] = {}
     for relation, name, data_type, nullable, description in columns:
-        column = Column(name, data_type, nullable and (relation, name) not in stored_not_null, description or "")
-        columns_of.setdefault(relation, []).append(column)
+        columns_of.setdefault(relation, []).append(Column(name, data_type, nullable, description or ""))
     return {
         name: Relation(name, kind, description or "", tuple(columns_of.get(name, ())))
         for name, kind, description in relations

@@ -26,8 +26,9 @@ from pipelines.orchestration.tables import INPUTS_METADATA_KEY, tables_held
 from pipelines.schedules import NIGHTLY_SCHEDULE
 from pipelines.sensors import DELIVERY_SENSOR
 from pipelines.warehouse import connection, sql
-from pipelines.warehouse.catalog import STORED_IN, warehouse_catalog
+from pipelines.warehouse.catalog import warehouse_catalog
 from pipelines.warehouse.connection import VIEWS
+from pipelines.warehouse.step_inputs import STORED_IN
 from tests.support import REPO
 from tests.support.demo_lake import SharedDemo, copy_demo_inputs
 from tests.support.lake import lake_of, reading, writing

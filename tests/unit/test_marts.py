@@ -20,8 +20,9 @@ import pipelines
 from pipelines.definitions import ASSET_MODULES, build_asset_graph
 from pipelines.orchestration.marts import Mart, Preview
 from pipelines.orchestration.tables import INPUTS_METADATA_KEY, tables_held
-from pipelines.warehouse.catalog import STORED_IN, warehouse_catalog
+from pipelines.warehouse.catalog import warehouse_catalog
 from pipelines.warehouse.sql import read_sql
+from pipelines.warehouse.step_inputs import STORED_IN
 
 REPO = Path(__file__).resolve().parents[2]
 MARTS = {value.name: value for module in ASSET_MODULES for value in vars(module).values() if isinstance(value, Mart)}

@@ -11,7 +11,7 @@ from pipelines.definitions import build_asset_graph
 from pipelines.ingest.assets import RAW_KEY_PREFIX, RAW_LOAD_TABLES
 from pipelines.orchestration.tables import tables_held
 from pipelines.warehouse.catalog import Relation, warehouse_catalog
-from pipelines.warehouse.connection import SCHEMA_VIEWS, VIEWS
+from pipelines.warehouse.connection import VIEWS
 
 HEADER = """# Warehouse reference
 
@@ -32,7 +32,7 @@ def _cell(text: str) -> str:
 
 def _definition_file(relation: Relation) -> str:
     if relation.kind == "view":
-        return next(f"sql/{view}.sql" for view in (*SCHEMA_VIEWS, *VIEWS) if view.endswith(f"/{relation.name}"))
+        return next(f"sql/{view}.sql" for view in VIEWS if view.endswith(f"/{relation.name}"))
     return f"sql/schema/{relation.name}.sql"
 
 

@@ -78,7 +78,7 @@ def run_registry(runledger: RunLedgerResource) -> dg.MaterializeResult:
     group_name="attribution",
     owners=["team:finops"],
     kinds={"duckdb"},
-    metadata=holds_tables("cost_allocations", "cost_allocation_parts", "step_inputs"),
+    metadata=holds_tables("cost_allocations", "step_inputs"),
     pool=WAREHOUSE_POOL,
     check_specs=[
         dg.AssetCheckSpec(

@@ -17,12 +17,10 @@ from pipelines.warehouse.comments import apply_comments, execute_ddl
 from pipelines.warehouse.lake import LAKE, Lake, LakeError, attach, open_duckdb
 from pipelines.warehouse.sql import SQL_DIR, read_sql
 
-# The tables first (they have no dependencies on each other), then the views of sql/schema/ over
-# them, then the macros (table macros read tables and those views, and DuckDB resolves them when a
-# macro is created), then the views, which use both, in dependency order.
+# The tables first (they have no dependencies on each other), then the macros (table macros read
+# tables, and DuckDB resolves those when a macro is created), then the views, which use both, in
+# dependency order.
 MACROS = "schema/macros"
-ALLOCATIONS_VIEW = "schema/cost_allocations"
-SCHEMA_VIEWS = (ALLOCATIONS_VIEW,)
 VIEWS = ("marts/reconciliation", "marts/waste_by_run", "marts/cluster_usage", "marts/gpu_utilization_runs")
 # DuckDB keeps its working memory under this limit and spills the rest (large joins, sorts and
 # aggregates) to the lake's spill folder, so memory stays flat as the bill grows. At 2.5 GiB a
@@ -34,16 +32,14 @@ _LIMITS: dict[str, object] = {}
 
 
 def _schema_files() -> list[str]:
-    files = (f"schema/{path.stem}" for path in sorted(SQL_DIR.glob("schema/*.sql")))
-    return [path for path in files if path != MACROS and path not in SCHEMA_VIEWS]
+    return [f"schema/{path.stem}" for path in sorted(SQL_DIR.glob("schema/*.sql")) if f"schema/{path.stem}" != MACROS]
 
 
 def schema_digest() -> str:
     """The digest of every statement that creates the schema: a lake built from the same text
     needs no change."""
     texts = [read_sql(path) for path in (*_schema_files(), MACROS)]
-    texts.append(read_sql(ALLOCATIONS_VIEW, "from_table"))
-    texts += [read_sql(view, name) for view in (*SCHEMA_VIEWS, *VIEWS) for name in ("create", "comments")]
+    texts += [read_sql(view, name) for view in VIEWS for name in ("create", "comments")]
     return hashlib.sha256("\n".join(texts).encode()).hexdigest()
 
 
@@ -65,10 +61,6 @@ def create_schema_statements(conn: duckdb.DuckDBPyConnection, *, partitioned: bo
     comments = []
     for path in _schema_files():
         comments += execute_ddl(conn, read_sql(path), partitioned=partitioned)
-    _narrow_allocations(conn)
-    for view in SCHEMA_VIEWS:
-        conn.execute(read_sql(view, "create"))
-        comments += execute_ddl(conn, read_sql(view, "comments"))
     conn.execute(read_sql(MACROS))
     for view in VIEWS:
         conn.execute(read_sql(view, "create"))
@@ -80,14 +72,6 @@ def create_schema_statements(conn: duckdb.DuckDBPyConnection, *, partitioned: bo
             read_sql("ops/schema_version", "record"),
             {"digest": schema_digest(), "applied_at": datetime.now(UTC).replace(tzinfo=None)},
         )
-
-
-def _narrow_allocations(conn: duckdb.DuckDBPyConnection) -> None:
-    """Moves the allocations of a warehouse of an earlier version, which stored every column of
-    `cost_allocations` in a table of that name, into `cost_allocation_parts` (the descriptive
-    columns are its line items' already) and drops that table, so the view can take its name."""
-    if conn.execute(read_sql("ops/catalog", "is_table"), {"table_name": "cost_allocations"}).fetchone()[0]:
-        conn.execute(read_sql(ALLOCATIONS_VIEW, "from_table"))
 
 
 def _bring_schema_up_to_date(conn: duckdb.DuckDBPyConnection) -> None:

@@ -30,7 +30,7 @@ class Migration:
     Attributes:
         source: the warehouse file read.
         lake: the lake written.
-        rows: rows copied per table of the file (its cost_allocations into cost_allocation_parts).
+        rows: rows copied per table.
     """
 
     source: Path
@@ -86,15 +86,15 @@ def _copy(source: Path, target: Lake) -> dict[str, int]:
                 "(the file may have been converted already)"
             )
         conn.execute(f"attach {sql_literal(str(source))} as {LEGACY} (read_only)")
-        tables = conn.execute(read_sql("ops/migrate", "common_columns")).fetchall()
+        tables = dict(conn.execute(read_sql("ops/migrate", "common_columns")).fetchall())
         rows = {}
         with transaction(conn):
-            for table, legacy_table, columns in tables:
+            for table, columns in sorted(tables.items()):
                 if table in NOT_COPIED:
                     continue
                 names = ", ".join(f'"{column}"' for column in columns)
-                (rows[legacy_table],) = conn.execute(
-                    f'insert into "{table}" ({names}) select {names} from {LEGACY}."{legacy_table}"'
+                (rows[table],) = conn.execute(
+                    f'insert into "{table}" ({names}) select {names} from {LEGACY}."{table}"'
                 ).fetchone()
             build_summaries(conn)
         conn.execute(f"detach {LEGACY}")

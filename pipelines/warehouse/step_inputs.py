@@ -23,10 +23,6 @@ import duckdb
 from pipelines.warehouse.sql import SQL_DIR, read_sql
 
 WHOLE = ""  # the partition key of a step built whole, not per partition
-# A public view whose rows a table stores: a step reading the view is digested by that table's
-# files. The view's other columns come from focus_line_items, whose every change reallocates its
-# period and so changes the table's files too.
-STORED_IN = {"cost_allocations": "cost_allocation_parts"}
 
 
 @dataclass(frozen=True)
@@ -124,14 +120,12 @@ def tables_inputs(
         conn: a writable connection to the lake, inside the build's transaction.
         step: what the step builds.
         tables: every table the build reads (tables, not views: a view has no files; name the
-            tables it reads instead, but for a view STORED_IN a table), not those it writes.
+            tables it reads instead), not those it writes.
         sql_files: the `sql/` files (without `.sql`) whose statements the build runs.
         settings: the build's parameters that are not in the tables (JSON-serializable).
     """
     files = {
-        table: conn.execute(
-            read_sql("ops/step_inputs", "table_files"), {"table_name": STORED_IN.get(table, table)}
-        ).fetchone()[0]
+        table: conn.execute(read_sql("ops/step_inputs", "table_files"), {"table_name": table}).fetchone()[0]
         for table in tables
     }
     parts = {"tables": files, "sql": _sql_files_digest(sql_files), "settings": settings or {}}

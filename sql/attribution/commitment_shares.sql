@@ -34,7 +34,7 @@ covered_lines as (
 
 allocations as (
     select x_LineItemKey, BillingCurrency, training_run, effective_cost
-    from cost_allocation_parts
+    from cost_allocations
     where in_billing_period(BillingPeriodStart, $billing_period)
         and allocation_method in ('tag', 'resource_tags', 'registry')
 ),

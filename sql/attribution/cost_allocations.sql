@@ -1,11 +1,9 @@
--- One billing period of the allocations: its removal before a rebuild, its conservation checks,
--- and what the attribution asset and `runledger check` show of it. The writer's statements read
--- the stored parts (cost_allocation_parts): none needs a column the view cost_allocations joins
--- from the line.
+-- One billing period of cost_allocations: its removal before a rebuild, its conservation
+-- checks, and what the attribution asset and `runledger check` show of it.
 
 -- name: delete_period
 -- All allocations of one billing period, before they are rebuilt (same transaction).
-delete from cost_allocation_parts
+delete from cost_allocations
 where in_billing_period(BillingPeriodStart, $billing_period);
 
 -- name: period_totals
@@ -62,7 +60,7 @@ allocations as (
         sum(allocation_ratio) as ratio,
         sum(billed_cost) as billed_cost,
         sum(effective_cost) as effective_cost
-    from cost_allocation_parts
+    from cost_allocations
     where in_billing_period(BillingPeriodStart, $billing_period)
     group by x_LineItemKey
 ),
@@ -89,15 +87,14 @@ order by source_name, currency;
 -- name: period_methods
 -- Allocations of one billing period by method: rows and effective cost.
 select allocation_method, count(*) as allocations, sum(effective_cost) as effective_cost
-from cost_allocation_parts
+from cost_allocations
 where in_billing_period(BillingPeriodStart, $billing_period)
 group by allocation_method
 order by allocation_method;
 
 -- name: run_currencies
 -- Every training run with attributed spend in the warehouse and the currencies it is billed in
--- (`runledger check`, a reader: the public view, which a lake of an earlier version not yet
--- written by this one holds as a table).
+-- (`runledger check`).
 select
     training_run,
     list(distinct BillingCurrency order by BillingCurrency) filter (where BillingCurrency is not null)

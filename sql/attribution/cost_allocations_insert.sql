@@ -1,7 +1,6 @@
 -- Splits the line items of one billing period by their integer shares in `allocation_shares`
 -- (attribution steps 1, 2, 3 and 5 from sql/attribution/shares.sql, then step 4 from
--- sql/attribution/shared_shares.sql) and appends the parts to cost_allocation_parts (the stored
--- rows of the view cost_allocations, which takes the line's other columns from focus_line_items).
+-- sql/attribution/shared_shares.sql) and appends the parts to cost_allocations.
 -- Every line's parts are split in units of 1e-10 by largest remainder, so ratios sum to exactly 1
 -- and billed, effective cost and GPU-hours to exactly the line's.
 -- experiment, dataset_version and owner of a part: a cluster part's, those its job names (else
@@ -11,7 +10,7 @@
 -- shared part describes its run, not the shared line: `run_dimensions` of the period
 -- (sql/schema/macros.sql: the registry entry, else the value carrying most of the run's step 1-3
 -- effective cost in the period, ties by value).
-insert into cost_allocation_parts by name
+insert into cost_allocations by name
 -- shares and line_items are read twice; scanning them again costs less than DuckDB keeping a
 -- period's 10M rows of each as materialized CTEs
 with shares as not materialized (
@@ -26,6 +25,13 @@ line_items as not materialized (
         x_SourceName,
         BillingPeriodStart,
         BillingCurrency,
+        ChargePeriodStart,
+        ChargePeriodEnd,
+        ProviderName,
+        SubAccountId,
+        ServiceName,
+        x_CostCategory,
+        ResourceId,
         coalesce(BilledCost, 0) as billed_cost,
         coalesce(EffectiveCost, 0) as effective_cost,
         coalesce(x_GpuHours, 0) as gpu_hours
@@ -196,6 +202,13 @@ final as (
         line_parts.x_SourceName,
         line_parts.BillingPeriodStart,
         line_parts.BillingCurrency,
+        line_parts.ChargePeriodStart,
+        line_parts.ChargePeriodEnd,
+        line_parts.ProviderName,
+        line_parts.SubAccountId,
+        line_parts.ServiceName,
+        line_parts.x_CostCategory,
+        line_parts.ResourceId,
         line_parts.training_run,
         case
             when line_parts.part_dimensions then coalesce(line_parts.part_experiment, registry.experiment)

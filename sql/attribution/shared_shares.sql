@@ -1,5 +1,5 @@
 -- Integer shares of the lines shared-cost rules took (attribution step 4), read after steps 1-3 of
--- the period are in cost_allocation_parts (this connection only). The runs a line is shared among are
+-- the period are in cost_allocations (this connection only). The runs a line is shared among are
 -- those with step 1-3 allocations in the same billing period, provider and currency:
 --   proportional: by each run's effective cost from steps 1-3 (runs whose total is > 0);
 --   even: equally among the runs with any step 1-3 allocation;
@@ -23,22 +23,16 @@ rules as (
     select * from shared_rules
 ),
 
--- the stored parts with their line's provider, both sides of the join limited to the period
 run_spend as (
     select
-        period_lines.ProviderName,
-        parts.BillingCurrency,
-        parts.training_run,
-        units(sum(parts.effective_cost)) as effective_units
-    from cost_allocation_parts as parts
-    inner join focus_line_items as period_lines
-        on parts.x_LineItemKey = period_lines.x_LineItemKey
-        and parts.x_SourceName = period_lines.x_SourceName
-        and parts.BillingPeriodStart = period_lines.BillingPeriodStart
-    where in_billing_period(parts.BillingPeriodStart, $billing_period)
-        and in_billing_period(period_lines.BillingPeriodStart, $billing_period)
-        and parts.allocation_method in ('tag', 'resource_tags', 'registry')
-    group by period_lines.ProviderName, parts.BillingCurrency, parts.training_run
+        ProviderName,
+        BillingCurrency,
+        training_run,
+        units(sum(effective_cost)) as effective_units
+    from cost_allocations
+    where in_billing_period(BillingPeriodStart, $billing_period)
+        and allocation_method in ('tag', 'resource_tags', 'registry')
+    group by ProviderName, BillingCurrency, training_run
 ),
 
 proportional_totals as (

@@ -83,22 +83,6 @@ final as (
 
 select * from final;
 
--- name: is_table
--- Whether a name of the warehouse schema is a table (pipelines.warehouse.connection).
-with tables as (
-    select table_name
-    from duckdb_tables()
-    where database_name = current_database() and schema_name = current_schema()
-),
-
-final as (
-    select count(*) > 0 as is_table
-    from tables
-    where table_name = $table_name
-)
-
-select * from final;
-
 -- name: is_view
 -- Whether a name of the warehouse schema is a view (pipelines.warehouse.comments).
 with views as (

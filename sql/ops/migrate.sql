@@ -6,10 +6,8 @@
 select count(*) as line_items from focus_line_items;
 
 -- name: common_columns
--- Per table of the lake, the legacy file's table it is copied from and the columns both have, in
--- the lake's column order: a column added since is left to its default, a column dropped since is
--- not copied. The allocations, a table cost_allocations in earlier files (now a view), go into
--- cost_allocation_parts without the columns the view takes from focus_line_items.
+-- Per table of the lake, the columns the legacy file's table has too, in the lake's column order:
+-- a column added since is left to its default, a column dropped since is not copied.
 with lake_tables as (
     select table_name
     from duckdb_tables()
@@ -22,25 +20,15 @@ lake_columns as (
     where database_name = 'lake' and schema_name = 'main'
 ),
 
-legacy_tables as (
-    select
-        table_name as legacy_table,
-        case when table_name = 'cost_allocations' then 'cost_allocation_parts' else table_name end as table_name
-    from duckdb_tables()
-    where database_name = 'legacy' and schema_name = 'main'
-),
-
 legacy_columns as (
-    select legacy_tables.table_name, legacy_tables.legacy_table, columns.column_name
-    from duckdb_columns() as columns
-    inner join legacy_tables on columns.table_name = legacy_tables.legacy_table
-    where columns.database_name = 'legacy' and columns.schema_name = 'main'
+    select table_name, column_name
+    from duckdb_columns()
+    where database_name = 'legacy' and schema_name = 'main'
 ),
 
 final as (
     select
         lake_columns.table_name,
-        any_value(legacy_columns.legacy_table) as legacy_table,
         list(lake_columns.column_name order by lake_columns.column_index) as columns
     from lake_columns
     inner join legacy_columns

@@ -1,62 +1,46 @@
--- cost_allocations: the public allocations, one row per (line item, allocation target): the
--- stored parts (cost_allocation_parts) with their line item's descriptive columns from
--- focus_line_items. Created after the tables and before the macros, which read it
--- (pipelines/warehouse/connection.py); a warehouse of an earlier version, which stored the whole
--- rows as a table, has them moved into cost_allocation_parts first (statement `from_table`).
--- A left join: allocations whose line a newer load replaced (their period not yet allocated
--- again) keep their rows and money.
+-- One row per (line item, allocation target). Per line item the ratios sum to 1 and the
+-- costs sum exactly to its BilledCost and EffectiveCost.
+create table if not exists cost_allocations (
+    x_LineItemKey varchar not null,
+    x_SourceName varchar not null,
+    BillingPeriodStart timestamp not null,
+    BillingCurrency varchar,
+    ChargePeriodStart timestamp,
+    ChargePeriodEnd timestamp,
+    ProviderName varchar,
+    SubAccountId varchar,
+    ServiceName varchar,
+    x_CostCategory varchar not null,
+    ResourceId varchar,
+    training_run varchar,
+    experiment varchar,
+    dataset_version varchar,
+    owner varchar,
+    -- tag | cluster | idle_capacity | resource_tags | registry | shared | unattributed
+    allocation_method varchar not null,
+    allocation_rule varchar,
+    allocation_ratio decimal(38, 10) not null,
+    billed_cost decimal(38, 10) not null,
+    effective_cost decimal(38, 10) not null,
+    gpu_hours decimal(38, 10) not null
+);
 
--- name: create
-create or replace view cost_allocations as
-select
-    parts.x_LineItemKey,
-    parts.x_SourceName,
-    parts.BillingPeriodStart,
-    parts.BillingCurrency,
-    line_items.ChargePeriodStart,
-    line_items.ChargePeriodEnd,
-    line_items.ProviderName,
-    line_items.SubAccountId,
-    line_items.ServiceName,
-    line_items.x_CostCategory,
-    line_items.ResourceId,
-    parts.training_run,
-    parts.experiment,
-    parts.dataset_version,
-    parts.owner,
-    parts.allocation_method,
-    parts.allocation_rule,
-    parts.allocation_ratio,
-    parts.billed_cost,
-    parts.effective_cost,
-    parts.gpu_hours,
-    parts.custom_dimensions,
-    parts.cluster,
-    parts.job_id
-from cost_allocation_parts as parts
-left join focus_line_items as line_items
-    on parts.x_LineItemKey = line_items.x_LineItemKey
-    and parts.BillingPeriodStart = line_items.BillingPeriodStart
-    and parts.x_SourceName = line_items.x_SourceName;
+-- The values of the user's own attribution dimensions (attribution.dimensions beyond the four), by
+-- dimension name: a map, so the table's columns stay the same whatever the config names.
+alter table cost_allocations add column if not exists custom_dimensions map(varchar, varchar);
 
--- name: from_table
--- A warehouse of an earlier version stored cost_allocations as a table with its line items'
--- descriptive columns: its rows go into cost_allocation_parts, without those columns (the view
--- cost_allocations joins them from focus_line_items again), and the table goes, in the schema's
--- transaction (pipelines/warehouse/connection.py). By name: a column the earlier table lacked stays
--- NULL.
-insert into cost_allocation_parts by name
-select * exclude (
-    ChargePeriodStart, ChargePeriodEnd, ProviderName, SubAccountId, ServiceName, x_CostCategory, ResourceId
-)
-from cost_allocations;
+-- The shared cluster a part belongs to and the job that held it (warehouses created before these
+-- columns existed get them empty).
+alter table cost_allocations add column if not exists cluster varchar;
+alter table cost_allocations add column if not exists job_id varchar;
 
-drop table cost_allocations;
+-- A partition per billing period: the period's allocations are replaced whole.
+-- (DuckLake DDL, which sqlfluff does not parse)
+alter table cost_allocations set partitioned by (year(BillingPeriodStart), month(BillingPeriodStart));  -- noqa: PRS
 
--- name: comments
--- What the view and each column hold (read into DuckDB's catalog, the Dagster column schemas and
--- docs/warehouse.md); replacing the view drops them, so they follow every `create`.
-comment on view cost_allocations is
+-- What the table and each column hold (read into DuckDB's catalog, the Dagster column schemas and
+-- docs/warehouse.md).
+comment on table cost_allocations is
     'Every line item of focus_line_items attributed to a training run or explicitly to none: one row per (line '
     'item, allocation target). Per line item the allocation ratios sum to exactly 1 and the parts to exactly its '
     'BilledCost and EffectiveCost (splits by largest remainder in units of 1e-10). Money is DECIMAL(38,10) in '

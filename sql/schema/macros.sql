@@ -225,9 +225,8 @@ create or replace macro budget_status(estimated_cost, actual_cost, warning_from,
         else 'on_track'
     end;
 
--- The table macros below read warehouse tables and the view cost_allocations, which DuckDB
--- resolves when a macro is created: create_schema creates them after those. The allocations'
--- stored parts (cost_allocation_parts) are read where no column of the line is needed.
+-- The table macros below read warehouse tables, which DuckDB resolves when a macro is created:
+-- create_schema creates them after the tables.
 
 -- run_dimensions(period, allocation_methods): per training run, its experiment, dataset_version,
 -- owner and custom_dimensions (a map, one entry per custom dimension with a value): the run
@@ -239,7 +238,7 @@ create or replace macro budget_status(estimated_cost, actual_cost, warning_from,
 create or replace macro run_dimensions(period, allocation_methods) as table
 with allocations as (
     select training_run, experiment, dataset_version, owner, custom_dimensions, abs(effective_cost) as weight
-    from cost_allocation_parts
+    from cost_allocations
     where training_run is not null
         and (period is null or in_billing_period(BillingPeriodStart, cast(period as date)))
         and (allocation_methods is null or list_contains(cast(allocation_methods as varchar[]), allocation_method))
@@ -358,7 +357,7 @@ select
     count(distinct x_LineItemKey) as line_items,
     sum(billed_cost) as billed_cost,
     sum(effective_cost) as effective_cost
-from cost_allocation_parts
+from cost_allocations
 where period is null or in_billing_period(BillingPeriodStart, cast(period as date))
 group by all;
 
@@ -416,7 +415,7 @@ with source_as_of as (
 
 run_sources as (
     select distinct training_run, x_SourceName
-    from cost_allocation_parts
+    from cost_allocations
     where training_run is not null
 ),
 

@@ -205,7 +205,7 @@ tables as (
 )
 
 select
-    count(*) filter (where tables.table_name in ('focus_line_items', 'cost_allocation_parts')) as restated,
+    count(*) filter (where tables.table_name in ('focus_line_items', 'cost_allocations')) as restated,
     count(*) as everything,
     (select count(*) from __ducklake_metadata_lake.ducklake_delete_file where end_snapshot is null) as deletes
 from live_files
@@ -255,10 +255,7 @@ def test_an_earlier_warehouse_file_is_converted_once_and_nothing_is_lost(demo_pr
             file.register("rows", lake.execute(f'select * from "{table}"').to_arrow_table())
             file.execute(f'insert into "{table}" by name select * from rows')
             file.unregister("rows")
-        # files of earlier versions stored every column of cost_allocations in a table of that name
-        _widen_allocations(file)
         expected = lake.execute("select * from run_costs order by all").fetchall()
-        allocations = lake.execute("select * from cost_allocations order by all").fetchall()
     config = legacy.parent.parent / "runledger.yaml"
     config.write_text(demo_project.read_text().replace("warehouse: .runledger/lake\n", ""))
     (legacy.parent / "demo").symlink_to(project / ".runledger" / "demo")
@@ -276,69 +273,13 @@ def test_an_earlier_warehouse_file_is_converted_once_and_nothing_is_lost(demo_pr
     migrated = CliRunner().invoke(main, ["migrate", "--config", str(config)])
     assert migrated.exit_code == 0, migrated.output
     assert "focus_line_items: 12,413 rows" in migrated.output
-    assert f"cost_allocations: {len(allocations):,} rows" in migrated.output
     assert legacy.is_file()  # kept as it was
     with reading(config) as conn:
         assert conn.execute("select * from run_costs order by all").fetchall() == expected
-        assert conn.execute("select * from cost_allocations order by all").fetchall() == allocations
     again = CliRunner().invoke(main, ["migrate", "--config", str(config)])
     assert again.exit_code == 2 and "nothing to migrate" in again.output
     result = CliRunner().invoke(main, ["run", "--config", str(config)])
     assert result.exit_code == 0, result.output
-
-
-WITHOUT_KEYS = "select * exclude (x_LineItemKey) from cost_allocations order by all"
-
-
-def _widen_allocations(conn: duckdb.DuckDBPyConnection) -> None:
-    """Gives a warehouse the layout of earlier versions: cost_allocations a table holding every
-    column, no cost_allocation_parts, and no record of the schema applied."""
-    conn.execute("create table wide_allocations as select * from cost_allocations")
-    conn.execute("drop view cost_allocations")
-    conn.execute("create table cost_allocations as select * from wide_allocations")
-    conn.execute("drop table wide_allocations")
-    conn.execute("drop table cost_allocation_parts")
-    conn.execute("delete from schema_version")
-
-
-def test_a_lake_of_an_earlier_version_stores_its_allocations_narrow_when_next_written(demo_project: Path) -> None:
-    project = demo_project.parent
-    with reading(project) as conn:
-        allocations = conn.execute("select * from cost_allocations order by all").fetchall()
-        described = conn.execute(WITHOUT_KEYS).fetchall()
-        expected = conn.execute("select * from run_costs order by all").fetchall()
-    with writing(project) as conn:
-        _widen_allocations(conn)
-    with reading(project) as conn:
-        assert conn.execute(
-            "select table_type from information_schema.tables where table_name = 'cost_allocations'"
-        ).fetchall() == [("BASE TABLE",)]
-    # readers read the earlier layout until then
-    checked = CliRunner().invoke(main, ["check", "--config", str(demo_project)])
-    assert checked.exit_code == 0 and "error" not in checked.output, checked.output
-    connect(lake_of(project)).close()  # a writer brings the schema up to date
-    with reading(project) as conn:
-        kinds = conn.execute(
-            "select table_name, table_type from information_schema.tables "
-            "where table_name in ('cost_allocations', 'cost_allocation_parts') order by all"
-        ).fetchall()
-        assert kinds == [("cost_allocation_parts", "BASE TABLE"), ("cost_allocations", "VIEW")]
-        assert conn.execute("select * from cost_allocations order by all").fetchall() == allocations
-    # the confined reader of `runledger query` reads the view, and the nightly job runs on
-    result = CliRunner().invoke(
-        main, ["query", "--config", str(demo_project), "--format", "csv",
-               "select count(*), sum(effective_cost), count(distinct ServiceName) from cost_allocations"],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    total = sum(row[19] for row in allocations)
-    services = len({row[8] for row in allocations if row[8] is not None})
-    assert result.output.splitlines()[1] == f"{len(allocations)},{total},{services}"
-    ran = CliRunner().invoke(main, ["run", "--config", str(demo_project)])
-    assert ran.exit_code == 0, ran.output
-    with reading(project) as conn:
-        assert conn.execute("select * from run_costs order by all").fetchall() == expected
-        # the copied project's GCP line keys name its export files' new paths: the rest is the same
-        assert conn.execute(WITHOUT_KEYS).fetchall() == described
 
 
 def test_a_moved_project_reads_its_own_lake(demo_project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:

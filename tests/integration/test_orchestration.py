@@ -28,7 +28,6 @@ from pipelines.sensors import DELIVERY_SENSOR
 from pipelines.warehouse import connection, sql
 from pipelines.warehouse.catalog import warehouse_catalog
 from pipelines.warehouse.connection import VIEWS
-from pipelines.warehouse.step_inputs import STORED_IN
 from tests.support import REPO
 from tests.support.demo_lake import SharedDemo, copy_demo_inputs
 from tests.support.lake import lake_of, reading, writing
@@ -197,17 +196,14 @@ TABLE_MACRO = re.compile(r"create or replace macro (\w+)\([^)]*\) as table(.*?);
 def tables_read(statements: list[str], own: frozenset[str] = frozenset()) -> set[str]:
     """The warehouse tables and views the statements read (from or join them, directly or through
     a table macro of sql/schema/macros.sql), not write; a view read reads its tables too, unless
-    the asset holds the view itself (`own`: its previews read what it just wrote); a table storing
-    a public view's rows (STORED_IN) is read as the view."""
+    the asset holds the view itself (`own`: its previews read what it just wrote)."""
     catalog = warehouse_catalog()
     macros = {name.lower(): body for name, body in TABLE_MACRO.findall(sql.read_sql("schema/macros"))}
     views = {view.rsplit("/", 1)[1]: sql.read_sql(view, "create") for view in VIEWS}
-    stores = {table: view for view, table in STORED_IN.items()}
     read = set()
     pending = list(statements)
     while pending:
-        for found in TABLE_READ.findall(SQL_STRING.sub("''", SQL_COMMENT.sub("", pending.pop()))):
-            name = stores.get(found.lower(), found)
+        for name in TABLE_READ.findall(SQL_STRING.sub("''", SQL_COMMENT.sub("", pending.pop()))):
             if name.lower() in catalog:
                 if name.lower() in views and name.lower() not in read | own:
                     pending.append(views[name.lower()])
@@ -291,7 +287,7 @@ def test_a_failing_reconciliation_stops_budget_variance_and_reports(demo_config:
     with writing(warehouse) as conn:
         # A stray row slipped into the allocations after they were checked: billed totals now differ.
         conn.execute(
-            "insert into cost_allocation_parts select * replace ('stray' as x_LineItemKey) from cost_allocation_parts "
+            "insert into cost_allocations select * replace ('stray' as x_LineItemKey) from cost_allocations "
             "where x_SourceName = 'gcp-main' limit 1"
         )
     result = materialize(graph, graph.post_partition, demo_config)

@@ -3,7 +3,6 @@ DuckDB holding the same schema for the unit tier (the SQL is the same; no lake f
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime
@@ -72,61 +71,3 @@ def insert_line_item(conn: duckdb.DuckDBPyConnection, run: str, **columns: objec
         f"values ({', '.join('$' + name for name in names)}, map(['training_run'], [$run]))",
         {**values, "run": run},
     )
-
-
-# The columns the view cost_allocations takes from the allocation's line item in focus_line_items.
-LINE_COLUMNS = (
-    "ChargePeriodStart",
-    "ChargePeriodEnd",
-    "ProviderName",
-    "SubAccountId",
-    "ServiceName",
-    "x_CostCategory",
-    "ResourceId",
-)
-# `insert into cost_allocations (<columns>) values (<values>)`
-ALLOCATION_INSERT = re.compile(
-    r"\s*insert\s+into\s+cost_allocations\s*\((?P<columns>[^)]*)\)\s*values\s*\((?P<values>.*)\)\s*;?\s*",
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-def _top_level_items(text: str) -> list[str]:
-    """The comma-separated items of a SQL list, commas inside parentheses or quotes left alone."""
-    items, depth, quoted, item = [], 0, False, ""
-    for character in text:
-        quoted ^= character == "'"
-        depth += (character == "(") - (character == ")") if not quoted else 0
-        if character == "," and not depth and not quoted:
-            items.append(item.strip())
-            item = ""
-        else:
-            item += character
-    return [*items, item.strip()]
-
-
-def insert_allocation(conn: duckdb.DuckDBPyConnection, statement: str, params: dict[str, object]) -> None:
-    """Runs a test's `insert into cost_allocations (...) values (...)` of one row as the attribution
-    step stores it: the part into cost_allocation_parts and, unless focus_line_items holds its line
-    already, a line item carrying the columns the view cost_allocations takes from it
-    (x_CostCategory 'compute' and x_GpuHours 0 unless given)."""
-    match = ALLOCATION_INSERT.fullmatch(statement)
-    assert match is not None, statement
-    pairs = dict(zip(_top_level_items(match["columns"]), _top_level_items(match["values"]), strict=True))
-    row = ", ".join(f"{value} as {column}" for column, value in pairs.items())
-    conn.execute(f"create or replace temp table new_allocation as select {row}", params)
-    line = [column for column in pairs if column in LINE_COLUMNS]
-    stored = f"* exclude ({', '.join(line)})" if line else "*"
-    conn.execute(f"insert into cost_allocation_parts by name select {stored} from new_allocation")
-    defaults = {"x_SourceFormat": "'test'", "x_CostCategory": "'compute'", "x_GpuHours": "0"}
-    line_columns = [
-        *(f"{value} as {column}" for column, value in defaults.items() if column not in pairs),
-        *("x_LineItemKey", "x_SourceName", "BillingPeriodStart", "BillingCurrency", *line),
-    ]
-    conn.execute(
-        f"insert into focus_line_items by name select {', '.join(line_columns)} from new_allocation "
-        "where not exists (select 1 from focus_line_items where x_LineItemKey = new_allocation.x_LineItemKey "
-        "and x_SourceName = new_allocation.x_SourceName "
-        "and BillingPeriodStart = new_allocation.BillingPeriodStart)"
-    )
-    conn.execute("drop table new_allocation")

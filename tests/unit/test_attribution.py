@@ -134,7 +134,7 @@ def test_conservation_check_counts_unbalanced_lines(warehouse: duckdb.DuckDBPyCo
     assert check["allocated_billed_cost"] == check["focus_billed_cost"] == Decimal("12.5")
 
     warehouse.execute(
-        "update cost_allocation_parts set effective_cost = effective_cost + 0.0000000001 where x_LineItemKey = 'b'"
+        "update cost_allocations set effective_cost = effective_cost + 0.0000000001 where x_LineItemKey = 'b'"
     )
     (check,) = check_period(warehouse, PERIOD)
     assert check["unbalanced_line_items"] == 1
@@ -155,7 +155,7 @@ def test_allocations_that_do_not_balance_are_rolled_back(warehouse: duckdb.DuckD
     with pytest.raises(ConservationError, match=r"billing period 2026-10: source aws-main \(USD\): 2 of 3 line items"):
         allocate_period(warehouse, PERIOD, DEFAULT_DIMENSIONS)
     assert allocations(warehouse) == before
-    assert warehouse.execute("select count(*), sum(billed_cost) from cost_allocation_parts").fetchone() == (
+    assert warehouse.execute("select count(*), sum(billed_cost) from cost_allocations").fetchone() == (
         2,
         Decimal("12.5"),
     )

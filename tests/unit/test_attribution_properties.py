@@ -131,7 +131,7 @@ def test_every_line_is_allocated_to_the_last_decimal(
     tag_snapshots: list[tuple],
 ) -> None:
     with transaction(warehouse):
-        for table in ("cost_allocation_parts", "focus_line_items", "resource_tag_snapshots"):
+        for table in ("cost_allocations", "focus_line_items", "resource_tag_snapshots"):
             warehouse.execute(f"delete from {table}")
         replace_run_registry(warehouse, registry)
         for arn, taken, tags in tag_snapshots:

@@ -17,7 +17,6 @@ from pipelines.plans.files import BudgetError, load_budgets_with_files
 from pipelines.plans.tables import replace_budget_baselines
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.sql import read_sql
-from tests.support.lake import insert_allocation
 
 Connection = duckdb.DuckDBPyConnection
 VarianceRows = dict[tuple[str, str], dict[str, Any]]
@@ -119,8 +118,8 @@ def allocate(
         "cost": Decimal(cost),
         "gpu_hours": Decimal(gpu_hours),
     }
+    conn.execute(INSERT_ALLOCATION, values | {"run": run})
     conn.execute(INSERT_LINE_ITEM, values)
-    insert_allocation(conn, INSERT_ALLOCATION, values | {"run": run})
 
 
 def build(conn: Connection, budgets: Path) -> int:
@@ -492,7 +491,7 @@ def test_alerts_are_recomputed_from_the_data_each_time(warehouse: Connection, al
     assert build_alerts(warehouse, alert_budgets) == first
 
     # a restated bill without the 7 October line: the run never reached its over threshold
-    warehouse.execute("delete from cost_allocation_parts where effective_cost = 219.9999999999")
+    warehouse.execute("delete from cost_allocations where effective_cost = 219.9999999999")
     again = build_alerts(warehouse, alert_budgets)
 
     assert again == {("llm-alerts", "warning"): first["llm-alerts", "warning"]}

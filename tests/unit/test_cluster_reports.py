@@ -18,7 +18,6 @@ from pipelines.reports.cluster_chart import utilization_chart
 from pipelines.reports.clusters import load_clusters
 from pipelines.warehouse.connection import create_schema
 from pipelines.warehouse.summaries import build_summaries
-from tests.support.lake import insert_allocation
 
 CLUSTER = "p5-cluster"
 EVAL_RUN = "eval-7b-ckpts"
@@ -67,8 +66,7 @@ def _insert_run_cost(conn: duckdb.DuckDBPyConnection, key: str, run: str, day: d
         """,
         {name: value for name, value in values.items() if name != "run"},
     )
-    insert_allocation(
-        conn,
+    conn.execute(
         """
         insert into cost_allocations (
             x_LineItemKey, x_SourceName, BillingPeriodStart, BillingCurrency, ChargePeriodStart,

@@ -17,7 +17,7 @@ from pipelines.budgets.tables import build_budget_alerts
 from pipelines.plans.files import load_budgets_with_files
 from pipelines.plans.tables import replace_budget_baselines
 from pipelines.warehouse.connection import transaction
-from tests.support.lake import insert_allocation, memory_warehouse
+from tests.support.lake import memory_warehouse
 
 INSERT_ALLOCATION = """
 insert into cost_allocations (
@@ -62,8 +62,7 @@ def allocate(
     method: str = "tag",
     category: str = "compute",
 ) -> None:
-    insert_allocation(
-        conn,
+    conn.execute(
         INSERT_ALLOCATION,
         {
             "key": key,
@@ -91,8 +90,7 @@ amounts = st.decimals(min_value=Decimal("-1e9"), max_value=Decimal("1e9"), place
     )
 )
 def test_the_day_parts_of_every_line_sum_exactly_to_it(conn: duckdb.DuckDBPyConnection, lines) -> None:
-    conn.execute("delete from cost_allocation_parts")
-    conn.execute("delete from focus_line_items")
+    conn.execute("delete from cost_allocations")
     for number, (start, seconds, cost) in enumerate(lines):
         allocate(conn, f"line-{number}", start, start + timedelta(seconds=seconds), cost, run=f"run-{number}")
 
@@ -112,8 +110,7 @@ def test_the_day_parts_of_every_line_sum_exactly_to_it(conn: duckdb.DuckDBPyConn
 
 
 def test_a_month_long_line_is_spread_by_the_seconds_of_each_day(conn: duckdb.DuckDBPyConnection) -> None:
-    conn.execute("delete from cost_allocation_parts")
-    conn.execute("delete from focus_line_items")
+    conn.execute("delete from cost_allocations")
     allocate(conn, "fee", OCTOBER, NOVEMBER, Decimal("31000.0000000001"))
     allocate(conn, "usage", datetime(2026, 10, 5, 3), datetime(2026, 10, 5, 4), Decimal("7"))
 
@@ -134,12 +131,12 @@ def test_no_threshold_is_crossed_before_the_runs_first_usage(tmp_path: Path) -> 
     allocate(conn, "sp-fee", OCTOBER, NOVEMBER, Decimal(1500), run="llm-13b-ft-r2", method="shared")
     for day in (24, 25):
         start = datetime(2026, 10, day, 10)
+        allocate(conn, f"usage-{day}", start, start + timedelta(hours=1), Decimal(50), run="llm-13b-ft-r2")
         conn.execute(
             INSERT_USAGE_LINE,
             {"key": f"usage-{day}", "period": OCTOBER, "start": start, "end": start + timedelta(hours=1),
              "category": "Usage"},
         )  # fmt: skip
-        allocate(conn, f"usage-{day}", start, start + timedelta(hours=1), Decimal(50), run="llm-13b-ft-r2")
     (tmp_path / "budget.yaml").write_text(BUDGET_13B)
     with transaction(conn):
         replace_budget_baselines(conn, load_budgets_with_files(tmp_path))

@@ -8,7 +8,6 @@ from decimal import Decimal
 import duckdb
 
 from pipelines.warehouse.sql import read_sql
-from tests.support.lake import insert_allocation
 
 OCTOBER = datetime(2026, 10, 1)
 AWS, GCP, AZURE = "Amazon Web Services", "Google Cloud", "Microsoft"
@@ -24,8 +23,7 @@ def allocate(
     cluster: str | None = None,
     currency: str = "USD",
 ) -> None:
-    insert_allocation(
-        conn,
+    conn.execute(
         "insert into cost_allocations (x_LineItemKey, x_SourceName, BillingPeriodStart, BillingCurrency, ProviderName, "
         "x_CostCategory, training_run, allocation_method, allocation_ratio, billed_cost, effective_cost, gpu_hours, "
         "cluster) values (gen_random_uuid(), 'src', $period, $currency, $provider, 'compute', $run, $method, 1, "

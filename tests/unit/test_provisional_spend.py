@@ -15,7 +15,6 @@ from pipelines.reports.data import ProvisionalSpend, fetch_rows
 from pipelines.reports.run_report import provisional_paragraphs
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.sql import read_sql
-from tests.support.lake import insert_allocation
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -35,8 +34,7 @@ def bill_hours(conn: Connection, first: datetime, hours: int, cost: str, gpu_hou
     for hour in range(hours):
         start = first + timedelta(hours=hour)
         (count,) = conn.execute("select count(*) from cost_allocations").fetchone()
-        insert_allocation(
-            conn,
+        conn.execute(
             INSERT_ALLOCATION,
             {
                 "key": f"line-{count}",
@@ -73,8 +71,7 @@ def warehouse(tmp_path: Path) -> Connection:
     conn = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
     create_schema(conn)
     bill_hours(conn, datetime(2026, 10, 2), 24, "25")
-    insert_allocation(
-        conn,
+    conn.execute(
         INSERT_ALLOCATION,
         {
             "key": "storage-month",

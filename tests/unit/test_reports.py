@@ -31,7 +31,6 @@ from pipelines.reports.data import (
 from pipelines.reports.writer import REPORT_SET_FILE, run_charts
 from pipelines.warehouse.connection import create_schema
 from pipelines.warehouse.summaries import build_summaries
-from tests.support.lake import insert_allocation
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PERIOD = datetime(2026, 10, 1)
@@ -148,8 +147,7 @@ def _insert_lines(conn: duckdb.DuckDBPyConnection) -> None:
                 "charge_category": line.charge_category,
             },
         )
-        insert_allocation(
-            conn,
+        conn.execute(
             """
             insert into cost_allocations (
                 x_LineItemKey, x_SourceName, BillingPeriodStart, BillingCurrency, ChargePeriodStart,
@@ -439,8 +437,7 @@ def test_a_registered_resource_charged_outside_the_window_is_listed_apart(tmp_pa
                 )
             ],
         )
-        insert_allocation(
-            conn,
+        conn.execute(
             "insert into cost_allocations (x_LineItemKey, x_SourceName, BillingPeriodStart, BillingCurrency, "
             "ChargePeriodStart, ChargePeriodEnd, ProviderName, SubAccountId, ServiceName, x_CostCategory, ResourceId, "
             "allocation_method, allocation_rule, allocation_ratio, billed_cost, effective_cost, gpu_hours) values "
@@ -662,8 +659,7 @@ def test_unchanged_warehouse_keeps_the_reports_and_a_change_rewrites_them(tmp_pa
 
     with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
         conn.execute(
-            "update cost_allocation_parts set effective_cost = effective_cost + 1 where training_run = ?",
-            [UNBUDGETED_RUN],
+            "update cost_allocations set effective_cost = effective_cost + 1 where training_run = ?", [UNBUDGETED_RUN]
         )
     with duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True) as conn:
         changed = write_reports(conn, tmp_path / "reports")

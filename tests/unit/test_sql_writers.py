@@ -18,7 +18,7 @@ SOURCES_DIR = SQL_DIR.parent / "pipelines" / "sources"
 # The layer folder that writes each table and view of the warehouse.
 WRITER_LAYER = {
     "focus_line_items": "staging",
-    "cost_allocation_parts": "attribution",
+    "cost_allocations": "attribution",
     "loads": "ops",
     "step_inputs": "ops",
     "schema_version": "ops",

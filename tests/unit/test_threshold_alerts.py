@@ -21,7 +21,6 @@ from pipelines.plans.settings import AlertThresholds, IdleGpus
 from pipelines.plans.tables import replace_budget_baselines
 from pipelines.warehouse.connection import create_schema, transaction
 from pipelines.warehouse.sql import dict_rows, read_sql
-from tests.support.lake import insert_allocation
 
 Connection = duckdb.DuckDBPyConnection
 
@@ -73,8 +72,7 @@ def allocate(
     method: str | None = None,
 ) -> None:
     (count,) = conn.execute("select count(*) from cost_allocations").fetchone()
-    insert_allocation(
-        conn,
+    conn.execute(
         INSERT_ALLOCATION,
         {
             "key": f"line-{count}",

@@ -9,7 +9,7 @@ import pytest
 from pipelines.reference import warehouse_reference
 from pipelines.warehouse.catalog import warehouse_catalog
 from pipelines.warehouse.comments import apply_comments, execute_ddl
-from pipelines.warehouse.connection import SCHEMA_VIEWS, VIEWS, create_schema, create_view
+from pipelines.warehouse.connection import VIEWS, create_schema, create_view
 from tests.support import REPO
 
 PUBLIC = {
@@ -47,7 +47,6 @@ PUBLIC = {
     "recommendations_left_out",
 }
 BOOKKEEPING = {
-    "cost_allocation_parts",
     "step_inputs",
     "run_resource_costs",
     "schema_version",
@@ -56,7 +55,7 @@ BOOKKEEPING = {
     "cluster_nodes",
     "cluster_node_tags",
 }
-VIEW_NAMES = {view.rsplit("/", 1)[1] for view in (*SCHEMA_VIEWS, *VIEWS)}
+VIEW_NAMES = {view.rsplit("/", 1)[1] for view in VIEWS}
 
 
 class RecordingConnection:

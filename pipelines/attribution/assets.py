@@ -20,7 +20,7 @@ from pipelines.warehouse.connection import MACROS, create_view, transactions
 from pipelines.warehouse.decimal_text import as_text
 from pipelines.warehouse.sql import dict_rows, read_sql
 from pipelines.warehouse.step_inputs import concluded_if_changed, step_builds, tables_inputs
-from pipelines.warehouse.summaries import RUN_COSTS, RUN_RESOURCE_COSTS, UNATTRIBUTED_COSTS, build_summary
+from pipelines.warehouse.summaries import RUN_COSTS, UNATTRIBUTED_COSTS, build_summary
 
 CONSERVATION_CHECK = "conservation"
 CLUSTER_CAPACITY_CHECK = "cluster_capacity"
@@ -178,13 +178,10 @@ RUN_COSTS_MART = Mart(
     name=RUN_COSTS,
     group="attribution",
     description="The `run_costs` table: attributed spend per training run, cost category, billing period and "
-    "currency, each run named with its registry (else its main) experiment, dataset version and owner, and the "
-    "reports' internal `run_resource_costs` (the allocations per run and resource). Rebuilt whole, only when the "
-    "allocations or the registry changed (`step_inputs`).",
-    inputs=(cost_allocations, run_registry, FOCUS_LINE_ITEMS),
-    build=lambda conn: [build_summary(conn, name) for name in (RUN_COSTS, RUN_RESOURCE_COSTS)],
-    also_writes=(RUN_RESOURCE_COSTS,),
-    sql=(f"marts/{RUN_COSTS}", f"marts/{RUN_RESOURCE_COSTS}", MACROS),
+    "currency, each run named with its registry (else its main) experiment, dataset version and owner. Rebuilt "
+    "whole, only when the allocations or the registry changed (`step_inputs`).",
+    inputs=(cost_allocations, run_registry),
+    build=lambda conn: build_summary(conn, RUN_COSTS),
     previews=(
         Preview(
             "runs",

@@ -1,14 +1,13 @@
-"""The summary tables `run_costs`, `unattributed_costs` and the reports' internal
-`run_resource_costs`: small tables rebuilt whole from `cost_allocations` (sql/marts/<name>.sql,
-statement `insert`), so a query reads them at once instead of aggregating every allocation again.
-The caller owns the transaction."""
+"""The summary tables `run_costs` and `unattributed_costs`: small tables rebuilt whole from
+`cost_allocations` (sql/marts/<name>.sql, statement `insert`), so a query reads them at once
+instead of aggregating every allocation again. The caller owns the transaction."""
 
 import duckdb
 
 from pipelines.warehouse.sql import read_sql
 
-RUN_COSTS, RUN_RESOURCE_COSTS, UNATTRIBUTED_COSTS = "run_costs", "run_resource_costs", "unattributed_costs"
-SUMMARIES = (RUN_COSTS, RUN_RESOURCE_COSTS, UNATTRIBUTED_COSTS)
+RUN_COSTS, UNATTRIBUTED_COSTS = "run_costs", "unattributed_costs"
+SUMMARIES = (RUN_COSTS, UNATTRIBUTED_COSTS)
 
 
 def build_summary(conn: duckdb.DuckDBPyConnection, name: str) -> None:
@@ -16,7 +15,7 @@ def build_summary(conn: duckdb.DuckDBPyConnection, name: str) -> None:
 
     Args:
         conn: a writable warehouse connection, inside the caller's transaction.
-        name: one of `SUMMARIES`.
+        name: `run_costs` or `unattributed_costs`.
     """
     conn.execute(read_sql(f"marts/{name}", "insert"))
 

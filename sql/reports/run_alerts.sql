@@ -42,10 +42,10 @@ idle_instances as (
 ),
 
 run_instances as (
-    select distinct training_run, resource as resource_id
-    from run_resource_costs
-    where resource in (select resource_id from idle_instances)
-        and training_run in (select training_run from requested)
+    select distinct cost_allocations.training_run, cost_allocations.ResourceId as resource_id
+    from cost_allocations
+    where cost_allocations.ResourceId in (select resource_id from idle_instances)
+        and cost_allocations.training_run in (select training_run from requested)
 ),
 
 final as (

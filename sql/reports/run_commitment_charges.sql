@@ -1,32 +1,39 @@
 -- The unused commitment commitment rules charged to each run in $training_runs, per billing
--- period, commitment and rule (run_resource_costs: the rules' charges of unused commitment).
+-- period, commitment and rule.
 with requested as (
     select distinct unnest($training_runs) as training_run
 ),
 
-charges as (
+allocations as (
     select
         training_run,
-        cast(date_trunc('month', billing_period_start) as date) as billing_period,
-        commitment_type,
-        commitment_id,
+        x_LineItemKey,
         allocation_rule,
-        currency,
+        BillingCurrency,
+        cast(date_trunc('month', BillingPeriodStart) as date) as billing_period,
         effective_cost
-    from run_resource_costs
-    where training_run in (select training_run from requested) and unused_commitment
+    from cost_allocations
+    where training_run in (select training_run from requested)
+        and is_commitment_charge(allocation_method, allocation_rule)
+),
+
+line_items as (
+    select x_LineItemKey, CommitmentDiscountId, CommitmentDiscountType
+    from focus_line_items
+    where CommitmentDiscountStatus = 'Unused'
 ),
 
 final as (
     select
-        training_run,
-        billing_period,
-        commitment_type,
-        commitment_id,
-        allocation_rule,
-        currency,
-        sum(effective_cost) as charged_cost
-    from charges
+        allocations.training_run,
+        allocations.billing_period,
+        line_items.CommitmentDiscountType as commitment_type,
+        line_items.CommitmentDiscountId as commitment_id,
+        allocations.allocation_rule,
+        allocations.BillingCurrency as currency,
+        sum(allocations.effective_cost) as charged_cost
+    from allocations
+    inner join line_items on allocations.x_LineItemKey = line_items.x_LineItemKey
     group by all
 )
 

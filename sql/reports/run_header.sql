@@ -9,8 +9,8 @@ with requested as (
     select distinct unnest($training_runs) as training_run
 ),
 
-resource_costs as (
-    select * from run_resource_costs
+allocations as (
+    select * from cost_allocations
     where training_run in (select training_run from requested)
 ),
 
@@ -22,12 +22,13 @@ dimensions as (
 allocated as (
     select
         training_run,
-        list(distinct currency order by currency) filter (where currency is not null) as billed_currencies,
-        list(distinct cast(billing_period_start as date) order by cast(billing_period_start as date))
+        list(distinct BillingCurrency order by BillingCurrency)
+            filter (where BillingCurrency is not null) as billed_currencies,
+        list(distinct cast(BillingPeriodStart as date) order by cast(BillingPeriodStart as date))
             as billing_periods,
-        min(first_charge) as first_charge,
-        max(last_charge) as last_charge
-    from resource_costs
+        min(coalesce(ChargePeriodStart, BillingPeriodStart)) as first_charge,
+        max(coalesce(ChargePeriodEnd, ChargePeriodStart, BillingPeriodStart)) as last_charge
+    from allocations
     group by training_run
 ),
 

@@ -6,22 +6,22 @@ with requested as (
     select distinct unnest($training_runs) as training_run
 ),
 
-resource_costs as (
-    select * from run_resource_costs
+allocations as (
+    select * from cost_allocations
     where training_run in (select training_run from requested)
 ),
 
 resource_lines as (
     select
         training_run,
-        provider,
-        resource,
-        service,
-        cost_category,
+        ProviderName as provider,
+        ResourceId as resource,
+        ServiceName as service,
+        x_CostCategory as cost_category,
         sum(effective_cost) as effective_cost,
         sum(gpu_hours) as gpu_hours
-    from resource_costs
-    group by training_run, provider, resource, service, cost_category
+    from allocations
+    group by training_run, ProviderName, ResourceId, ServiceName, x_CostCategory
 ),
 
 resources as (

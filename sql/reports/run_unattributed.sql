@@ -9,20 +9,22 @@ with requested as (
     select distinct unnest($training_runs) as training_run
 ),
 
-resource_costs as (
-    select training_run, account, billing_period_start
-    from run_resource_costs
+-- allocations is read more than once: scanning cost_allocations again costs less than DuckDB
+-- materializing every allocation row as a CTE
+allocations as not materialized (
+    select training_run, SubAccountId, BillingPeriodStart
+    from cost_allocations
     where training_run in (select training_run from requested)
 ),
 
 run_accounts as (
-    select distinct training_run, account
-    from resource_costs
+    select distinct training_run, SubAccountId as account
+    from allocations
 ),
 
 run_periods as (
-    select distinct training_run, cast(billing_period_start as date) as billing_period
-    from resource_costs
+    select distinct training_run, cast(BillingPeriodStart as date) as billing_period
+    from allocations
 ),
 
 unattributed as (
@@ -120,28 +122,28 @@ patterns as (
 ),
 
 outside as (
-    select resource, currency, first_charge_start, last_charge_end, effective_cost
-    from run_resource_costs
+    select ResourceId, BillingCurrency, ChargePeriodStart, ChargePeriodEnd, effective_cost
+    from cost_allocations
     where allocation_rule = 'outside registry window'
 ),
 
 named as (
-    select distinct patterns.training_run, resources.resource
-    from (select distinct resource from outside) as resources
-    inner join patterns on resources.resource glob patterns.pattern
+    select distinct patterns.training_run, resources.ResourceId
+    from (select distinct ResourceId from outside) as resources
+    inner join patterns on resources.ResourceId glob patterns.pattern
 ),
 
 final as (
     select
         named.training_run,
-        outside.resource,
-        outside.currency,
-        min(outside.first_charge_start) as first_charge,
-        max(outside.last_charge_end) as last_charge,
+        outside.ResourceId as resource,
+        outside.BillingCurrency as currency,
+        min(outside.ChargePeriodStart) as first_charge,
+        max(outside.ChargePeriodEnd) as last_charge,
         sum(outside.effective_cost) as effective_cost
     from named
-    inner join outside on named.resource = outside.resource
-    group by named.training_run, outside.resource, outside.currency
+    inner join outside on named.ResourceId = outside.ResourceId
+    group by named.training_run, outside.ResourceId, outside.BillingCurrency
 )
 
 select * from final

@@ -90,7 +90,7 @@ UPSTREAM = {
         "run_events",
         "reconciliation",
     },
-    "run_costs": {"cost_allocations", "run_registry", "focus_line_items"},
+    "run_costs": {"cost_allocations", "run_registry"},
     "unattributed_costs": {"focus_line_items", "cost_allocations"},
     "run_costs_fully_loaded": {"cost_allocations", "unattributed_costs", "reconciliation"},
     "reconciliation": {"focus_line_items", "cost_allocations"},

@@ -48,7 +48,6 @@ PUBLIC = {
 }
 BOOKKEEPING = {
     "step_inputs",
-    "run_resource_costs",
     "schema_version",
     "lake_owners",
     "cluster_intervals",

@@ -192,6 +192,7 @@ def test_a_failed_size_is_recorded_and_the_other_sizes_still_measured(
         multiprocess=False,
         runs=SMOKE_RUNS,
         timeout_seconds=60,
+        cli=False,
     )
     echoed: list[str] = []
     results_with_failure, path = run_bench(options, echo=echoed.append)
